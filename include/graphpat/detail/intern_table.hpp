@@ -1,0 +1,84 @@
+// The one hash-consing table behind interned types and attribute values: a record (a small
+// value with its own == and AbslHashValue) plus a list of 32-bit child slots is stored once and
+// named by a 32-bit id. Equal (record, children) pairs always get the same id.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <absl/container/flat_hash_set.h>
+#include <absl/hash/hash.h>
+
+namespace graphpat::detail {
+
+template <class Record, class IdType>
+class InternTable {
+ public:
+  InternTable() : index_(0, Hash{this}, Equal{this}) {}
+  InternTable(const InternTable&) = delete;
+  InternTable& operator=(const InternTable&) = delete;
+
+  /// The id of (record, children), adding it on first use.
+  IdType intern(const Record& record, std::span<const std::uint32_t> children) {
+    Key key{&record, children};
+    auto found = index_.find(key);
+    if (found != index_.end()) return *found;
+    IdType id(static_cast<std::uint32_t>(entries_.size()));
+    entries_.push_back(
+        {record, static_cast<std::uint32_t>(slots_.size()), static_cast<std::uint32_t>(children.size())});
+    slots_.insert(slots_.end(), children.begin(), children.end());
+    index_.insert(id);
+    return id;
+  }
+
+  [[nodiscard]] const Record& record(IdType id) const { return entries_[id.index()].record; }
+  [[nodiscard]] std::span<const std::uint32_t> children(IdType id) const {
+    const Entry& entry = entries_[id.index()];
+    return {slots_.data() + entry.first, entry.count};
+  }
+  [[nodiscard]] std::size_t size() const { return entries_.size(); }
+  [[nodiscard]] bool contains(IdType id) const { return id.valid() && id.index() < size(); }
+
+ private:
+  struct Entry {
+    Record record;
+    std::uint32_t first;
+    std::uint32_t count;
+  };
+  struct Key {
+    const Record* record;
+    std::span<const std::uint32_t> children;
+  };
+  static std::size_t hash_of(const Record& record, std::span<const std::uint32_t> children) {
+    return absl::HashOf(record, absl::MakeSpan(children.data(), children.size()));
+  }
+  struct Hash {
+    using is_transparent = void;
+    const InternTable* table;
+    std::size_t operator()(IdType id) const {
+      return hash_of(table->record(id), table->children(id));
+    }
+    std::size_t operator()(const Key& key) const { return hash_of(*key.record, key.children); }
+  };
+  struct Equal {
+    using is_transparent = void;
+    const InternTable* table;
+    Key key_of(IdType id) const { return {&table->record(id), table->children(id)}; }
+    static const Key& key_of(const Key& key) { return key; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      Key left = key_of(a);
+      Key right = key_of(b);
+      return *left.record == *right.record &&
+             std::equal(left.children.begin(), left.children.end(), right.children.begin(),
+                        right.children.end());
+    }
+  };
+
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> slots_;
+  absl::flat_hash_set<IdType, Hash, Equal> index_;
+};
+
+}  // namespace graphpat::detail

@@ -1,0 +1,212 @@
+// Builder<Dialect>: the only way nodes enter a graph. Pure nodes are hash-consed: asking twice
+// for the same node (kind, op, attributes, operands and type) returns the same NodeId, so a
+// graph built through a builder never holds two copies of one computation. Vars are always
+// new; calls of stateful ops (nn.dropout) and requests with `fresh = true` bypass the table, so
+// an importer can still represent a graph with deliberate duplicates exactly (two `%20.0` on one
+// batch_norm).
+//
+//   graphpat::relay::Graph graph;
+//   graphpat::relay::Builder b(graph);
+//   graphpat::Context& ctx = graph.context();
+//   auto x = b.var("x", ctx.types.tensor("float32", {ctx.types.dim(1), ctx.types.dim(64)}));
+//   auto bn = b.call("nn.batch_norm", {x, b.var("g"), b.var("b"), b.var("m"), b.var("v")});
+//   auto first = b.tuple_get_item(bn, 0);
+//   assert(b.tuple_get_item(bn, 0) == first);                     // hash-consed
+//   assert(b.tuple_get_item(bn, 0, {.fresh = true}) != first);    // a deliberate duplicate
+#pragma once
+
+#include <cassert>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "graphpat/ir/graph.hpp"
+
+namespace graphpat {
+
+/// Type, span and sharing of a new node.
+struct NodeOptions {
+  TypeId type{};       // the node's (checked) type, or none
+  SpanId span{};       // where it came from, or none
+  bool fresh = false;  // true: a new node even if an identical one exists
+};
+
+/// A call's attributes and type arguments, besides NodeOptions.
+struct CallOptions {
+  AttrValueId attrs{};  // an object value (`relay.attrs.Conv2DAttrs`), or none
+  TypeId type_args{};   // a tuple type, or none
+  TypeId type{};
+  SpanId span{};
+  bool fresh = false;
+};
+
+/// A function literal's attributes and signature, besides NodeOptions.
+struct FunctionOptions {
+  AttrValueId attrs{};   // DictAttrs as an object value, or none
+  TypeId result_type{};  // the declared `-> R`, or none
+  TypeId type_params{};  // a tuple type of type vars, or none
+  TypeId type{};
+  SpanId span{};
+  bool fresh = false;
+};
+
+/// How a node copied from another graph is shared (see Builder::copy).
+enum class Sharing {
+  kAsSource,  // fresh iff it was fresh in the source graph
+  kHashCons,  // through the table, whatever the source said (what CSE wants)
+};
+
+template <Dialect D>
+class Builder {
+ public:
+  explicit Builder(Graph<D>& graph) : graph_(graph) {}
+
+  [[nodiscard]] Graph<D>& graph() const { return graph_; }
+  [[nodiscard]] Context& context() const { return graph_.context(); }
+
+  /// A new variable; never shared with another var of the same name.
+  NodeId var(std::string_view name, TypeId annotation = {}, NodeOptions options = {}) {
+    return var(context().strings.intern(name), annotation, options);
+  }
+  NodeId var(StringId name, TypeId annotation = {}, NodeOptions options = {}) {
+    options.fresh = true;
+    return add(NodeKind::kVar, {name.value, annotation.value, kNone}, {}, options);
+  }
+  /// A constant holding `tensor` (see TensorTable::add).
+  NodeId constant(TensorId tensor, NodeOptions options = {}) {
+    assert(context().tensors.contains(tensor));
+    return add(NodeKind::kConstant, {tensor.value, kNone, kNone}, {}, options);
+  }
+  /// The node standing for op `op` (one per op and graph).
+  NodeId op(OpId op) {
+    assert(context().ops.contains(op));
+    return add(NodeKind::kOp, {op.value, kNone, kNone}, {}, {});
+  }
+  NodeId op(std::string_view name) { return op(context().op(name)); }
+  NodeId global_var(std::string_view name, NodeOptions options = {}) {
+    return add(NodeKind::kGlobalVar, {context().strings.intern(name).value, kNone, kNone}, {},
+               options);
+  }
+
+  /// A call of `callee` (an Op, GlobalVar, Function, Var or any expression). A call of a
+  /// stateful op is always a new node.
+  NodeId call(NodeId callee, std::span<const NodeId> args, CallOptions options = {}) {
+    std::vector<NodeId>& operands = scratch(1 + args.size());
+    operands.push_back(callee);
+    operands.insert(operands.end(), args.begin(), args.end());
+    bool stateful = graph_.kind(callee) == NodeKind::kOp &&
+                    context().ops.info(graph_.op(callee)).stateful;
+    return add(NodeKind::kCall, {options.attrs.value, options.type_args.value, kNone}, operands,
+               {options.type, options.span, options.fresh || stateful});
+  }
+  NodeId call(NodeId callee, std::initializer_list<NodeId> args, CallOptions options = {}) {
+    return call(callee, std::span(args.begin(), args.size()), options);
+  }
+  NodeId call(std::string_view op_name, std::span<const NodeId> args, CallOptions options = {}) {
+    return call(op(op_name), args, options);
+  }
+  NodeId call(std::string_view op_name, std::initializer_list<NodeId> args,
+              CallOptions options = {}) {
+    return call(op(op_name), std::span(args.begin(), args.size()), options);
+  }
+
+  NodeId tuple(std::span<const NodeId> fields, NodeOptions options = {}) {
+    return add(NodeKind::kTuple, {kNone, kNone, kNone}, fields, options);
+  }
+  NodeId tuple(std::initializer_list<NodeId> fields, NodeOptions options = {}) {
+    return tuple(std::span(fields.begin(), fields.size()), options);
+  }
+  NodeId tuple_get_item(NodeId tuple, std::uint32_t index, NodeOptions options = {}) {
+    return add(NodeKind::kTupleGetItem, {index, kNone, kNone}, std::span(&tuple, 1), options);
+  }
+
+  /// A function literal `fn (params) { body }`; every param must be a Var.
+  NodeId function(std::span<const NodeId> params, NodeId body, FunctionOptions options = {}) {
+    std::vector<NodeId>& operands = scratch(params.size() + 1);
+    for (NodeId param : params) {
+      assert(graph_.kind(param) == NodeKind::kVar);
+      operands.push_back(param);
+    }
+    operands.push_back(body);
+    return add(NodeKind::kFunction,
+               {options.attrs.value, options.result_type.value, options.type_params.value},
+               operands, {options.type, options.span, options.fresh});
+  }
+  NodeId function(std::initializer_list<NodeId> params, NodeId body,
+                  FunctionOptions options = {}) {
+    return function(std::span(params.begin(), params.size()), body, options);
+  }
+  /// `let %var = value; body`; `var` must be a Var.
+  NodeId let(NodeId var, NodeId value, NodeId body, NodeOptions options = {}) {
+    assert(graph_.kind(var) == NodeKind::kVar);
+    NodeId operands[] = {var, value, body};
+    return add(NodeKind::kLet, {kNone, kNone, kNone}, operands, options);
+  }
+  NodeId if_then_else(NodeId condition, NodeId then_branch, NodeId else_branch,
+                      NodeOptions options = {}) {
+    NodeId operands[] = {condition, then_branch, else_branch};
+    return add(NodeKind::kIf, {kNone, kNone, kNone}, operands, options);
+  }
+
+  /// A node like `source_node` of `source` (a graph sharing this builder's context) with new
+  /// operands: how a pass re-creates the nodes it keeps. Vars stay fresh whatever `sharing` says.
+  NodeId copy(const Graph<D>& source, NodeId source_node, std::span<const NodeId> operands,
+              Sharing sharing = Sharing::kAsSource) {
+    assert(&source.context() == &context());
+    const Node& node = source.node(source_node);
+    bool fresh = node.kind == NodeKind::kVar ||
+                 (sharing == Sharing::kAsSource && (node.flags & kNodeFresh) != 0);
+    if (sharing == Sharing::kHashCons && node.kind == NodeKind::kCall &&
+        graph_.kind(operands.front()) == NodeKind::kOp &&
+        context().ops.info(graph_.op(operands.front())).stateful) {
+      fresh = true;
+    }
+    return add(node.kind, node.payload, operands, {node.type, node.span, fresh});
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = Id<void>::kNone;
+
+  std::vector<NodeId>& scratch(std::size_t capacity) {
+    scratch_.clear();
+    scratch_.reserve(capacity);
+    return scratch_;
+  }
+
+  NodeId add(NodeKind kind, std::array<std::uint32_t, 3> payload,
+             std::span<const NodeId> operands, NodeOptions options) {
+    detail::GraphStorage& storage = *graph_.storage_;
+    for ([[maybe_unused]] NodeId operand : operands) assert(graph_.contains(operand));
+    if (!options.fresh) {
+      NodeId existing = graph_.memo_->find({kind, payload, options.type, operands});
+      if (existing.valid()) return existing;
+    }
+    const NodeId* storage_begin = storage.operands.data();
+    if (!operands.empty() && operands.data() >= storage_begin &&
+        operands.data() < storage_begin + storage.operands.size()) {
+      // The operands are a slice of this graph's own array, which the insert below may move.
+      aliased_.assign(operands.begin(), operands.end());
+      operands = aliased_;
+    }
+    NodeId id(static_cast<std::uint32_t>(storage.nodes.size()));
+    Node node;
+    node.kind = kind;
+    node.flags = options.fresh ? kNodeFresh : 0;
+    node.first_operand = static_cast<std::uint32_t>(storage.operands.size());
+    node.operand_count = static_cast<std::uint32_t>(operands.size());
+    node.payload = payload;
+    node.type = options.type;
+    node.span = options.span;
+    storage.operands.insert(storage.operands.end(), operands.begin(), operands.end());
+    storage.nodes.push_back(node);
+    if (!options.fresh) graph_.memo_->insert(id);
+    return id;
+  }
+
+  Graph<D>& graph_;
+  std::vector<NodeId> scratch_;
+  std::vector<NodeId> aliased_;
+};
+
+}  // namespace graphpat

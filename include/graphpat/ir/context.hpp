@@ -1,0 +1,65 @@
+// A context owns everything graphs share by id: interned strings, types, attribute values and
+// spans, constant tensors, and the op registry filled by a dialect. Graphs hold their context
+// through a shared_ptr; a pass's output graph shares its input's context, so ids stay
+// comparable between the two and nothing is re-interned.
+//
+//   std::shared_ptr<graphpat::Context> context = graphpat::Context::create<graphpat::relay::Dialect>();
+//   graphpat::OpId conv = context->op("nn.conv2d");
+//   bool commutative = context->ops.info(context->op("add")).commutative;  // true
+#pragma once
+
+#include <concepts>
+#include <memory>
+#include <string_view>
+
+#include "graphpat/ir/attrs.hpp"
+#include "graphpat/ir/op_registry.hpp"
+#include "graphpat/ir/spans.hpp"
+#include "graphpat/ir/strings.hpp"
+#include "graphpat/ir/tensor.hpp"
+#include "graphpat/ir/types.hpp"
+
+namespace graphpat {
+
+class Context;
+
+/// A dialect names itself and fills a context's op registry.
+template <class D>
+concept Dialect = requires(Context& context) {
+  { D::kName } -> std::convertible_to<std::string_view>;
+  D::register_ops(context);
+};
+
+/// The tables shared by the graphs of one dialect. Not thread-safe; not copyable.
+class Context {
+ public:
+  /// A new context whose op registry the dialect `D` has filled.
+  template <Dialect D>
+  static std::shared_ptr<Context> create() {
+    std::shared_ptr<Context> context(new Context(D::kName));
+    D::register_ops(*context);
+    return context;
+  }
+
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  /// The op called `name`; an op the dialect does not know is registered as opaque.
+  OpId op(std::string_view name) { return ops.find_or_add(name); }
+  [[nodiscard]] std::string_view op_name(OpId id) const { return ops.name(id); }
+  [[nodiscard]] std::string_view dialect_name() const { return dialect_name_; }
+
+  StringPool strings;
+  TypeTable types{strings};
+  AttrTable attrs{strings};
+  SpanTable spans;
+  TensorTable tensors;
+  OpRegistry ops{strings};
+
+ private:
+  explicit Context(std::string_view dialect_name) : dialect_name_(dialect_name) {}
+
+  std::string_view dialect_name_;
+};
+
+}  // namespace graphpat

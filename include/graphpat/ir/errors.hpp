@@ -1,0 +1,36 @@
+// Errors with stable ids: every failure graphpat reports on bad input is an absl::Status whose
+// message starts with `[graphpat.<component>.<what>]`, then the place, then the problem.
+//
+//   absl::Status status = graphpat::make_error(absl::StatusCode::kInvalidArgument,
+//                                              "relay_text.unexpected_token",
+//                                              "12:7: expected ')' after call arguments");
+//   // status.message() == "[graphpat.relay_text.unexpected_token] 12:7: expected ')' ..."
+//   graphpat::error_id(status) == "graphpat.relay_text.unexpected_token"
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <absl/status/status.h>
+#include <fmt/format.h>
+
+namespace graphpat {
+
+/// Builds a status whose message is `[graphpat.<id>] <message>`.
+inline absl::Status make_error(absl::StatusCode code, std::string_view id,
+                               std::string_view message) {
+  return absl::Status(code, fmt::format("[graphpat.{}] {}", id, message));
+}
+
+/// The stable id of a status made by make_error ("graphpat.verify.operand_order"), or "" for
+/// any other status.
+inline std::string_view error_id(const absl::Status& status) {
+  // Debian's Abseil has its own string_view type, hence the explicit conversion.
+  std::string_view message(status.message().data(), status.message().size());
+  if (!message.starts_with("[graphpat.")) return {};
+  std::size_t close = message.find(']');
+  if (close == std::string_view::npos) return {};
+  return message.substr(1, close - 1);
+}
+
+}  // namespace graphpat

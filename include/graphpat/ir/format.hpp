@@ -1,0 +1,269 @@
+// fmt formatters for ids, and Relay-syntax views of types and attribute values.
+//
+// A NodeId prints as `%12`; other ids print as their kind and index (`type#3`). Types and
+// attribute values need their context to be printed, so `show(context, id)` wraps the two:
+//
+//   fmt::print("{}\n", graphpat::show(context, type));     // Tensor[(1, 64), float32]
+//   fmt::print("{}\n", graphpat::show(context, value));    // [1i64, 2i64]
+//   std::string text = graphpat::escape_string("a\"b");   // a\"b, as Relay escapes strings
+//
+// Types print as Relay's printer writes them (Tensor[(d0, d1), dtype], a scalar as its dtype,
+// (T1, T2), fn (T1) -> R); attribute values as its attribute syntax (int32 `1`, int64 `1i64`,
+// float32 `0.5f`, float64 `0.5f64`, True/False, None, "string", [a, b], {k=v}).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "graphpat/ir/context.hpp"
+#include "graphpat/ir/ids.hpp"
+
+namespace graphpat {
+
+/// Escapes `text` the way Relay writes string attribute values (quotes not included): `"` and
+/// `\` are backslashed, TAB/CR/LF become \t \r \n, other bytes outside 0x20-0x7E become \xHH.
+inline std::string escape_string(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\n': out += "\\n"; break;
+      default:
+        if (byte >= 0x20 && byte <= 0x7E) {
+          out += c;
+        } else {
+          fmt::format_to(std::back_inserter(out), "\\x{:02X}", byte);
+        }
+    }
+  }
+  return out;
+}
+
+/// A float as Relay prints it: %g with 6 significant digits, then the suffix for its width
+/// (`f`, `f16`, `f64`); other widths print std::to_string-style with no suffix, as TVM does.
+inline std::string format_float(double value, std::uint8_t bits) {
+  std::string digits;
+  if (std::isnan(value)) {
+    digits = std::signbit(value) ? "-nan" : "nan";
+  } else if (bits == 16 || bits == 32 || bits == 64) {
+    digits = fmt::format("{:.6g}", value);
+  } else {
+    return fmt::format("{:f}", value);
+  }
+  std::string_view suffix = bits == 16 ? "f16" : bits == 64 ? "f64" : "f";
+  return digits.append(suffix);
+}
+
+/// An integer as Relay prints it: int64 `5i64`, int16 `5i16`, every other width plain.
+inline std::string format_int(std::int64_t value, std::uint8_t bits, bool is_unsigned) {
+  if (is_unsigned) return fmt::format("{}", static_cast<std::uint64_t>(value));
+  if (bits == 64) return fmt::format("{}i64", value);
+  if (bits == 16) return fmt::format("{}i16", value);
+  return fmt::format("{}", value);
+}
+
+namespace detail {
+
+inline void append_dim(std::string& out, const Context& context, DimId id) {
+  const Dim& dim = context.types.get_dim(id);
+  switch (dim.kind) {
+    case Dim::Kind::kInt: out += format_int(dim.value, dim.bits, false); break;
+    case Dim::Kind::kAny: out += '?'; break;
+    case Dim::Kind::kSymbol: out += context.strings.view(dim.symbol); break;
+  }
+}
+
+// Recursion here follows the nesting of one type, which parsers bound; never a graph.
+inline void append_type(std::string& out, const Context& context, TypeId id) {
+  if (!id.valid()) {
+    out += "<no type>";
+    return;
+  }
+  const TypeTable& types = context.types;
+  const TypeRecord& record = types.get(id);
+  auto append_list = [&](auto ids) {
+    bool first = true;
+    for (TypeId child : ids) {
+      if (!first) out += ", ";
+      first = false;
+      append_type(out, context, child);
+    }
+  };
+  switch (record.kind) {
+    case TypeKind::kTensor: {
+      auto dims = types.dims(id);
+      if (dims.empty()) {
+        out += context.strings.view(record.name);
+        return;
+      }
+      out += "Tensor[(";
+      for (std::size_t i = 0; i < dims.size(); ++i) {
+        if (i > 0) out += ", ";
+        append_dim(out, context, dims[i]);
+      }
+      out += "), ";
+      out += context.strings.view(record.name);
+      out += ']';
+      return;
+    }
+    case TypeKind::kTuple: {
+      auto fields = types.children(id);
+      out += '(';
+      append_list(fields);
+      if (fields.size() == 1) out += ',';
+      out += ')';
+      return;
+    }
+    case TypeKind::kFunc: {
+      out += "fn ";
+      if (record.extra > 0) {
+        out += '[';
+        append_list(types.func_type_params(id));
+        out += ']';
+      }
+      out += '(';
+      append_list(types.func_params(id));
+      out += ") -> ";
+      append_type(out, context, types.func_result(id));
+      return;
+    }
+    case TypeKind::kTypeVar:
+    case TypeKind::kGlobalTypeVar:
+    case TypeKind::kOpaque: out += context.strings.view(record.name); return;
+    case TypeKind::kTypeCall: {
+      auto children = types.children(id);
+      append_type(out, context, children[0]);
+      out += '[';
+      append_list(children.subspan(1, children.size() - 1));
+      out += ']';
+      return;
+    }
+    case TypeKind::kRef:
+      out += "ref(";
+      append_type(out, context, types.children(id)[0]);
+      out += ')';
+      return;
+    case TypeKind::kIncomplete: out += "IncompleteType"; return;
+  }
+}
+
+// Recursion follows the nesting of one value, which parsers bound.
+inline void append_attr_value(std::string& out, const Context& context, AttrValueId id) {
+  const AttrTable& attrs = context.attrs;
+  const AttrRecord& record = attrs.get(id);
+  switch (record.kind) {
+    case AttrKind::kNull: out += "None"; return;
+    case AttrKind::kBool: out += attrs.as_bool(id) ? "True" : "False"; return;
+    case AttrKind::kInt: out += format_int(attrs.as_int(id), record.bits, record.is_unsigned); return;
+    case AttrKind::kFloat: out += format_float(attrs.as_float(id), record.bits); return;
+    case AttrKind::kString:
+    case AttrKind::kDataType:
+      out += '"';
+      out += escape_string(attrs.text(id));
+      out += '"';
+      return;
+    case AttrKind::kArray: {
+      out += '[';
+      bool first = true;
+      for (AttrValueId element : attrs.elements(id)) {
+        if (!first) out += ", ";
+        first = false;
+        append_attr_value(out, context, element);
+      }
+      out += ']';
+      return;
+    }
+    case AttrKind::kMap:
+    case AttrKind::kObject: {
+      out += '{';
+      for (std::size_t i = 0; i < attrs.entry_count(id); ++i) {
+        if (i > 0) out += ", ";
+        if (record.kind == AttrKind::kMap) {
+          append_attr_value(out, context, attrs.map_key(id, i));
+        } else {
+          out += context.strings.view(attrs.field_key(id, i));
+        }
+        out += '=';
+        append_attr_value(out, context, attrs.entry_value(id, i));
+      }
+      out += '}';
+      return;
+    }
+  }
+}
+
+}  // namespace detail
+
+/// A type with its context, for printing.
+struct TypeView {
+  const Context* context;
+  TypeId id;
+};
+/// An attribute value with its context, for printing.
+struct AttrValueView {
+  const Context* context;
+  AttrValueId id;
+};
+
+inline TypeView show(const Context& context, TypeId id) { return {&context, id}; }
+inline AttrValueView show(const Context& context, AttrValueId id) { return {&context, id}; }
+
+/// The Relay text of a type.
+inline std::string to_string(const Context& context, TypeId id) {
+  std::string out;
+  detail::append_type(out, context, id);
+  return out;
+}
+/// The Relay attribute text of a value.
+inline std::string to_string(const Context& context, AttrValueId id) {
+  std::string out;
+  detail::append_attr_value(out, context, id);
+  return out;
+}
+
+}  // namespace graphpat
+
+template <>
+struct fmt::formatter<graphpat::NodeId> : fmt::formatter<std::string_view> {
+  template <class FormatContext>
+  auto format(graphpat::NodeId id, FormatContext& ctx) const {
+    std::string text = id.valid() ? fmt::format("%{}", id.index()) : std::string("%none");
+    return fmt::formatter<std::string_view>::format(text, ctx);
+  }
+};
+
+template <class Tag>
+struct fmt::formatter<graphpat::Id<Tag>> : fmt::formatter<std::string_view> {
+  template <class FormatContext>
+  auto format(graphpat::Id<Tag> id, FormatContext& ctx) const {
+    std::string text = id.valid() ? fmt::format("#{}", id.index()) : std::string("#none");
+    return fmt::formatter<std::string_view>::format(text, ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<graphpat::TypeView> : fmt::formatter<std::string_view> {
+  template <class FormatContext>
+  auto format(const graphpat::TypeView& view, FormatContext& ctx) const {
+    return fmt::formatter<std::string_view>::format(graphpat::to_string(*view.context, view.id),
+                                                    ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<graphpat::AttrValueView> : fmt::formatter<std::string_view> {
+  template <class FormatContext>
+  auto format(const graphpat::AttrValueView& view, FormatContext& ctx) const {
+    return fmt::formatter<std::string_view>::format(graphpat::to_string(*view.context, view.id),
+                                                    ctx);
+  }
+};

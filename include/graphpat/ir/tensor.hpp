@@ -1,0 +1,111 @@
+// Constant tensors: a dtype, a shape and (optionally) the bytes. The bytes are shared, never
+// copied: a graph produced by a pass points at the same buffer as its input, and an importer
+// can alias into the buffer it decoded. A constant read from Relay text without its metadata
+// section has a dtype and shape but no bytes.
+//
+//   auto bytes = std::make_shared<std::vector<std::uint8_t>>(16);
+//   graphpat::Tensor weights{.dtype = strings.intern("float32"), .shape = {2, 2},
+//                            .data = graphpat::share_bytes(bytes)};
+//   graphpat::TensorId id = context.tensors.add(std::move(weights));
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "graphpat/ir/ids.hpp"
+
+namespace graphpat {
+
+/// A TVM/DLPack dtype split into its parts: "float32x4" is {kFloat, 32, 4}; "bool" is
+/// {kBool, 1, 1}.
+struct DataType {
+  enum class Code : std::uint8_t { kInt, kUInt, kFloat, kBFloat, kHandle, kBool };
+  Code code = Code::kFloat;
+  std::uint16_t bits = 32;
+  std::uint16_t lanes = 1;
+
+  /// Bytes one element takes in a tensor's buffer (a bool takes one byte).
+  [[nodiscard]] std::uint32_t element_bytes() const {
+    return static_cast<std::uint32_t>((bits + 7) / 8) * lanes;
+  }
+  friend bool operator==(const DataType&, const DataType&) = default;
+};
+
+/// Parses a dtype string ("float32", "int8", "uint1", "bool", "bfloat16", "float16x4",
+/// "handle"); nullopt for anything else, including the void dtype "".
+inline std::optional<DataType> parse_dtype(std::string_view text) {
+  struct Prefix {
+    std::string_view name;
+    DataType::Code code;
+  };
+  if (text == "bool") return DataType{DataType::Code::kBool, 1, 1};
+  if (text == "handle") return DataType{DataType::Code::kHandle, 64, 1};
+  static constexpr Prefix kPrefixes[] = {{"bfloat", DataType::Code::kBFloat},
+                                         {"float", DataType::Code::kFloat},
+                                         {"uint", DataType::Code::kUInt},
+                                         {"int", DataType::Code::kInt}};
+  for (const Prefix& prefix : kPrefixes) {
+    if (!text.starts_with(prefix.name)) continue;
+    std::string_view rest = text.substr(prefix.name.size());
+    auto parse_number = [](std::string_view digits, std::uint16_t& out) {
+      if (digits.empty()) return false;
+      auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+      return error == std::errc() && end == digits.data() + digits.size() && out > 0;
+    };
+    std::size_t x = rest.find('x');
+    DataType type{prefix.code, 0, 1};
+    if (!parse_number(rest.substr(0, x), type.bits)) return std::nullopt;
+    if (x != std::string_view::npos && !parse_number(rest.substr(x + 1), type.lanes)) {
+      return std::nullopt;
+    }
+    return type;
+  }
+  return std::nullopt;
+}
+
+/// Shared, immutable bytes of a tensor.
+struct TensorBytes {
+  std::shared_ptr<const std::uint8_t> data;  // may alias into a larger buffer
+  std::size_t size = 0;
+
+  [[nodiscard]] std::span<const std::uint8_t> view() const { return {data.get(), size}; }
+};
+
+/// Shares a whole byte vector as tensor bytes, without copying it.
+inline TensorBytes share_bytes(std::shared_ptr<const std::vector<std::uint8_t>> buffer) {
+  std::size_t size = buffer->size();
+  const std::uint8_t* first = buffer->data();
+  return TensorBytes{std::shared_ptr<const std::uint8_t>(std::move(buffer), first), size};
+}
+
+/// A constant's value. `data` is empty when only the type is known.
+struct Tensor {
+  StringId dtype;
+  std::vector<std::int64_t> shape;
+  std::optional<TensorBytes> data;
+
+  [[nodiscard]] bool has_data() const { return data.has_value(); }
+};
+
+/// The tensors of a context, addressed by TensorId. Tensors are not interned: two constants
+/// with equal bytes are different constants until a pass (CSE) decides otherwise.
+class TensorTable {
+ public:
+  TensorId add(Tensor tensor) {
+    tensors_.push_back(std::move(tensor));
+    return TensorId(static_cast<std::uint32_t>(tensors_.size() - 1));
+  }
+  [[nodiscard]] const Tensor& get(TensorId id) const { return tensors_[id.index()]; }
+  [[nodiscard]] std::size_t size() const { return tensors_.size(); }
+  [[nodiscard]] bool contains(TensorId id) const { return id.valid() && id.index() < size(); }
+
+ private:
+  std::vector<Tensor> tensors_;
+};
+
+}  // namespace graphpat
