@@ -1,0 +1,58 @@
+// The Relay dialect: Graph, Builder and Module instantiated for TVM Relay, whose op registry
+// holds all 288 ops TVM v0.14 registers, with their attribute structs (fields in declaration
+// order, declared defaults) and properties (commutative, stateful, op pattern kind).
+//
+//   graphpat::relay::Module module;                    // a fresh Relay context
+//   graphpat::relay::Builder b(module.graph);
+//   auto x = b.var("x");
+//   auto y = b.call("nn.relu", {x});
+//   module.add_function("main", b.function({x}, y));
+//   const graphpat::OpInfo& add = module.graph.context().ops.info(module.graph.context().op("add"));
+//   // add.commutative == true, add.pattern_kind == graphpat::OpPatternKind::kBroadcast
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "graphpat/ir/builder.hpp"
+#include "graphpat/ir/context.hpp"
+#include "graphpat/ir/module.hpp"
+#include "graphpat/relay/op_table.hpp"
+
+namespace graphpat::relay {
+
+struct Dialect {
+  static constexpr std::string_view kName = "relay";
+
+  /// Loads the generated op table into `context`'s registry.
+  static void register_ops(Context& context) {
+    StringPool& strings = context.strings;
+    std::vector<AttrSchemaId> schema_ids;
+    schema_ids.reserve(std::size(detail::kAttrStructs));
+    for (const detail::AttrStructSpec& spec : detail::kAttrStructs) {
+      AttrSchema schema;
+      schema.type_key = strings.intern(spec.type_key);
+      for (std::uint32_t i = 0; i < spec.field_count; ++i) {
+        const detail::AttrFieldSpec& field = detail::kAttrFields[spec.first_field + i];
+        schema.fields.push_back({strings.intern(field.name), strings.intern(field.cpp_type),
+                                 field.has_default, strings.intern(field.default_value)});
+      }
+      schema_ids.push_back(context.ops.add_schema(std::move(schema)));
+    }
+    for (const detail::OpSpec& spec : detail::kOps) {
+      OpInfo info;
+      info.name = strings.intern(spec.name);
+      if (spec.attrs_struct >= 0) info.schema = schema_ids[static_cast<std::size_t>(spec.attrs_struct)];
+      info.commutative = spec.commutative;
+      info.stateful = spec.stateful;
+      info.pattern_kind = static_cast<OpPatternKind>(spec.pattern_kind);
+      context.ops.add(info);
+    }
+  }
+};
+
+using Graph = graphpat::Graph<Dialect>;
+using Builder = graphpat::Builder<Dialect>;
+using Module = graphpat::Module<Dialect>;
+
+}  // namespace graphpat::relay
