@@ -24,12 +24,32 @@ class IdSpan {
     explicit iterator(const std::uint32_t* slot) : slot_(slot) {}
     IdType operator*() const { return IdType(*slot_); }
     IdType operator[](difference_type n) const { return IdType(slot_[n]); }
-    iterator& operator++() { ++slot_; return *this; }
-    iterator operator++(int) { iterator old = *this; ++slot_; return old; }
-    iterator& operator--() { --slot_; return *this; }
-    iterator operator--(int) { iterator old = *this; --slot_; return old; }
-    iterator& operator+=(difference_type n) { slot_ += n; return *this; }
-    iterator& operator-=(difference_type n) { slot_ -= n; return *this; }
+    iterator& operator++() {
+      ++slot_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++slot_;
+      return old;
+    }
+    iterator& operator--() {
+      --slot_;
+      return *this;
+    }
+    iterator operator--(int) {
+      iterator old = *this;
+      --slot_;
+      return old;
+    }
+    iterator& operator+=(difference_type n) {
+      slot_ += n;
+      return *this;
+    }
+    iterator& operator-=(difference_type n) {
+      slot_ -= n;
+      return *this;
+    }
     friend iterator operator+(iterator it, difference_type n) { return it += n; }
     friend iterator operator+(difference_type n, iterator it) { return it += n; }
     friend iterator operator-(iterator it, difference_type n) { return it -= n; }

@@ -3,12 +3,12 @@
 // named by a 32-bit id. Equal (record, children) pairs always get the same id.
 #pragma once
 
+#include <absl/container/flat_hash_set.h>
+#include <absl/hash/hash.h>
+
 #include <cstdint>
 #include <span>
 #include <vector>
-
-#include <absl/container/flat_hash_set.h>
-#include <absl/hash/hash.h>
 
 namespace graphpat::detail {
 
@@ -25,8 +25,8 @@ class InternTable {
     auto found = index_.find(key);
     if (found != index_.end()) return *found;
     IdType id(static_cast<std::uint32_t>(entries_.size()));
-    entries_.push_back(
-        {record, static_cast<std::uint32_t>(slots_.size()), static_cast<std::uint32_t>(children.size())});
+    entries_.push_back({record, static_cast<std::uint32_t>(slots_.size()),
+                        static_cast<std::uint32_t>(children.size())});
     slots_.insert(slots_.end(), children.begin(), children.end());
     index_.insert(id);
     return id;

@@ -10,7 +10,8 @@
 //       {"strides", attrs.array({attrs.integer(2), attrs.integer(2)})},
 //       {"data_layout", attrs.string("NCHW")},
 //   });
-//   fmt::print("{}\n", graphpat::show(context, conv_attrs));  // {strides=[2, 2], data_layout="NCHW"}
+//   fmt::print("{}\n", graphpat::show(context, conv_attrs));  // {strides=[2, 2],
+//   data_layout="NCHW"}
 #pragma once
 
 #include <bit>
@@ -30,30 +31,30 @@
 namespace graphpat {
 
 enum class AttrKind : std::uint8_t {
-  kNull,     // None
-  kBool,     // True / False
-  kInt,      // an integer with its width (and signedness)
-  kFloat,    // a float with its width
-  kString,   // "NCHW"
-  kDataType, // a dtype value (out_dtype="float32"); "" is the void dtype
-  kArray,    // [a, b]
-  kMap,      // {k=v}: keys and values are values
-  kObject,   // a type key and named fields, in order
+  kNull,      // None
+  kBool,      // True / False
+  kInt,       // an integer with its width (and signedness)
+  kFloat,     // a float with its width
+  kString,    // "NCHW"
+  kDataType,  // a dtype value (out_dtype="float32"); "" is the void dtype
+  kArray,     // [a, b]
+  kMap,       // {k=v}: keys and values are values
+  kObject,    // a type key and named fields, in order
 };
 
 /// The identity of one interned value (its children live in the table).
 struct AttrRecord {
   AttrKind kind = AttrKind::kNull;
-  std::uint8_t bits = 0;        // int/float width: 1, 8, 16, 32, 64
-  bool is_unsigned = false;     // int: unsigned
-  StringId text{};              // string / dtype / object type key
-  std::uint64_t payload = 0;    // bool, int (two's complement) or float (IEEE bits)
+  std::uint8_t bits = 0;      // int/float width: 1, 8, 16, 32, 64
+  bool is_unsigned = false;   // int: unsigned
+  StringId text{};            // string / dtype / object type key
+  std::uint64_t payload = 0;  // bool, int (two's complement) or float (IEEE bits)
 
   friend bool operator==(const AttrRecord&, const AttrRecord&) = default;
   template <class H>
   friend H AbslHashValue(H state, const AttrRecord& record) {
-    return H::combine(std::move(state), record.kind, record.bits, record.is_unsigned,
-                      record.text, record.payload);
+    return H::combine(std::move(state), record.kind, record.bits, record.is_unsigned, record.text,
+                      record.payload);
   }
 };
 
@@ -152,8 +153,7 @@ class AttrTable {
     return AttrValueId(table_.children(id)[2 * i + 1]);
   }
   /// Object: the value of field `key`, if present.
-  [[nodiscard]] std::optional<AttrValueId> find_field(AttrValueId id,
-                                                      std::string_view key) const {
+  [[nodiscard]] std::optional<AttrValueId> find_field(AttrValueId id, std::string_view key) const {
     StringId wanted = strings_.find(key);
     if (!wanted.valid()) return std::nullopt;
     for (std::size_t i = 0; i < entry_count(id); ++i) {

@@ -95,8 +95,8 @@ class Builder {
     std::vector<NodeId>& operands = scratch(1 + args.size());
     operands.push_back(callee);
     operands.insert(operands.end(), args.begin(), args.end());
-    bool stateful = graph_.kind(callee) == NodeKind::kOp &&
-                    context().ops.info(graph_.op(callee)).stateful;
+    bool stateful =
+        graph_.kind(callee) == NodeKind::kOp && context().ops.info(graph_.op(callee)).stateful;
     return add(NodeKind::kCall, {options.attrs.value, options.type_args.value, kNone}, operands,
                {options.type, options.span, options.fresh || stateful});
   }
@@ -133,8 +133,7 @@ class Builder {
                {options.attrs.value, options.result_type.value, options.type_params.value},
                operands, {options.type, options.span, options.fresh});
   }
-  NodeId function(std::initializer_list<NodeId> params, NodeId body,
-                  FunctionOptions options = {}) {
+  NodeId function(std::initializer_list<NodeId> params, NodeId body, FunctionOptions options = {}) {
     return function(std::span(params.begin(), params.size()), body, options);
   }
   /// `let %var = value; body`; `var` must be a Var.
@@ -174,8 +173,8 @@ class Builder {
     return scratch_;
   }
 
-  NodeId add(NodeKind kind, std::array<std::uint32_t, 3> payload,
-             std::span<const NodeId> operands, NodeOptions options) {
+  NodeId add(NodeKind kind, std::array<std::uint32_t, 3> payload, std::span<const NodeId> operands,
+             NodeOptions options) {
     detail::GraphStorage& storage = *graph_.storage_;
     for ([[maybe_unused]] NodeId operand : operands) assert(graph_.contains(operand));
     if (!options.fresh) {

@@ -3,9 +3,10 @@
 // through a shared_ptr; a pass's output graph shares its input's context, so ids stay
 // comparable between the two and nothing is re-interned.
 //
-//   std::shared_ptr<graphpat::Context> context = graphpat::Context::create<graphpat::relay::Dialect>();
-//   graphpat::OpId conv = context->op("nn.conv2d");
-//   bool commutative = context->ops.info(context->op("add")).commutative;  // true
+//   std::shared_ptr<graphpat::Context> context =
+//   graphpat::Context::create<graphpat::relay::Dialect>(); graphpat::OpId conv =
+//   context->op("nn.conv2d"); bool commutative = context->ops.info(context->op("add")).commutative;
+//   // true
 #pragma once
 
 #include <concepts>

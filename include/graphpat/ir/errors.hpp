@@ -8,11 +8,11 @@
 //   graphpat::error_id(status) == "graphpat.relay_text.unexpected_token"
 #pragma once
 
-#include <string>
-#include <string_view>
-
 #include <absl/status/status.h>
 #include <fmt/format.h>
+
+#include <string>
+#include <string_view>
 
 namespace graphpat {
 

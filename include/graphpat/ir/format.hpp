@@ -12,12 +12,12 @@
 // float32 `0.5f`, float64 `0.5f64`, True/False, None, "string", [a, b], {k=v}).
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/ids.hpp"
@@ -32,11 +32,21 @@ inline std::string escape_string(std::string_view text) {
   for (char c : text) {
     auto byte = static_cast<unsigned char>(c);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\n': out += "\\n"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
       default:
         if (byte >= 0x20 && byte <= 0x7E) {
           out += c;
@@ -76,9 +86,15 @@ namespace detail {
 inline void append_dim(std::string& out, const Context& context, DimId id) {
   const Dim& dim = context.types.get_dim(id);
   switch (dim.kind) {
-    case Dim::Kind::kInt: out += format_int(dim.value, dim.bits, false); break;
-    case Dim::Kind::kAny: out += '?'; break;
-    case Dim::Kind::kSymbol: out += context.strings.view(dim.symbol); break;
+    case Dim::Kind::kInt:
+      out += format_int(dim.value, dim.bits, false);
+      break;
+    case Dim::Kind::kAny:
+      out += '?';
+      break;
+    case Dim::Kind::kSymbol:
+      out += context.strings.view(dim.symbol);
+      break;
   }
 }
 
@@ -138,7 +154,9 @@ inline void append_type(std::string& out, const Context& context, TypeId id) {
     }
     case TypeKind::kTypeVar:
     case TypeKind::kGlobalTypeVar:
-    case TypeKind::kOpaque: out += context.strings.view(record.name); return;
+    case TypeKind::kOpaque:
+      out += context.strings.view(record.name);
+      return;
     case TypeKind::kTypeCall: {
       auto children = types.children(id);
       append_type(out, context, children[0]);
@@ -152,7 +170,9 @@ inline void append_type(std::string& out, const Context& context, TypeId id) {
       append_type(out, context, types.children(id)[0]);
       out += ')';
       return;
-    case TypeKind::kIncomplete: out += "IncompleteType"; return;
+    case TypeKind::kIncomplete:
+      out += "IncompleteType";
+      return;
   }
 }
 
@@ -161,10 +181,18 @@ inline void append_attr_value(std::string& out, const Context& context, AttrValu
   const AttrTable& attrs = context.attrs;
   const AttrRecord& record = attrs.get(id);
   switch (record.kind) {
-    case AttrKind::kNull: out += "None"; return;
-    case AttrKind::kBool: out += attrs.as_bool(id) ? "True" : "False"; return;
-    case AttrKind::kInt: out += format_int(attrs.as_int(id), record.bits, record.is_unsigned); return;
-    case AttrKind::kFloat: out += format_float(attrs.as_float(id), record.bits); return;
+    case AttrKind::kNull:
+      out += "None";
+      return;
+    case AttrKind::kBool:
+      out += attrs.as_bool(id) ? "True" : "False";
+      return;
+    case AttrKind::kInt:
+      out += format_int(attrs.as_int(id), record.bits, record.is_unsigned);
+      return;
+    case AttrKind::kFloat:
+      out += format_float(attrs.as_float(id), record.bits);
+      return;
     case AttrKind::kString:
     case AttrKind::kDataType:
       out += '"';

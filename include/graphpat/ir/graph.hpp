@@ -11,15 +11,15 @@
 //   for (graphpat::NodeId arg : graph.args(y)) fmt::print("{}\n", graph.name(arg));  // x
 #pragma once
 
+#include <absl/container/flat_hash_set.h>
+#include <absl/hash/hash.h>
+
 #include <cassert>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
-
-#include <absl/container/flat_hash_set.h>
-#include <absl/hash/hash.h>
 
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/ids.hpp"
@@ -58,8 +58,7 @@ struct GraphStorage {
 /// The hash-consing table: a set of node ids looked up by NodeKey.
 class NodeMemo {
  public:
-  explicit NodeMemo(const GraphStorage* storage)
-      : set_(0, Hash{storage}, Equal{storage}) {}
+  explicit NodeMemo(const GraphStorage* storage) : set_(0, Hash{storage}, Equal{storage}) {}
 
   [[nodiscard]] NodeId find(const NodeKey& key) const {
     auto found = set_.find(key);
@@ -92,8 +91,7 @@ class NodeMemo {
     bool operator()(const A& a, const B& b) const {
       const NodeKey& left = key_of(a);
       const NodeKey& right = key_of(b);
-      return left.kind == right.kind && left.payload == right.payload &&
-             left.type == right.type &&
+      return left.kind == right.kind && left.payload == right.payload && left.type == right.type &&
              std::equal(left.operands.begin(), left.operands.end(), right.operands.begin(),
                         right.operands.end());
     }

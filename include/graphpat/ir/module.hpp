@@ -10,13 +10,13 @@
 //   graphpat::NodeId main = *module.find("main");
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <absl/container/flat_hash_map.h>
 
 #include "graphpat/ir/graph.hpp"
 

@@ -6,13 +6,10 @@
 //   Var           no operands;                       name, type annotation
 //   Constant      no operands;                       tensor
 //   Op            no operands;                       op
-//   Call          callee, args...;                   attrs (an object value), type args (a tuple type)
-//   Tuple         fields...
-//   TupleGetItem  tuple;                             index
-//   Function      params... (Vars), body;            attrs, result type, type params (a tuple type)
-//   Let           var, value, body
-//   If            condition, then, else
-//   GlobalVar     no operands;                       name
+//   Call          callee, args...;                   attrs (an object value), type args (a tuple
+//   type) Tuple         fields... TupleGetItem  tuple;                             index Function
+//   params... (Vars), body;            attrs, result type, type params (a tuple type) Let var,
+//   value, body If            condition, then, else GlobalVar     no operands; name
 #pragma once
 
 #include <array>
@@ -40,8 +37,8 @@ inline constexpr int kNodeKindCount = 10;
 /// The name of a node kind as Relay spells it ("Call", "TupleGetItem").
 constexpr std::string_view node_kind_name(NodeKind kind) {
   constexpr std::array<std::string_view, kNodeKindCount> kNames = {
-      "Var", "Constant", "Op", "Call", "Tuple", "TupleGetItem", "Function", "Let", "If",
-      "GlobalVar"};
+      "Var",          "Constant", "Op",  "Call", "Tuple",
+      "TupleGetItem", "Function", "Let", "If",   "GlobalVar"};
   return kNames[static_cast<std::size_t>(kind)];
 }
 

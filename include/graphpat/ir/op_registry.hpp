@@ -8,11 +8,11 @@
 //   const graphpat::AttrSchema* schema = context.ops.schema(conv);  // relay.attrs.Conv2DAttrs
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
-
-#include <absl/container/flat_hash_map.h>
 
 #include "graphpat/ir/ids.hpp"
 #include "graphpat/ir/strings.hpp"
@@ -33,7 +33,7 @@ enum class OpPatternKind : std::int8_t {
 /// One field of an attribute struct, in declaration order.
 struct AttrSchemaField {
   StringId name;
-  StringId cpp_type;       // TVM's field type ("Array<IndexExpr>", "double", "DataType", ...)
+  StringId cpp_type;  // TVM's field type ("Array<IndexExpr>", "double", "DataType", ...)
   bool has_default = false;
   StringId default_value;  // Relay attribute text of the declared default ("[1, 1]", "None")
 };

@@ -5,10 +5,10 @@
 //   graphpat::SpanId span = context.spans.intern({.source = strings.intern("Conv_0")});
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+
 #include <cstdint>
 #include <vector>
-
-#include <absl/container/flat_hash_map.h>
 
 #include "graphpat/ir/ids.hpp"
 

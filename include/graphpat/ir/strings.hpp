@@ -6,12 +6,12 @@
 //   assert(strings.intern("nn.conv2d") == a && strings.view(a) == "nn.conv2d");
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+
 #include <cstdint>
 #include <deque>
 #include <string>
 #include <string_view>
-
-#include <absl/container/flat_hash_map.h>
 
 #include "graphpat/ir/ids.hpp"
 

@@ -7,7 +7,8 @@
 //   graphpat::TypeId image = types.tensor("float32", {types.dim(1), types.dim(3),
 //                                                     types.dim(224), types.dim(224)});
 //   graphpat::TypeId pair = types.tuple({image, types.tensor("int64", {})});
-//   fmt::print("{}\n", graphpat::show(context, pair));  // (Tensor[(1, 3, 224, 224), float32], int64)
+//   fmt::print("{}\n", graphpat::show(context, pair));  // (Tensor[(1, 3, 224, 224), float32],
+//   int64)
 #pragma once
 
 #include <cstdint>

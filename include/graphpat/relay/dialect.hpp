@@ -7,7 +7,8 @@
 //   auto x = b.var("x");
 //   auto y = b.call("nn.relu", {x});
 //   module.add_function("main", b.function({x}, y));
-//   const graphpat::OpInfo& add = module.graph.context().ops.info(module.graph.context().op("add"));
+//   const graphpat::OpInfo& add =
+//   module.graph.context().ops.info(module.graph.context().op("add"));
 //   // add.commutative == true, add.pattern_kind == graphpat::OpPatternKind::kBroadcast
 #pragma once
 
@@ -42,7 +43,8 @@ struct Dialect {
     for (const detail::OpSpec& spec : detail::kOps) {
       OpInfo info;
       info.name = strings.intern(spec.name);
-      if (spec.attrs_struct >= 0) info.schema = schema_ids[static_cast<std::size_t>(spec.attrs_struct)];
+      if (spec.attrs_struct >= 0)
+        info.schema = schema_ids[static_cast<std::size_t>(spec.attrs_struct)];
       info.commutative = spec.commutative;
       info.stateful = spec.stateful;
       info.pattern_kind = static_cast<OpPatternKind>(spec.pattern_kind);
