@@ -42,7 +42,7 @@ absl::Status verify_node(const Graph<D>& graph, NodeId id) {
   auto expect_operands = [&](bool ok, std::string_view rule) {
     return ok ? absl::OkStatus()
               : verify_error("operand_count", id,
-                             fmt::format("a {} must have {}, it has {} operands",
+                             fmt::format("{} node must have {}, it has {} operands",
                                          node_kind_name(node.kind), rule, operands.size()));
   };
   auto payload = [&](int slot) { return node.payload[static_cast<std::size_t>(slot)]; };
