@@ -73,6 +73,11 @@ class Module {
   Graph<D> graph;
   std::vector<TypeDefinition> type_definitions;
   AttrValueId attrs;  // module attributes (an object value), or none
+  /// The `#[metadata]` JSON of the Relay text the module was read from, verbatim. The object
+  /// sharing TVM records in it (types, IntImms shared between constants) cannot be derived
+  /// from the graph, so the text printer re-emits it while the module still references exactly
+  /// the entries it lists, and writes a fresh section otherwise. Empty when not read from text.
+  std::string text_metadata;
 
  private:
   std::vector<GlobalFunction> functions_;

@@ -1,0 +1,77 @@
+// Relay text import and export: reads what TVM prints (`mod.astext()`, `str(mod)`, with or
+// without `#[version = "0.0.5"]` and `#[metadata]`) into a relay::Module, and prints a module
+// back byte for byte as TVM v0.14 does (spec relay-formats.md §1).
+//
+//   absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
+//   if (!module.ok()) return module.status();  // "[graphpat.relay_text.unexpected_token] 12:7: ..."
+//   std::string again = graphpat::relay::print_text(*module, graphpat::relay::TextEnvelope::kStr);
+//
+// What the reader builds (the JSON reader follows the same rules, so both give equal graphs):
+// - every node the text defines is a fresh node; `%N` / `%x` references resolve to it; each
+//   scalar literal is its own 0-d constant; `meta[relay.Constant][i]` twice is one node.
+// - `/* ty=T span=NAME:L:C */` comments become the node's type and span; `%x: T` the var's
+//   annotation; `-> R` the result type; `[A, B]` type params a tuple type of type vars.
+// - call attributes: the canonical object of the op's schema (relay/attr_fields.hpp), with
+//   defaults filled in; fields a schema does not know are kept as written; attributes on an op
+//   without a schema or a call of a non-op without `attrs_type_key` use the type key
+//   "graphpat.relay_text.UnknownAttrs". Function attributes: a "DictAttrs" object in written
+//   order. A `meta[KEY][i]` attribute value without a metadata section is kept as a
+//   one-field object (type key KEY, field "graphpat.meta_index") and printed back as written.
+// - `meta[relay.Constant][i]` without a `#[metadata]` section: a tensor with the dtype and
+//   shape of its `/* ty=... */` annotation and no bytes; with neither, the error
+//   `relay_text.untyped_constant`. Symbolic dims and `meta[...]` types keep their text.
+// - the `#[metadata]` JSON is kept in Module::text_metadata and re-emitted verbatim by
+//   print_text while it still lists what is printed; otherwise a fresh one is written.
+// - `%N` bindings live in one table for the whole text (a later binding of the same number
+//   replaces the earlier one; TVM keeps the first), so a binding made inside an if-branch can
+//   be used after it, as TVM's printer requires.
+// - refused with `relay_text.unsupported` (never silently dropped): ADT type definitions and
+//   types, `match`, `ref`/`ref_read`/`ref_write`, parameter virtual devices.
+// - read although TVM's own parser refuses them: escaped strings (`\"`, `\xHH`), `nanf`/`inff16`
+//   literals, INT64_MIN, ONNX-style names (`%input.1`, `%onnx::Conv_0`), modules without the
+//   version header (unless TextParseOptions::require_version).
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include <string>
+#include <string_view>
+
+#include "graphpat/io/relay_text/parser.hpp"
+#include "graphpat/io/relay_text/printer.hpp"
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat::relay {
+
+/// Reads a module (`def @main(...) {...}` items, optionally a version header and a
+/// `#[metadata]` section).
+inline absl::StatusOr<Module> parse_text(std::string_view text,
+                                         const TextParseOptions& options = {}) {
+  return graphpat::detail::RelayTextParser(text, options).parse_module();
+}
+
+/// Reads a bare expression (what `str(expr)` / `expr.astext()` print), e.g. `free_var %x;
+/// add(%x, 1f)`.
+inline absl::StatusOr<ParsedExpression> parse_expression(std::string_view text,
+                                                         const TextParseOptions& options = {}) {
+  return graphpat::detail::RelayTextParser(text, options).parse_expression();
+}
+
+/// Prints `module` as TVM v0.14 does in `envelope`.
+inline std::string print_text(const Module& module, TextEnvelope envelope = TextEnvelope::kAstext) {
+  return graphpat::detail::RelayTextPrinter(module.graph, envelope).print_module(module);
+}
+
+/// Prints the expression `root` of `graph` as TVM prints a bare expression (no trailing LF);
+/// `metadata` is a kept `#[metadata]` section to re-emit when it still matches.
+inline std::string print_expression(const Graph& graph, NodeId root,
+                                    TextEnvelope envelope = TextEnvelope::kAstext,
+                                    std::string_view metadata = {}) {
+  return graphpat::detail::RelayTextPrinter(graph, envelope).print_expression(root, metadata);
+}
+inline std::string print_expression(const ParsedExpression& parsed,
+                                    TextEnvelope envelope = TextEnvelope::kAstext) {
+  return print_expression(parsed.module.graph, parsed.root, envelope, parsed.module.text_metadata);
+}
+
+}  // namespace graphpat::relay

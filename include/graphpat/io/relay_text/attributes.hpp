@@ -1,0 +1,403 @@
+// Relay attribute values in text (spec relay-formats.md §1.4, §2.1): reading a value
+// (`[1, 1]`, `"NCHW"`, `1e-05f`, `None`, `{k=v}`) into an interned AttrValue, putting a call's
+// `key=value` pairs into the canonical form shared with the JSON reader (an object of the op's
+// schema type key holding every field in declaration order, defaults filled in, each value in
+// the form relay::field_storage says), and printing them back with TVM's default elision.
+//
+//   detail::AttrSchemaCache cache(context);
+//   absl::StatusOr<AttrValueId> attrs = cache.canonical(*schema, written, "nn.conv2d", 3, 9);
+//   std::string text = detail::call_attrs_text(context, cache, attrs, schema);  // "strides=[2, 2]"
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/status/statusor.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/io/relay_text/lexer.hpp"
+#include "graphpat/io/relay_text/literals.hpp"
+#include "graphpat/ir/context.hpp"
+#include "graphpat/ir/format.hpp"
+#include "graphpat/relay/attr_fields.hpp"
+
+namespace graphpat::detail {
+
+/// Type key of an attribute object whose struct is unknown (attrs written on an op that has
+/// none, such as `nn.relu(%x, axis=1)` printed by `str()` for a mismatched attrs object).
+inline constexpr std::string_view kUnknownAttrsKey = "graphpat.relay_text.UnknownAttrs";
+/// Field of a one-field object standing for a `meta[KEY][i]` attribute value whose metadata
+/// section was not given; the object's type key is KEY. It prints back as the same reference.
+inline constexpr std::string_view kMetaIndexField = "graphpat.meta_index";
+/// Type key of a GlobalVar attribute value printed `'name'`; its one field is `name_hint`.
+inline constexpr std::string_view kGlobalVarKey = "GlobalVar";
+
+/// Undoes StrEscape (§1.4): `\"` `\\` `\t` `\r` `\n` `\xHH`; nullopt on a bad escape.
+inline std::optional<std::string> unescape_string(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '\\') {
+      out += raw[i];
+      continue;
+    }
+    if (++i >= raw.size()) return std::nullopt;
+    switch (raw[i]) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'n': out += '\n'; break;
+      case 'x': {
+        auto hex = [](char c) -> int {
+          if (c >= '0' && c <= '9') return c - '0';
+          if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+          if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+          return -1;
+        };
+        if (i + 2 >= raw.size() + 0 && i + 2 > raw.size()) return std::nullopt;
+        int high = i + 1 < raw.size() ? hex(raw[i + 1]) : -1;
+        int low = i + 2 < raw.size() ? hex(raw[i + 2]) : -1;
+        if (high < 0 || low < 0) return std::nullopt;
+        out += static_cast<char>(high * 16 + low);
+        i += 2;
+        break;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+  return out;
+}
+
+/// Resolves `meta[KEY][i]` inside an attribute value.
+using MetaAttrResolver = std::function<absl::StatusOr<AttrValueId>(const Token&)>;
+
+/// Reads one attribute value in its generic form: ints and floats keep their suffix width,
+/// True/False are bools, strings are unescaped, `(v)` is v, `[..]` an array, `{k=v}` a map
+/// (quoted keys) or an object (plain keys), `'name'` a GlobalVar.
+class AttrValueReader {
+ public:
+  AttrValueReader(Context& context, RelayLexer& lexer, std::uint32_t max_depth,
+                  MetaAttrResolver resolve_meta = {})
+      : context_(context),
+        lexer_(lexer),
+        max_depth_(max_depth),
+        resolve_meta_(std::move(resolve_meta)) {}
+
+  absl::StatusOr<AttrValueId> read(std::uint32_t depth = 0) {
+    AttrTable& attrs = context_.attrs;
+    Token token = lexer_.next();
+    if (depth > max_depth_) {
+      return text_error("too_deep", token.line, token.column,
+                        fmt::format("attribute value nested deeper than {}", max_depth_));
+    }
+    switch (token.kind) {
+      case TokenKind::kNumber: {
+        std::string error;
+        auto literal = read_number(token.text, error, /*allow_unsuffixed_float=*/true);
+        if (!literal) return text_error("bad_literal", token.line, token.column, error);
+        return literal->is_float ? attrs.floating(literal->floating, literal->bits)
+                                 : attrs.integer(literal->integer, literal->bits);
+      }
+      case TokenKind::kString: {
+        auto value = unescape_string(token.text);
+        if (!value) return text_error("bad_literal", token.line, token.column, "bad escape in string");
+        return attrs.string(*value);
+      }
+      case TokenKind::kMeta:
+        if (resolve_meta_) return resolve_meta_(token);
+        return attrs.object(token.meta_key,
+                            {{kMetaIndexField, attrs.integer(token.meta_index, 64)}});
+      case TokenKind::kIdent:
+        if (token.text == "True" || token.text == "False") return attrs.boolean(token.text == "True");
+        if (token.text == "None" || token.text == "nullptr") return attrs.null();
+        break;
+      case TokenKind::kPunct:
+        if (token.is('(')) {
+          auto inner = read(depth + 1);
+          if (!inner.ok()) return inner;
+          if (auto status = expect(')', "after a parenthesised attribute value"); !status.ok()) return status;
+          return inner;
+        }
+        if (token.is('[')) {
+          std::vector<AttrValueId> elements;
+          while (!lexer_.peek().is(']')) {
+            auto element = read(depth + 1);
+            if (!element.ok()) return element;
+            elements.push_back(*element);
+            if (!lexer_.peek().is(',')) break;
+            lexer_.next();
+          }
+          if (auto status = expect(']', "after array elements"); !status.ok()) return status;
+          return attrs.array(elements);
+        }
+        if (token.is('{')) return read_braced(depth);
+        if (token.is('\'')) {
+          Token name = lexer_.next();
+          if (name.kind != TokenKind::kIdent) break;
+          if (auto status = expect('\'', "after a global name"); !status.ok()) return status;
+          return attrs.object(kGlobalVarKey, {{"name_hint", attrs.string(name.text)}});
+        }
+        break;
+      default:
+        break;
+    }
+    if (!lexer_.status().ok()) return lexer_.status();
+    return text_error("bad_attribute", token.line, token.column,
+                      fmt::format("expected an attribute value, found {}", describe(token)));
+  }
+
+ private:
+  absl::Status expect(char punct, std::string_view where) {
+    Token token = lexer_.next();
+    if (token.is(punct)) return absl::OkStatus();
+    if (!lexer_.status().ok()) return lexer_.status();
+    return text_error("unexpected_token", token.line, token.column,
+                      fmt::format("expected '{}' {}, found {}", punct, where, describe(token)));
+  }
+
+  absl::StatusOr<AttrValueId> read_braced(std::uint32_t depth) {
+    AttrTable& attrs = context_.attrs;
+    bool plain_keys = lexer_.peek().kind == TokenKind::kIdent;
+    std::vector<std::pair<AttrValueId, AttrValueId>> entries;
+    std::vector<AttrField> fields;
+    while (!lexer_.peek().is('}')) {
+      if (plain_keys) {
+        Token key = lexer_.next();
+        if (key.kind != TokenKind::kIdent) {
+          return text_error("bad_attribute", key.line, key.column, "expected a field name");
+        }
+        if (auto status = expect('=', "after a field name"); !status.ok()) return status;
+        auto value = read(depth + 1);
+        if (!value.ok()) return value;
+        fields.push_back({context_.strings.intern(key.text), *value});
+      } else {
+        auto key = read(depth + 1);
+        if (!key.ok()) return key;
+        if (auto status = expect('=', "after a map key"); !status.ok()) return status;
+        auto value = read(depth + 1);
+        if (!value.ok()) return value;
+        entries.emplace_back(*key, *value);
+      }
+      if (!lexer_.peek().is(',')) break;
+      lexer_.next();
+    }
+    if (auto status = expect('}', "after map entries"); !status.ok()) return status;
+    if (plain_keys) return attrs.object("Attrs", fields);
+    return attrs.map(entries);
+  }
+
+  Context& context_;
+  RelayLexer& lexer_;
+  std::uint32_t max_depth_;
+  MetaAttrResolver resolve_meta_;
+};
+
+/// Converts a generic value to the form a field of `storage` holds (the contract of
+/// relay/attr_fields.hpp); nullopt when the value cannot be such a field.
+inline std::optional<AttrValueId> to_field_form(Context& context, relay::FieldStorage storage,
+                                                AttrValueId value) {
+  AttrTable& attrs = context.attrs;
+  const AttrRecord& record = attrs.get(value);
+  switch (storage) {
+    case relay::FieldStorage::kInt:
+      if (record.kind == AttrKind::kInt) return attrs.integer(attrs.as_int(value), 32);
+      if (record.kind == AttrKind::kBool) return attrs.integer(attrs.as_bool(value) ? 1 : 0, 32);
+      return std::nullopt;
+    case relay::FieldStorage::kBool:
+      if (record.kind == AttrKind::kBool) return value;
+      if (record.kind == AttrKind::kInt) return attrs.boolean(attrs.as_int(value) != 0);
+      return std::nullopt;
+    case relay::FieldStorage::kDouble:
+      if (record.kind == AttrKind::kFloat) return attrs.floating(attrs.as_float(value), 64);
+      if (record.kind == AttrKind::kInt) {
+        return attrs.floating(static_cast<double>(attrs.as_int(value)), 64);
+      }
+      return std::nullopt;
+    case relay::FieldStorage::kStdString:
+      if (record.kind == AttrKind::kString) return value;
+      return std::nullopt;
+    case relay::FieldStorage::kDataType:
+      if (record.kind == AttrKind::kString || record.kind == AttrKind::kDataType) {
+        return attrs.data_type(attrs.text(value));
+      }
+      return std::nullopt;
+    case relay::FieldStorage::kObject:
+      return value;
+  }
+  return std::nullopt;
+}
+
+/// Per-context cache of every schema's parsed defaults, and the canonicaliser.
+class AttrSchemaCache {
+ public:
+  explicit AttrSchemaCache(Context& context) : context_(context) {}
+
+  /// The declared default of each field of `schema`, in field order (nullopt: no default, or
+  /// one graphpat cannot read such as `VirtualDevice(?)`).
+  const std::vector<std::optional<AttrValueId>>& defaults(const AttrSchema& schema) {
+    auto [slot, inserted] = defaults_.try_emplace(schema.type_key);
+    if (!inserted) return slot->second;
+    for (const AttrSchemaField& field : schema.fields) {
+      std::optional<AttrValueId> value;
+      if (field.has_default) {
+        RelayLexer lexer(context_.strings.view(field.default_value));
+        AttrValueReader reader(context_, lexer, 64);
+        auto parsed = reader.read();
+        if (parsed.ok() && lexer.peek().kind == TokenKind::kEnd) {
+          value = to_field_form(context_, storage(field), *parsed);
+        }
+      }
+      slot->second.push_back(value);
+    }
+    return slot->second;
+  }
+
+  [[nodiscard]] relay::FieldStorage storage(const AttrSchemaField& field) const {
+    return relay::field_storage(context_.strings.view(field.cpp_type));
+  }
+
+  /// The canonical object for `written` pairs of a call of `op_name` whose struct is `schema`:
+  /// every field, defaults filled in. Fields the schema does not know keep the pairs as
+  /// written (nothing is dropped); a missing field without default is refused, as TVM does.
+  absl::StatusOr<AttrValueId> canonical(const AttrSchema& schema,
+                                        std::span<const AttrField> written,
+                                        std::string_view op_name, std::int32_t line,
+                                        std::int32_t column) {
+    AttrTable& attrs = context_.attrs;
+    std::string_view type_key = context_.strings.view(schema.type_key);
+    for (const AttrField& field : written) {
+      bool known = false;
+      for (const AttrSchemaField& declared : schema.fields) known |= declared.name == field.key;
+      if (!known) return attrs.object(type_key, written);
+    }
+    const auto& declared_defaults = defaults(schema);
+    std::vector<AttrField> fields;
+    fields.reserve(schema.fields.size());
+    for (std::size_t i = 0; i < schema.fields.size(); ++i) {
+      const AttrSchemaField& declared = schema.fields[i];
+      std::optional<AttrValueId> value;
+      for (const AttrField& field : written) {
+        if (field.key == declared.name) value = field.value;
+      }
+      std::string_view name = context_.strings.view(declared.name);
+      if (value) {
+        value = to_field_form(context_, storage(declared), *value);
+        if (!value) {
+          return text_error("bad_attribute", line, column,
+                            fmt::format("{}: attribute '{}' of {} cannot hold that value ({})",
+                                        type_key, name, op_name,
+                                        context_.strings.view(declared.cpp_type)));
+        }
+      } else if (declared_defaults[i]) {
+        value = declared_defaults[i];
+      } else if (declared.has_default) {
+        value = attrs.null();
+      } else {
+        return text_error("missing_attribute", line, column,
+                          fmt::format("{}: cannot find required field '{}' of {}", type_key, name,
+                                      op_name));
+      }
+      fields.push_back({declared.name, *value});
+    }
+    return attrs.object(type_key, fields);
+  }
+
+  /// Whether `attrs` is the canonical object of `schema` (its fields, in order).
+  [[nodiscard]] bool is_canonical(AttrValueId attrs, const AttrSchema& schema) const {
+    const AttrTable& table = context_.attrs;
+    if (table.kind(attrs) != AttrKind::kObject || table.get(attrs).text != schema.type_key ||
+        table.entry_count(attrs) != schema.fields.size()) {
+      return false;
+    }
+    for (std::size_t i = 0; i < schema.fields.size(); ++i) {
+      if (table.field_key(attrs, i) != schema.fields[i].name) return false;
+    }
+    return true;
+  }
+
+  /// The `name=value` texts TVM prints for `attrs` (§2.1): for a canonical object every field
+  /// that has no default or differs from it, in declaration order; otherwise every field.
+  std::vector<std::string> field_texts(AttrValueId attrs) {
+    const AttrTable& table = context_.attrs;
+    std::vector<std::string> texts;
+    const AttrSchema* schema = context_.ops.find_schema(table.text(attrs));
+    bool canonical = schema != nullptr && is_canonical(attrs, *schema);
+    const std::vector<std::optional<AttrValueId>>* declared_defaults =
+        canonical ? &defaults(*schema) : nullptr;
+    for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
+      AttrValueId value = table.entry_value(attrs, i);
+      std::optional<relay::FieldStorage> kind;
+      if (canonical) {
+        kind = storage(schema->fields[i]);
+        const auto& fallback = (*declared_defaults)[i];
+        if (fallback && equal_to_default(*kind, value, *fallback)) continue;
+      }
+      texts.push_back(fmt::format("{}={}", context_.strings.view(table.field_key(attrs, i)),
+                                  value_text(value, kind)));
+    }
+    return texts;
+  }
+
+  /// A value as printed; double fields print with TVM's `f` suffix whatever their width.
+  std::string value_text(AttrValueId value, std::optional<relay::FieldStorage> kind = {}) const {
+    const AttrTable& table = context_.attrs;
+    if (kind == relay::FieldStorage::kDouble && table.kind(value) == AttrKind::kFloat) {
+      return format_float(table.as_float(value), 32);
+    }
+    if (table.kind(value) == AttrKind::kObject) {
+      if (auto index = meta_index(value)) {
+        return fmt::format("meta[{}][{}]", table.text(value), *index);
+      }
+      if (table.text(value) == kGlobalVarKey && table.entry_count(value) == 1 &&
+          table.kind(table.entry_value(value, 0)) == AttrKind::kString) {
+        return fmt::format("'{}'", table.text(table.entry_value(value, 0)));
+      }
+      std::vector<std::string> fields;
+      for (std::size_t i = 0; i < table.entry_count(value); ++i) {
+        fields.push_back(fmt::format("{}={}", context_.strings.view(table.field_key(value, i)),
+                                     value_text(table.entry_value(value, i))));
+      }
+      return fmt::format("{{{}}}", fmt::join(fields, ", "));
+    }
+    if (table.kind(value) == AttrKind::kArray) {
+      std::vector<std::string> elements;
+      for (AttrValueId element : table.elements(value)) elements.push_back(value_text(element));
+      return fmt::format("[{}]", fmt::join(elements, ", "));
+    }
+    return to_string(context_, value);
+  }
+
+  /// The index of a `meta[KEY][i]` placeholder object, if `value` is one.
+  [[nodiscard]] std::optional<std::int64_t> meta_index(AttrValueId value) const {
+    const AttrTable& table = context_.attrs;
+    if (table.kind(value) != AttrKind::kObject || table.entry_count(value) != 1 ||
+        context_.strings.view(table.field_key(value, 0)) != kMetaIndexField) {
+      return std::nullopt;
+    }
+    return table.as_int(table.entry_value(value, 0));
+  }
+
+ private:
+  bool equal_to_default(relay::FieldStorage kind, AttrValueId value, AttrValueId fallback) const {
+    const AttrTable& table = context_.attrs;
+    if (kind == relay::FieldStorage::kDouble && table.kind(value) == AttrKind::kFloat &&
+        table.kind(fallback) == AttrKind::kFloat) {
+      return std::fabs(table.as_float(value) - table.as_float(fallback)) < 1e-9;
+    }
+    return value == fallback;
+  }
+
+  Context& context_;
+  absl::flat_hash_map<StringId, std::vector<std::optional<AttrValueId>>> defaults_;
+};
+
+}  // namespace graphpat::detail

@@ -1,0 +1,407 @@
+// The Relay text lexer (spec relay-formats.md §1.2): turns text into tokens on demand, with a
+// small look-ahead window, so a 30 MB model never becomes a token vector. Whitespace and
+// comments are skipped, except that a `/* ty=... span=... */` comment right after a token is
+// kept on that token (`annotation`), because graphpat keeps types and spans the printer wrote.
+//
+//   graphpat::detail::RelayLexer lexer("%0 = nn.relu(%x) /* ty=float32 */;");
+//   const graphpat::detail::Token& first = lexer.peek();   // kGraph "%0", line 1, column 1
+//   lexer.next();
+#pragma once
+
+#include <absl/status/status.h>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+
+#include "graphpat/ir/errors.hpp"
+
+namespace graphpat::detail {
+
+enum class TokenKind : std::uint8_t {
+  kEnd,
+  kPunct,      // one of . , = ; : ( ) + * < > { } [ ] ! @ ? / - (text is the character)
+  kNumber,     // a numeric literal as written, sign included (`-1e-05f`, `3i64`, `-inff`)
+  kString,     // text is the raw content between the quotes (escapes not yet processed)
+  kMeta,       // meta[KEY][I]: text is the whole reference, `meta_key`/`meta_index` its parts
+  kGraph,      // %N: text is the digits
+  kLocal,      // %name: text is the name (may contain `.` and `::`, see parser)
+  kGlobal,     // @name: text is the name
+  kIdent,      // identifiers and keywords
+  kVersion,    // #[version = "..."]: text is the value
+  kMetadata,   // #[metadata]: text is everything after it
+};
+
+struct Token {
+  TokenKind kind = TokenKind::kEnd;
+  std::string_view text;
+  std::int32_t line = 1;
+  std::int32_t column = 1;
+  std::string_view annotation;  // body of a `/* ty=.. span=.. */` comment following the token
+  std::string_view meta_key;
+  std::int64_t meta_index = 0;
+
+  [[nodiscard]] bool is(char punct) const {
+    return kind == TokenKind::kPunct && text.size() == 1 && text[0] == punct;
+  }
+  [[nodiscard]] bool is_ident(std::string_view word) const {
+    return kind == TokenKind::kIdent && text == word;
+  }
+};
+
+/// How a token is named in error messages: `';'`, `identifier 'nn'`, `end of input`.
+inline std::string describe(const Token& token) {
+  switch (token.kind) {
+    case TokenKind::kEnd:
+      return "end of input";
+    case TokenKind::kPunct:
+      return fmt::format("'{}'", token.text);
+    case TokenKind::kNumber:
+      return fmt::format("number {}", token.text);
+    case TokenKind::kString:
+      return "a string";
+    case TokenKind::kMeta:
+      return fmt::format("'{}'", token.text);
+    case TokenKind::kGraph:
+      return fmt::format("'%{}'", token.text);
+    case TokenKind::kLocal:
+      return fmt::format("'%{}'", token.text);
+    case TokenKind::kGlobal:
+      return fmt::format("'@{}'", token.text);
+    case TokenKind::kIdent:
+      return fmt::format("'{}'", token.text);
+    case TokenKind::kVersion:
+      return "a version header";
+    case TokenKind::kMetadata:
+      return "the metadata section";
+  }
+  return "a token";
+}
+
+/// A located parse error: `[graphpat.relay_text.<id>] LINE:COL: message`.
+inline absl::Status text_error(std::string_view id, std::int32_t line, std::int32_t column,
+                               std::string_view message) {
+  return make_error(absl::StatusCode::kInvalidArgument, fmt::format("relay_text.{}", id),
+                    fmt::format("{}:{}: {}", line, column, message));
+}
+
+class RelayLexer {
+ public:
+  explicit RelayLexer(std::string_view text) : text_(text) {}
+
+  /// The token `ahead` places after the current one (0 = current). Lexing errors surface as a
+  /// kEnd token and status() turning non-ok.
+  const Token& peek(std::size_t ahead = 0) {
+    while (window_.size() <= ahead) window_.push_back(lex());
+    return window_[ahead];
+  }
+  Token next() {
+    peek();
+    Token token = window_.front();
+    window_.pop_front();
+    return token;
+  }
+  [[nodiscard]] const absl::Status& status() const { return status_; }
+  /// 1-based line and column of the end of input (for "unexpected end" errors).
+  [[nodiscard]] std::string_view text() const { return text_; }
+
+ private:
+  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+  static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+  static bool is_ident_start(char c) { return is_alpha(c) || c == '_'; }
+  static bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c) || c == '/'; }
+  static bool is_number_char(char c) {
+    return is_digit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+  }
+
+  [[nodiscard]] char at(std::size_t i) const { return i < text_.size() ? text_[i] : '\0'; }
+  void advance(std::size_t count = 1) {
+    for (std::size_t i = 0; i < count && pos_ < text_.size(); ++i) {
+      if (text_[pos_] == '\n') {
+        ++line_;
+        column_ = 1;
+      } else {
+        ++column_;
+      }
+      ++pos_;
+    }
+  }
+  void fail(std::string_view id, std::int32_t line, std::int32_t column, std::string_view what) {
+    if (status_.ok()) status_ = text_error(id, line, column, what);
+    pos_ = text_.size();
+  }
+
+  // Skips whitespace and comments; returns the body of the first annotation comment met.
+  std::string_view skip_trivia() {
+    std::string_view annotation;
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c == ' ' || c == '\t' || c == '\n') {
+        advance();
+      } else if (c == '\r') {
+        if (at(pos_ + 1) != '\n') {
+          fail("bad_character", line_, column_,
+               "a carriage return must be followed by a line feed");
+          return {};
+        }
+        advance();
+      } else if (c == '/' && at(pos_ + 1) == '/') {
+        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+      } else if (c == '/' && at(pos_ + 1) == '*') {
+        std::int32_t line = line_, column = column_;
+        std::size_t body = pos_ + 2;
+        int depth = 0;
+        // Block comments nest, as in TVM's lexer.
+        while (true) {
+          if (pos_ >= text_.size()) {
+            fail("unterminated_comment", line, column, "unterminated block comment");
+            return {};
+          }
+          if (text_[pos_] == '/' && at(pos_ + 1) == '*') {
+            ++depth;
+            advance(2);
+          } else if (text_[pos_] == '*' && at(pos_ + 1) == '/') {
+            --depth;
+            advance(2);
+            if (depth == 0) break;
+          } else {
+            advance();
+          }
+        }
+        std::string_view content = text_.substr(body, pos_ - 2 - body);
+        std::string_view trimmed = content.substr(std::min(content.find_first_not_of(' '),
+                                                           content.size()));
+        if (annotation.empty() &&
+            (trimmed.starts_with("ty=") || trimmed.starts_with("span="))) {
+          annotation = content;
+        }
+      } else {
+        break;
+      }
+    }
+    return annotation;
+  }
+
+  Token make(TokenKind kind, std::size_t start, std::int32_t line, std::int32_t column) {
+    Token token;
+    token.kind = kind;
+    token.text = text_.substr(start, pos_ - start);
+    token.line = line;
+    token.column = column;
+    return token;
+  }
+
+  Token lex() {
+    Token token = lex_raw();
+    if (token.kind != TokenKind::kEnd && token.kind != TokenKind::kMetadata) {
+      token.annotation = skip_trivia();
+    }
+    return token;
+  }
+
+  Token lex_raw() {
+    if (first_) {
+      first_ = false;
+      skip_trivia();
+    }
+    std::int32_t line = line_, column = column_;
+    std::size_t start = pos_;
+    if (pos_ >= text_.size()) return make(TokenKind::kEnd, pos_, line, column);
+    char c = text_[pos_];
+    if (c == '"') {
+      // Unlike TVM's lexer, escapes are honoured: a `\"` does not end the literal.
+      advance();
+      std::size_t body = pos_;
+      while (pos_ < text_.size() && text_[pos_] != '"') advance(text_[pos_] == '\\' ? 2 : 1);
+      if (pos_ >= text_.size()) {
+        fail("unterminated_string", line, column, "unterminated string literal");
+        return make(TokenKind::kEnd, pos_, line, column);
+      }
+      Token token = make(TokenKind::kString, body, line, column);
+      advance();
+      return token;
+    }
+    if (c == '-') {
+      std::size_t run = pos_;
+      while (at(run) == '-') ++run;
+      std::string_view rest = text_.substr(run);
+      if (is_digit(at(run)) || rest.starts_with("inf") || rest.starts_with("nan")) {
+        advance(run - pos_);
+        lex_number_body();
+        return make(TokenKind::kNumber, start, line, column);
+      }
+      advance();
+      return make(TokenKind::kPunct, start, line, column);
+    }
+    if (is_digit(c)) {
+      lex_number_body();
+      return make(TokenKind::kNumber, start, line, column);
+    }
+    if (text_.substr(pos_).starts_with("meta[")) return lex_meta(line, column);
+    if (c == '#') return lex_attribute(line, column);
+    if (c == '%') {
+      advance();
+      std::size_t name = pos_;
+      if (is_digit(at(pos_))) {
+        while (is_digit(at(pos_))) advance();
+        return make_named(TokenKind::kGraph, name, line, column);
+      }
+      if (!is_ident_start(at(pos_))) {
+        fail("bad_character", line, column, "expected a variable name after '%'");
+        return make(TokenKind::kEnd, pos_, line, column);
+      }
+      lex_local_name();
+      return make_named(TokenKind::kLocal, name, line, column);
+    }
+    if (c == '@') {
+      advance();
+      std::size_t name = pos_;
+      if (!is_ident_start(at(pos_))) return make(TokenKind::kPunct, start, line, column);
+      while (is_ident_char(at(pos_))) advance();
+      return make_named(TokenKind::kGlobal, name, line, column);
+    }
+    if (is_ident_start(c)) {
+      while (is_ident_char(at(pos_))) advance();
+      std::string_view word = text_.substr(start, pos_ - start);
+      // The printer writes infinities and NaNs as `inff`, `nanf16`, ...: read them as numbers.
+      if (word.starts_with("inff") || word.starts_with("nanf")) {
+        std::string_view width = word.substr(4);
+        if (width.empty() || width == "16" || width == "32" || width == "64") {
+          return make(TokenKind::kNumber, start, line, column);
+        }
+      }
+      return make(TokenKind::kIdent, start, line, column);
+    }
+    static constexpr std::string_view kPunctuation = ".,=;:()+*<>{}[]!@?/'";
+    if (kPunctuation.find(c) != std::string_view::npos) {
+      advance();
+      return make(TokenKind::kPunct, start, line, column);
+    }
+    fail("bad_character", line, column,
+         fmt::format("unexpected character '{}'", static_cast<unsigned char>(c) < 0x20 ||
+                                                          static_cast<unsigned char>(c) >= 0x7F
+                                                      ? fmt::format("\\x{:02X}",
+                                                                    static_cast<unsigned char>(c))
+                                                      : std::string(1, c)));
+    return make(TokenKind::kEnd, pos_, line, column);
+  }
+
+  Token make_named(TokenKind kind, std::size_t name, std::int32_t line, std::int32_t column) {
+    Token token = make(kind, name, line, column);
+    return token;
+  }
+
+  // A numeric literal: a run of [0-9.eE+-], then an optional `f`/`i` width suffix (§1.2), or
+  // the words inf/nan with their `f` suffix.
+  void lex_number_body() {
+    if (text_.substr(pos_).starts_with("inf") || text_.substr(pos_).starts_with("nan")) {
+      advance(3);
+    } else {
+      while (is_number_char(at(pos_))) advance();
+    }
+    if (at(pos_) == 'f' || at(pos_) == 'i') {
+      advance();
+      while (is_digit(at(pos_))) advance();
+    }
+  }
+
+  // %name: identifier characters, plus `.` and `::` inside (ONNX names such as `%input.1` and
+  // `%onnx::Conv_0`); a lone `:` is the type separator.
+  void lex_local_name() {
+    while (true) {
+      while (is_ident_char(at(pos_))) advance();
+      if (at(pos_) == '.' && is_ident_char(at(pos_ + 1))) {
+        advance();
+      } else if (at(pos_) == ':' && at(pos_ + 1) == ':' && is_ident_char(at(pos_ + 2))) {
+        advance(2);
+      } else {
+        return;
+      }
+    }
+  }
+
+  Token lex_meta(std::int32_t line, std::int32_t column) {
+    std::size_t start = pos_;
+    advance(5);
+    std::size_t key = pos_;
+    while (pos_ < text_.size() && text_[pos_] != ']' && text_[pos_] != '\n') advance();
+    std::size_t key_end = pos_;
+    bool ok = at(pos_) == ']' && at(pos_ + 1) == '[';
+    std::int64_t index = 0;
+    if (ok) {
+      advance(2);
+      ok = is_digit(at(pos_));
+      while (is_digit(at(pos_))) {
+        index = index * 10 + (text_[pos_] - '0');
+        if (index > (1LL << 40)) ok = false;
+        advance();
+      }
+      ok = ok && at(pos_) == ']';
+    }
+    if (!ok || key_end == key) {
+      fail("bad_meta_reference", line, column, "expected meta[TYPE_KEY][INDEX]");
+      return make(TokenKind::kEnd, pos_, line, column);
+    }
+    advance();
+    Token token = make(TokenKind::kMeta, start, line, column);
+    token.meta_key = text_.substr(key, key_end - key);
+    token.meta_index = index;
+    return token;
+  }
+
+  Token lex_attribute(std::int32_t line, std::int32_t column) {
+    if (at(pos_ + 1) != '[') {
+      fail("bad_character", line, column, "expected '[' after '#'");
+      return make(TokenKind::kEnd, pos_, line, column);
+    }
+    advance(2);
+    std::size_t body = pos_;
+    while (pos_ < text_.size() && text_[pos_] != ']') advance();
+    if (pos_ >= text_.size()) {
+      fail("bad_header", line, column, "unterminated '#[' attribute");
+      return make(TokenKind::kEnd, pos_, line, column);
+    }
+    std::string_view content = text_.substr(body, pos_ - body);
+    advance();
+    auto trim = [](std::string_view s) {
+      std::size_t first = s.find_first_not_of(" \t");
+      if (first == std::string_view::npos) return std::string_view();
+      return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+    };
+    content = trim(content);
+    if (content == "metadata") {
+      Token token;
+      token.kind = TokenKind::kMetadata;
+      token.text = text_.substr(pos_);
+      token.line = line;
+      token.column = column;
+      advance(text_.size() - pos_);
+      return token;
+    }
+    if (content.starts_with("version")) {
+      std::string_view rest = trim(content.substr(7));
+      if (rest.starts_with("=")) {
+        Token token;
+        token.kind = TokenKind::kVersion;
+        token.text = trim(rest.substr(1));
+        token.line = line;
+        token.column = column;
+        return token;
+      }
+    }
+    fail("bad_header", line, column, fmt::format("unknown attribute '#[{}]'", content));
+    return make(TokenKind::kEnd, pos_, line, column);
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::int32_t line_ = 1;
+  std::int32_t column_ = 1;
+  bool first_ = true;
+  std::deque<Token> window_;
+  absl::Status status_;
+};
+
+}  // namespace graphpat::detail

@@ -1,0 +1,911 @@
+// The Relay text parser (spec relay-formats.md §1.3): recursive descent over RelayLexer tokens,
+// building a relay::Module. Every node the text defines is a fresh node (so duplicates in the
+// file stay duplicates); `%N` and `%x` references resolve to the node they name. Binding
+// sequences (`%0 = ...; %1 = ...;`) and let chains are loops, so a million-line model needs no
+// deep recursion; only syntactic nesting recurses, and it is bounded by max_depth.
+//
+//   detail::RelayTextParser parser(text, options);
+//   absl::StatusOr<relay::Module> module = parser.parse_module();
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/status/statusor.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/io/relay_text/attributes.hpp"
+#include "graphpat/io/relay_text/lexer.hpp"
+#include "graphpat/io/relay_text/literals.hpp"
+#include "graphpat/io/relay_text/metadata.hpp"
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat::relay {
+
+/// Limits and switches of parse_text / parse_expression.
+struct TextParseOptions {
+  std::uint32_t max_depth = 4096;        // syntactic nesting (calls in calls, fn in fn, ...)
+  std::uint64_t max_nodes = 100'000'000;  // nodes the parse may create
+  bool require_version = false;           // refuse a module without `#[version = "0.0.5"]`
+};
+
+/// A bare expression read by parse_expression: its graph (in a module holding any `def`s
+/// that came with it) and its root.
+struct ParsedExpression {
+  Module module;
+  NodeId root;
+};
+
+}  // namespace graphpat::relay
+
+namespace graphpat::detail {
+
+class RelayTextParser {
+ public:
+  RelayTextParser(std::string_view text, const relay::TextParseOptions& options)
+      : options_(options),
+        builder_(module_.graph),
+        context_(module_.graph.context()),
+        cache_(context_) {
+    // The metadata section runs to the end of the text; it is read first because the
+    // `meta[...]` references before it resolve into it.
+    std::size_t metadata = find_metadata(text);
+    body_ = text.substr(0, metadata);
+    if (metadata != std::string_view::npos) metadata_text_ = text.substr(metadata + 11);
+    lexer_.emplace(body_);
+  }
+
+  absl::StatusOr<relay::Module> parse_module() {
+    if (auto status = read_metadata_section(); !status.ok()) return status;
+    if (lexer().peek().kind == TokenKind::kVersion) {
+      Token version = lexer().next();
+      if (version.text != "\"0.0.5\"") {
+        return text_error("bad_version", version.line, version.column,
+                          fmt::format("unsupported text format version {}", version.text));
+      }
+    } else if (options_.require_version) {
+      const Token& token = lexer().peek();
+      return text_error("missing_version", token.line, token.column,
+                        "expected the text format version header #[version = \"0.0.5\"]");
+    }
+    while (true) {
+      Token token = lexer().next();
+      if (token.kind == TokenKind::kEnd) break;
+      if (token.is_ident("def")) {
+        if (auto status = parse_def(); !status.ok()) return status;
+      } else if (token.is_ident("type") || token.is_ident("extern")) {
+        return unsupported(token, "ADT type definitions");
+      } else {
+        return unexpected(token, "expected 'def' or the end of the module");
+      }
+    }
+    if (!lexer().status().ok()) return lexer().status();
+    module_.text_metadata = std::string(metadata_text_);
+    return std::move(module_);
+  }
+
+  absl::StatusOr<relay::ParsedExpression> parse_expression() {
+    if (auto status = read_metadata_section(); !status.ok()) return status;
+    if (lexer().peek().kind == TokenKind::kVersion) lexer().next();
+    auto root = parse_sequence(0);
+    if (!root.ok()) return root.status();
+    Token token = lexer().next();
+    if (token.kind != TokenKind::kEnd) return unexpected(token, "expected the end of the expression");
+    module_.text_metadata = std::string(metadata_text_);
+    return relay::ParsedExpression{std::move(module_), *root};
+  }
+
+ private:
+  static std::size_t find_metadata(std::string_view text) {
+    std::size_t at = text.rfind("#[metadata]");
+    while (at != std::string_view::npos && at > 0 && text[at - 1] != '\n') {
+      at = at == 0 ? std::string_view::npos : text.rfind("#[metadata]", at - 1);
+    }
+    return at;
+  }
+
+  RelayLexer& lexer() { return *lexer_; }
+
+  absl::Status read_metadata_section() {
+    if (metadata_text_.data() == nullptr) return absl::OkStatus();
+    auto section = read_metadata(metadata_text_);
+    if (!section.ok()) {
+      auto line = static_cast<std::int32_t>(std::count(body_.begin(), body_.end(), '\n') + 1);
+      return relocate(section.status(), line, 1);
+    }
+    metadata_ = std::move(*section);
+    return absl::OkStatus();
+  }
+
+  // A metadata error (made without a position) placed at LINE:COL.
+  static absl::Status relocate(const absl::Status& status, std::int32_t line, std::int32_t column) {
+    std::string text(status.message());
+    std::size_t close = text.find("] ");
+    std::string_view id = "relay_text.bad_metadata";
+    return text_error(id.substr(11), line, column,
+                      close == std::string::npos ? text : text.substr(close + 2));
+  }
+
+  absl::Status unexpected(const Token& token, std::string_view what) {
+    if (!lexer().status().ok()) return lexer().status();
+    return text_error("unexpected_token", token.line, token.column,
+                      fmt::format("{}, found {}", what, describe(token)));
+  }
+  absl::Status unsupported(const Token& token, std::string_view what) {
+    return text_error("unsupported", token.line, token.column,
+                      fmt::format("{} are not supported by graphpat", what));
+  }
+  absl::Status expect(char punct, std::string_view where) {
+    Token token = lexer().next();
+    last_annotation_ = token.annotation;
+    if (token.is(punct)) return absl::OkStatus();
+    return unexpected(token, fmt::format("expected '{}' {}", punct, where));
+  }
+  Token take() {
+    Token token = lexer().next();
+    last_annotation_ = token.annotation;
+    return token;
+  }
+  absl::Status check_depth(std::uint32_t depth, const Token& token) {
+    if (depth <= options_.max_depth) return absl::OkStatus();
+    return text_error("too_deep", token.line, token.column,
+                      fmt::format("nesting deeper than {} levels", options_.max_depth));
+  }
+  absl::Status check_size(const Token& token) {
+    if (module_.graph.size() <= options_.max_nodes) return absl::OkStatus();
+    return text_error("too_many_nodes", token.line, token.column,
+                      fmt::format("more than {} nodes", options_.max_nodes));
+  }
+
+  // ----- annotations: `/* ty=T span=NAME:L:C */` ------------------------------------------
+  struct Annotation {
+    TypeId type;
+    SpanId span;
+  };
+  absl::StatusOr<Annotation> read_annotation(std::string_view body, const Token& at) {
+    Annotation result;
+    auto trim = [](std::string_view s) {
+      std::size_t first = s.find_first_not_of(" \t\n");
+      if (first == std::string_view::npos) return std::string_view();
+      return s.substr(first, s.find_last_not_of(" \t\n") - first + 1);
+    };
+    body = trim(body);
+    if (body.empty()) return result;
+    std::string_view span_text;
+    if (body.starts_with("span=")) {
+      span_text = body.substr(5);
+    } else {
+      std::size_t span_at = body.find(" span=");
+      std::string_view type_text = body.substr(3, span_at == std::string_view::npos
+                                                      ? std::string_view::npos
+                                                      : span_at - 3);
+      if (span_at != std::string_view::npos) span_text = body.substr(span_at + 6);
+      RelayLexer sub(type_text);
+      auto type = parse_type(sub, 0);
+      // An unreadable type leaves the comment a comment, as for TVM (which ignores them all).
+      if (type.ok() && sub.peek().kind == TokenKind::kEnd) result.type = *type;
+    }
+    if (!span_text.empty()) {
+      span_text = trim(span_text);
+      std::size_t column_colon = span_text.rfind(':');
+      std::size_t line_colon = column_colon == std::string_view::npos || column_colon == 0
+                                   ? std::string_view::npos
+                                   : span_text.rfind(':', column_colon - 1);
+      Span span;
+      auto number = [](std::string_view digits, std::int32_t& out) {
+        auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+        return error == std::errc() && end == digits.data() + digits.size();
+      };
+      if (line_colon == std::string_view::npos ||
+          !number(span_text.substr(line_colon + 1, column_colon - line_colon - 1), span.line) ||
+          !number(span_text.substr(column_colon + 1), span.column)) {
+        return text_error("bad_annotation", at.line, at.column,
+                          fmt::format("cannot read the span in annotation '{}'", span_text));
+      }
+      span.source = context_.strings.intern(span_text.substr(0, line_colon));
+      result.span = context_.spans.intern(span);
+    }
+    return result;
+  }
+  // The annotation after the token consumed last.
+  absl::StatusOr<Annotation> last_annotation(const Token& at) {
+    return read_annotation(last_annotation_, at);
+  }
+
+  // ----- types ------------------------------------------------------------------------------
+  absl::StatusOr<TypeId> parse_type(RelayLexer& lex, std::uint32_t depth) {
+    TypeTable& types = context_.types;
+    Token token = lex.next();
+    last_annotation_ = token.annotation;
+    if (depth > options_.max_depth) return check_depth(depth, token);
+    auto expect_in = [&](char punct, std::string_view where) -> absl::Status {
+      Token next = lex.next();
+      last_annotation_ = next.annotation;
+      if (next.is(punct)) return absl::OkStatus();
+      if (!lex.status().ok()) return lex.status();
+      return text_error("unexpected_token", next.line, next.column,
+                        fmt::format("expected '{}' {}, found {}", punct, where, describe(next)));
+    };
+    if (token.is('(')) {
+      std::vector<TypeId> fields;
+      while (!lex.peek().is(')')) {
+        auto field = parse_type(lex, depth + 1);
+        if (!field.ok()) return field;
+        fields.push_back(*field);
+        if (!lex.peek().is(',')) break;
+        lex.next();
+      }
+      if (auto status = expect_in(')', "after tuple type fields"); !status.ok()) return status;
+      return types.tuple(fields);
+    }
+    if (token.is_ident("fn")) {
+      std::vector<TypeId> type_params;
+      if (lex.peek().is('[')) {
+        lex.next();
+        while (lex.peek().kind == TokenKind::kIdent) {
+          type_params.push_back(types.type_var(lex.next().text));
+          if (lex.peek().is(',')) lex.next();
+        }
+        if (auto status = expect_in(']', "after type parameters"); !status.ok()) return status;
+      }
+      if (auto status = expect_in('(', "before function type parameters"); !status.ok()) return status;
+      std::vector<TypeId> params;
+      while (!lex.peek().is(')')) {
+        auto param = parse_type(lex, depth + 1);
+        if (!param.ok()) return param;
+        params.push_back(*param);
+        if (!lex.peek().is(',')) break;
+        lex.next();
+      }
+      if (auto status = expect_in(')', "after function type parameters"); !status.ok()) return status;
+      if (auto status = expect_in('-', "in '->'"); !status.ok()) return status;
+      if (auto status = expect_in('>', "in '->'"); !status.ok()) return status;
+      auto result = parse_type(lex, depth + 1);
+      if (!result.ok()) return result;
+      return types.func(params, *result, type_params);
+    }
+    if (token.is_ident("Tensor")) {
+      if (auto status = expect_in('[', "after Tensor"); !status.ok()) return status;
+      if (auto status = expect_in('(', "before the shape"); !status.ok()) return status;
+      std::vector<DimId> dims;
+      while (!lex.peek().is(')')) {
+        Token dim = lex.next();
+        if (dim.is('?')) {
+          dims.push_back(types.any_dim());
+        } else if (dim.kind == TokenKind::kMeta) {
+          dims.push_back(types.symbolic_dim(dim.text, dim.meta_key));
+        } else if (dim.kind == TokenKind::kNumber) {
+          std::string error;
+          auto literal = read_number(dim.text, error);
+          if (!literal || literal->is_float) {
+            return text_error("bad_type", dim.line, dim.column, "expected a dimension");
+          }
+          dims.push_back(types.dim(literal->integer, literal->bits));
+        } else {
+          if (!lex.status().ok()) return lex.status();
+          return text_error("bad_type", dim.line, dim.column,
+                            fmt::format("expected a dimension, found {}", describe(dim)));
+        }
+        if (!lex.peek().is(',')) break;
+        lex.next();
+      }
+      if (auto status = expect_in(')', "after the shape"); !status.ok()) return status;
+      if (auto status = expect_in(',', "after the shape"); !status.ok()) return status;
+      Token dtype = lex.next();
+      if (dtype.kind != TokenKind::kIdent) {
+        return text_error("bad_type", dtype.line, dtype.column, "expected a dtype");
+      }
+      if (auto status = expect_in(']', "after the dtype"); !status.ok()) return status;
+      return types.tensor(dtype.text, dims);
+    }
+    if (token.is_ident("_")) return types.incomplete();
+    if (token.kind == TokenKind::kMeta) return types.opaque(token.text);
+    if (token.is_ident("ref") && lex.peek().is('(')) {
+      lex.next();
+      auto value = parse_type(lex, depth + 1);
+      if (!value.ok()) return value;
+      if (auto status = expect_in(')', "after a reference type"); !status.ok()) return status;
+      return types.ref(*value);
+    }
+    if (token.kind == TokenKind::kIdent) {
+      for (auto it = type_params_.rbegin(); it != type_params_.rend(); ++it) {
+        if (context_.types.get(*it).name == context_.strings.find(token.text)) {
+          if (lex.peek().is('[')) break;
+          return *it;
+        }
+      }
+      if (parse_dtype(token.text) && !lex.peek().is('[')) return types.tensor(token.text, {});
+      return text_error("unsupported", token.line, token.column,
+                        fmt::format("type '{}': ADT types are not supported by graphpat",
+                                    token.text));
+    }
+    if (!lex.status().ok()) return lex.status();
+    return text_error("bad_type", token.line, token.column,
+                      fmt::format("expected a type, found {}", describe(token)));
+  }
+
+  // ----- variables --------------------------------------------------------------------------
+  void declare(NodeId var) {
+    StringId name = module_.graph.name_id(var);
+    scopes_[name].push_back(var);
+    declared_.push_back(name);
+  }
+  std::size_t scope_mark() const { return declared_.size(); }
+  void pop_scope(std::size_t mark) {
+    while (declared_.size() > mark) {
+      auto found = scopes_.find(declared_.back());
+      found->second.pop_back();
+      declared_.pop_back();
+    }
+  }
+  NodeId lookup(std::string_view name) const {
+    StringId id = context_.strings.find(name);
+    if (!id.valid()) return NodeId();
+    auto found = scopes_.find(id);
+    if (found == scopes_.end() || found->second.empty()) return NodeId();
+    return found->second.back();
+  }
+
+  absl::StatusOr<NodeId> declare_var(const Token& name, bool allow_type) {
+    TypeId annotation;
+    if (allow_type && lexer().peek().is(':')) {
+      take();
+      auto type = parse_type(lexer(), 0);
+      if (!type.ok()) return type.status();
+      annotation = *type;
+    }
+    auto note = last_annotation(name);
+    if (!note.ok()) return note.status();
+    NodeId var = builder_.var(name.text, annotation, {note->type, note->span, true});
+    declare(var);
+    return var;
+  }
+
+  // ----- definitions and functions -----------------------------------------------------------
+  absl::Status parse_def() {
+    Token name = take();
+    if (name.kind != TokenKind::kGlobal) return unexpected(name, "expected a global name after 'def'");
+    if (module_.find(name.text)) {
+      return text_error("duplicate_definition", name.line, name.column,
+                        fmt::format("@{} is defined twice", name.text));
+    }
+    auto function = parse_function(name, 0, /*nested=*/false);
+    if (!function.ok()) return function.status();
+    module_.add_function(name.text, *function);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<NodeId> parse_function(const Token& start, std::uint32_t depth, bool nested) {
+    if (auto status = check_depth(depth, start); !status.ok()) return status;
+    std::size_t type_param_mark = type_params_.size();
+    TypeId type_params;
+    if (lexer().peek().is('[')) {
+      take();
+      std::vector<TypeId> vars;
+      while (lexer().peek().kind == TokenKind::kIdent) {
+        vars.push_back(context_.types.type_var(take().text));
+        type_params_.push_back(vars.back());
+        if (lexer().peek().is(',')) take();
+      }
+      if (auto status = expect(']', "after type parameters"); !status.ok()) return status;
+      type_params = context_.types.tuple(vars);
+    }
+    if (auto status = expect('(', "before the parameters"); !status.ok()) return status;
+    std::size_t mark = scope_mark();
+    std::vector<NodeId> params;
+    std::vector<AttrField> attrs;
+    bool has_attrs = false;
+    while (!lexer().peek().is(')')) {
+      const Token& next = lexer().peek();
+      if (next.kind == TokenKind::kLocal && !has_attrs) {
+        Token name = take();
+        if (lexer().peek().is('{') && lexer().peek(1).is_ident("virtual_device")) {
+          return unsupported(lexer().peek(), "parameter virtual devices");
+        }
+        auto var = declare_var(name, true);
+        if (!var.ok()) return var.status();
+        params.push_back(*var);
+      } else if (next.kind == TokenKind::kIdent &&
+                 (lexer().peek(1).is('=') || lexer().peek(1).is('.'))) {
+        has_attrs = true;
+        auto field = parse_attr_pair(depth);
+        if (!field.ok()) return field.status();
+        attrs.push_back(*field);
+      } else {
+        return unexpected(take(), "expected a parameter or a function attribute");
+      }
+      if (!lexer().peek().is(',')) break;
+      take();
+    }
+    if (auto status = expect(')', "after the parameters"); !status.ok()) return status;
+    TypeId result_type;
+    if (lexer().peek().is('-')) {
+      take();
+      if (auto status = expect('>', "in '->'"); !status.ok()) return status;
+      auto type = parse_type(lexer(), 0);
+      if (!type.ok()) return type.status();
+      result_type = *type;
+    }
+    if (auto status = expect('{', "before the function body"); !status.ok()) return status;
+    auto body = parse_sequence(depth + 1);
+    if (!body.ok()) return body;
+    if (auto status = expect('}', "after the function body"); !status.ok()) return status;
+    Annotation note;
+    if (nested) {
+      auto read = last_annotation(start);
+      if (!read.ok()) return read.status();
+      note = *read;
+    }
+    pop_scope(mark);
+    type_params_.resize(type_param_mark);
+    AttrValueId dict = has_attrs ? context_.attrs.object("DictAttrs", attrs) : AttrValueId();
+    NodeId function = builder_.function(params, *body,
+                                        {dict, result_type, type_params, note.type, note.span, true});
+    if (auto status = check_size(start); !status.ok()) return status;
+    return function;
+  }
+
+  // `key=value`; keys may be dotted (`relay.reshape_only=1`).
+  absl::StatusOr<AttrField> parse_attr_pair(std::uint32_t depth) {
+    Token first = take();
+    std::string key(first.text);
+    while (lexer().peek().is('.') && lexer().peek(1).kind == TokenKind::kIdent) {
+      take();
+      key += '.';
+      key += take().text;
+    }
+    if (auto status = expect('=', fmt::format("after attribute name '{}'", key)); !status.ok()) {
+      return status;
+    }
+    // A `meta[KEY][i]` value stays a reference (printed back as written); only a whole attrs
+    // argument is resolved from the metadata section (see meta_attr).
+    AttrValueReader reader(context_, lexer(), options_.max_depth - std::min(depth, options_.max_depth));
+    auto value = reader.read();
+    if (!value.ok()) return value.status();
+    return AttrField{context_.strings.intern(key), *value};
+  }
+
+  absl::StatusOr<AttrValueId> meta_attr(const Token& token) {
+    std::string key(token.meta_key);
+    if (metadata_) {
+      if (const nlohmann::json* node = metadata_->node(key, token.meta_index)) {
+        if (auto value = metadata_attrs(context_, cache_, *metadata_, *node)) return *value;
+      }
+    }
+    return context_.attrs.object(token.meta_key,
+                                 {{kMetaIndexField, context_.attrs.integer(token.meta_index, 64)}});
+  }
+
+  // ----- expressions -----------------------------------------------------------------------
+  // A `;`-separated sequence: graph bindings, lets, free_var declarations and `e1; e2`, then
+  // the result. Lets nest to the right, so they are collected and built from the back.
+  absl::StatusOr<NodeId> parse_sequence(std::uint32_t depth) {
+    const Token& first = lexer().peek();
+    if (auto status = check_depth(depth, first); !status.ok()) return status;
+    struct Binding {
+      NodeId var;
+      NodeId value;
+    };
+    std::vector<Binding> lets;
+    std::size_t mark = scope_mark();
+    std::optional<NodeId> result;
+    while (!result) {
+      const Token& token = lexer().peek();
+      if (token.kind == TokenKind::kGraph && lexer().peek(1).is('=') && !lexer().peek(2).is('=')) {
+        Token name = take();
+        take();
+        auto value = parse_binop(depth);
+        if (!value.ok()) return value;
+        if (auto status = expect(';', "after a binding"); !status.ok()) return status;
+        graph_bindings_[std::string(name.text)] = *value;
+      } else if (token.is_ident("let")) {
+        take();
+        Token name = take();
+        if (name.kind != TokenKind::kLocal) return unexpected(name, "expected a variable after 'let'");
+        TypeId annotation;
+        if (lexer().peek().is(':')) {
+          take();
+          auto type = parse_type(lexer(), depth);
+          if (!type.ok()) return type.status();
+          annotation = *type;
+        }
+        auto note = last_annotation(name);
+        if (!note.ok()) return note.status();
+        if (auto status = expect('=', "after the let variable"); !status.ok()) return status;
+        auto value = parse_binop(depth);
+        if (!value.ok()) return value;
+        if (auto status = expect(';', "after a let binding"); !status.ok()) return status;
+        NodeId var = builder_.var(name.text, annotation, {note->type, note->span, true});
+        declare(var);
+        lets.push_back({var, *value});
+      } else if (token.is_ident("free_var")) {
+        take();
+        Token name = take();
+        if (name.kind != TokenKind::kLocal) {
+          return unexpected(name, "expected a variable after 'free_var'");
+        }
+        auto var = declare_var(name, true);
+        if (!var.ok()) return var.status();
+        if (auto status = expect(';', "after a free_var declaration"); !status.ok()) return status;
+      } else if (token.is_ident("match") || token.is_ident("match?")) {
+        return unsupported(token, "match expressions");
+      } else if (token.is('{')) {
+        take();
+        auto block = parse_sequence(depth + 1);
+        if (!block.ok()) return block;
+        if (auto status = expect('}', "after a block"); !status.ok()) return status;
+        if (lexer().peek().is(';')) {
+          take();
+          lets.push_back({builder_.var(""), *block});
+        } else {
+          result = *block;
+        }
+      } else {
+        auto value = parse_binop(depth);
+        if (!value.ok()) return value;
+        if (lexer().peek().is(';')) {
+          take();
+          lets.push_back({builder_.var(""), *value});
+        } else {
+          result = *value;
+        }
+      }
+    }
+    pop_scope(mark);
+    NodeId body = *result;
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+      body = builder_.let(it->var, it->value, body, {{}, {}, true});
+    }
+    return body;
+  }
+
+  struct BinaryOp {
+    std::string_view op;
+    int precedence;
+    std::size_t tokens;
+  };
+  std::optional<BinaryOp> peek_binary() {
+    const Token& a = lexer().peek();
+    if (a.kind != TokenKind::kPunct) return std::nullopt;
+    bool eq_next = lexer().peek(1).is('=');
+    switch (a.text[0]) {
+      case '*': return BinaryOp{"multiply", 12, 1};
+      case '/': return BinaryOp{"divide", 12, 1};
+      case '+': return BinaryOp{"add", 10, 1};
+      case '-': return BinaryOp{"subtract", 10, 1};
+      case '<': return eq_next ? BinaryOp{"less_equal", 8, 2} : BinaryOp{"less", 8, 1};
+      case '>': return eq_next ? BinaryOp{"greater_equal", 8, 2} : BinaryOp{"greater", 8, 1};
+      case '=': if (eq_next) return BinaryOp{"equal", 7, 2}; return std::nullopt;
+      case '!': if (eq_next) return BinaryOp{"not_equal", 7, 2}; return std::nullopt;
+      default: return std::nullopt;
+    }
+  }
+
+  // Infix operators by precedence climbing, with explicit stacks.
+  absl::StatusOr<NodeId> parse_binop(std::uint32_t depth) {
+    auto first = parse_call(depth);
+    if (!first.ok()) return first;
+    std::vector<NodeId> operands{*first};
+    std::vector<BinaryOp> ops;
+    auto reduce = [&] {
+      NodeId rhs = operands.back();
+      operands.pop_back();
+      NodeId lhs = operands.back();
+      operands.back() = builder_.call(ops.back().op, {lhs, rhs}, {.fresh = true});
+      ops.pop_back();
+    };
+    while (auto op = peek_binary()) {
+      for (std::size_t i = 0; i < op->tokens; ++i) take();
+      while (!ops.empty() && ops.back().precedence >= op->precedence) reduce();
+      ops.push_back(*op);
+      auto operand = parse_call(depth);
+      if (!operand.ok()) return operand;
+      operands.push_back(*operand);
+    }
+    while (!ops.empty()) reduce();
+    return operands.back();
+  }
+
+  absl::StatusOr<NodeId> parse_call(std::uint32_t depth) {
+    auto callee = parse_atomic(depth);
+    if (!callee.ok()) return callee;
+    NodeId node = *callee;
+    while (true) {
+      if (lexer().peek().is('(')) {
+        Token open = take();
+        auto call = parse_call_rest(node, open, depth);
+        if (!call.ok()) return call;
+        node = *call;
+      } else if (lexer().peek().is('.') && lexer().peek(1).kind == TokenKind::kNumber) {
+        take();
+        auto projected = project(node, take());
+        if (!projected.ok()) return projected;
+        node = *projected;
+      } else {
+        return node;
+      }
+    }
+  }
+
+  absl::StatusOr<NodeId> project(NodeId tuple, const Token& index_token) {
+    std::string error;
+    auto index = read_number(index_token.text, error);
+    if (!index || index->is_float || index->integer < 0) {
+      return text_error("bad_literal", index_token.line, index_token.column,
+                        "expected a tuple index");
+    }
+    auto note = read_annotation(index_token.annotation, index_token);
+    if (!note.ok()) return note.status();
+    return builder_.tuple_get_item(tuple, static_cast<std::uint32_t>(index->integer),
+                                   {note->type, note->span, true});
+  }
+
+  absl::StatusOr<NodeId> parse_call_rest(NodeId callee, const Token& open, std::uint32_t depth) {
+    if (auto status = check_depth(depth + 1, open); !status.ok()) return status;
+    std::vector<NodeId> args;
+    std::vector<AttrField> pairs;
+    std::optional<AttrValueId> meta_attrs;
+    while (!lexer().peek().is(')')) {
+      const Token& next = lexer().peek();
+      if (next.kind == TokenKind::kIdent && lexer().peek(1).is('=')) {
+        auto pair = parse_attr_pair(depth);
+        if (!pair.ok()) return pair.status();
+        pairs.push_back(*pair);
+        if (lexer().peek().is(',')) take();
+        continue;
+      }
+      if (!pairs.empty()) return unexpected(take(), "expected an attribute after attributes");
+      if (next.kind == TokenKind::kMeta && next.meta_key.starts_with("relay.attrs.")) {
+        auto value = meta_attr(take());
+        if (!value.ok()) return value.status();
+        meta_attrs = *value;
+      } else {
+        auto arg = parse_sequence(depth + 1);
+        if (!arg.ok()) return arg;
+        args.push_back(*arg);
+      }
+      if (!lexer().peek().is(',')) break;
+      take();
+    }
+    if (auto status = expect(')', "after call arguments"); !status.ok()) return status;
+    auto note = last_annotation(open);
+    if (!note.ok()) return note.status();
+    auto attrs = call_attrs(callee, pairs, meta_attrs, open);
+    if (!attrs.ok()) return attrs.status();
+    NodeId call = builder_.call(callee, args, {*attrs, {}, note->type, note->span, true});
+    if (auto status = check_size(open); !status.ok()) return status;
+    return call;
+  }
+
+  absl::StatusOr<AttrValueId> call_attrs(NodeId callee, std::vector<AttrField>& pairs,
+                                         std::optional<AttrValueId> meta_attrs, const Token& at) {
+    if (meta_attrs) return *meta_attrs;
+    const AttrSchema* schema = nullptr;
+    std::string op_name = "the call";
+    StringId type_key_field = context_.strings.intern("attrs_type_key");
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      if (pairs[i].key != type_key_field) continue;
+      std::string_view key = context_.attrs.text(pairs[i].value);
+      schema = context_.ops.find_schema(key);
+      if (schema == nullptr) {
+        return text_error("bad_attribute", at.line, at.column,
+                          fmt::format("unknown attrs_type_key '{}'", key));
+      }
+      pairs.erase(pairs.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+    const graphpat::Graph<relay::Dialect>& graph = module_.graph;
+    if (schema == nullptr && graph.kind(callee) == NodeKind::kOp) {
+      const OpInfo& info = context_.ops.info(graph.op(callee));
+      schema = context_.ops.schema(info);
+      op_name = std::string(context_.strings.view(info.name));
+    }
+    if (schema != nullptr) return cache_.canonical(*schema, pairs, op_name, at.line, at.column);
+    if (pairs.empty()) return AttrValueId();
+    return context_.attrs.object(kUnknownAttrsKey, pairs);
+  }
+
+  absl::StatusOr<NodeId> parse_atomic(std::uint32_t depth) {
+    Token token = take();
+    if (auto status = check_depth(depth, token); !status.ok()) return status;
+    switch (token.kind) {
+      case TokenKind::kNumber: {
+        std::string error;
+        auto literal = read_number(token.text, error);
+        if (!literal) return text_error("bad_literal", token.line, token.column, error);
+        return constant(scalar_tensor(context_, *literal), token);
+      }
+      case TokenKind::kLocal:
+        return reference_local(token);
+      case TokenKind::kGraph: {
+        auto found = graph_bindings_.find(std::string(token.text));
+        if (found == graph_bindings_.end()) {
+          return text_error("undefined", token.line, token.column,
+                            fmt::format("%{} is used before it is bound", token.text));
+        }
+        return found->second;
+      }
+      case TokenKind::kGlobal:
+        return builder_.global_var(token.text);
+      case TokenKind::kMeta:
+        return meta_constant(token);
+      case TokenKind::kIdent:
+        return parse_keyword_or_op(token, depth);
+      case TokenKind::kPunct:
+        if (token.is('(')) return parse_parenthesised(token, depth);
+        break;
+      default:
+        break;
+    }
+    return unexpected(token, "expected an expression");
+  }
+
+  absl::StatusOr<NodeId> constant(Tensor tensor, const Token& token) {
+    auto note = read_annotation(token.annotation, token);
+    if (!note.ok()) return note.status();
+    TensorId id = context_.tensors.add(std::move(tensor));
+    return builder_.constant(id, {note->type, note->span, true});
+  }
+
+  absl::StatusOr<NodeId> reference_local(const Token& token) {
+    std::string_view name = token.text;
+    // `%x.0` is `%x` projected unless a variable is really called `x.0` (ONNX names).
+    std::vector<std::string_view> projections;
+    NodeId var = lookup(name);
+    while (!var.valid()) {
+      std::size_t dot = name.rfind('.');
+      if (dot == std::string_view::npos ||
+          name.substr(dot + 1).find_first_not_of("0123456789") != std::string_view::npos ||
+          dot + 1 == name.size()) {
+        return text_error("undefined", token.line, token.column,
+                          fmt::format("%{} is not a variable in scope", token.text));
+      }
+      projections.push_back(name.substr(dot + 1));
+      name = name.substr(0, dot);
+      var = lookup(name);
+    }
+    for (auto it = projections.rbegin(); it != projections.rend(); ++it) {
+      Token index = token;
+      index.text = *it;
+      index.annotation = it + 1 == projections.rend() ? token.annotation : std::string_view();
+      auto projected = project(var, index);
+      if (!projected.ok()) return projected;
+      var = *projected;
+    }
+    return var;
+  }
+
+  absl::StatusOr<NodeId> meta_constant(const Token& token) {
+    if (token.meta_key != "relay.Constant") {
+      return unsupported(token, fmt::format("meta[{}] expressions", token.meta_key));
+    }
+    auto memo = meta_constants_.find(token.meta_index);
+    if (memo != meta_constants_.end()) return memo->second;
+    auto note = read_annotation(token.annotation, token);
+    if (!note.ok()) return note.status();
+    Tensor tensor;
+    if (metadata_) {
+      const nlohmann::json* node = metadata_->node("relay.Constant", token.meta_index);
+      if (node == nullptr) {
+        return text_error("bad_meta_reference", token.line, token.column,
+                          fmt::format("{} is not in the metadata section", token.text));
+      }
+      auto decoded = metadata_constant(context_, *metadata_, *node);
+      if (!decoded.ok()) return relocate(decoded.status(), token.line, token.column);
+      tensor = std::move(*decoded);
+    } else {
+      // No metadata section (the str() / show_meta_data=False form): the constant keeps the
+      // dtype and shape of its annotation and has no bytes; without an annotation its dtype
+      // is "" (unknown) and its shape empty.
+      const TypeTable& types = context_.types;
+      tensor.dtype = context_.strings.intern("");
+      if (note->type.valid() && types.kind(note->type) == TypeKind::kTensor) {
+        tensor.dtype = types.get(note->type).name;
+        for (DimId dim : types.dims(note->type)) {
+          const Dim& d = types.get_dim(dim);
+          tensor.shape.push_back(d.kind == Dim::Kind::kInt ? d.value : -1);
+        }
+      }
+    }
+    TensorId id = context_.tensors.add(std::move(tensor));
+    NodeId node = builder_.constant(id, {note->type, note->span, true});
+    meta_constants_.emplace(token.meta_index, node);
+    return node;
+  }
+
+  absl::StatusOr<NodeId> parse_keyword_or_op(const Token& token, std::uint32_t depth) {
+    if (token.text == "True" || token.text == "False") {
+      return constant(bool_tensor(context_, token.text == "True"), token);
+    }
+    if (token.text == "fn") return parse_function(token, depth + 1, /*nested=*/true);
+    if (token.text == "if") {
+      if (auto status = expect('(', "after 'if'"); !status.ok()) return status;
+      auto condition = parse_sequence(depth + 1);
+      if (!condition.ok()) return condition;
+      if (auto status = expect(')', "after the condition"); !status.ok()) return status;
+      auto then_branch = parse_block(depth);
+      if (!then_branch.ok()) return then_branch;
+      Token keyword = take();
+      if (!keyword.is_ident("else")) return unexpected(keyword, "expected 'else'");
+      auto else_branch = parse_block(depth);
+      if (!else_branch.ok()) return else_branch;
+      return builder_.if_then_else(*condition, *then_branch, *else_branch, {{}, {}, true});
+    }
+    if (token.text == "ref" || token.text == "ref_read" || token.text == "ref_write") {
+      return unsupported(token, "references (ref, ref_read, ref_write)");
+    }
+    if (token.text == "match" || token.text == "match?") return unsupported(token, "match expressions");
+    static constexpr std::string_view kKeywords[] = {"let", "def", "else", "type", "extern",
+                                                     "free_var", "None", "nullptr"};
+    for (std::string_view keyword : kKeywords) {
+      if (token.text == keyword) return unexpected(token, "expected an expression");
+    }
+    std::string name(token.text);
+    while (lexer().peek().is('.') && lexer().peek(1).kind == TokenKind::kIdent) {
+      take();
+      name += '.';
+      name += take().text;
+    }
+    return builder_.op(name);
+  }
+
+  absl::StatusOr<NodeId> parse_block(std::uint32_t depth) {
+    if (auto status = expect('{', "before a branch"); !status.ok()) return status;
+    auto body = parse_sequence(depth + 1);
+    if (!body.ok()) return body;
+    if (auto status = expect('}', "after a branch"); !status.ok()) return status;
+    return body;
+  }
+
+  absl::StatusOr<NodeId> parse_parenthesised(const Token& open, std::uint32_t depth) {
+    if (lexer().peek().is(')')) {
+      take();
+      auto note = last_annotation(open);
+      if (!note.ok()) return note.status();
+      return builder_.tuple({}, {note->type, note->span, true});
+    }
+    std::vector<NodeId> fields;
+    bool is_tuple = false;
+    while (true) {
+      auto field = parse_sequence(depth + 1);
+      if (!field.ok()) return field;
+      fields.push_back(*field);
+      if (!lexer().peek().is(',')) break;
+      take();
+      is_tuple = true;
+      if (lexer().peek().is(')')) break;
+    }
+    if (auto status = expect(')', is_tuple ? "after tuple fields" : "after an expression");
+        !status.ok()) {
+      return status;
+    }
+    if (!is_tuple) return fields.front();
+    auto note = last_annotation(open);
+    if (!note.ok()) return note.status();
+    return builder_.tuple(fields, {note->type, note->span, true});
+  }
+
+  relay::TextParseOptions options_;
+  relay::Module module_;
+  relay::Builder builder_;
+  Context& context_;
+  AttrSchemaCache cache_;
+  std::string_view body_;
+  std::string_view metadata_text_;
+  std::optional<RelayLexer> lexer_;
+  std::optional<MetadataSection> metadata_;
+  std::string_view last_annotation_;
+  absl::flat_hash_map<std::string, NodeId> graph_bindings_;
+  absl::flat_hash_map<std::int64_t, NodeId> meta_constants_;
+  absl::flat_hash_map<StringId, std::vector<NodeId>> scopes_;
+  std::vector<StringId> declared_;
+  std::vector<TypeId> type_params_;
+};
+
+}  // namespace graphpat::detail

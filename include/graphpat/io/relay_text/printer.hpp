@@ -1,0 +1,558 @@
+// The Relay text printer (spec relay-formats.md §1.1, §1.4-§1.9): reproduces TVM v0.14's
+// `astext()` / `str()` byte for byte — the scope / inline / `%N` algorithm of §1.8 (post-order
+// DFS, op before args, bindings emitted when their consumer is rendered, one counter and one
+// name allocator for the whole print), annotations, meta numbering and the envelopes.
+// Dataflow is walked with explicit stacks and let chains with a loop; only syntactic nesting
+// (a fn or if inside another) recurses.
+//
+//   detail::RelayTextPrinter printer(module.graph, relay::TextEnvelope::kStr);
+//   std::string text = printer.print_module(module);
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/io/relay_text/attributes.hpp"
+#include "graphpat/io/relay_text/literals.hpp"
+#include "graphpat/io/relay_text/metadata.hpp"
+#include "graphpat/io/relay_text/metadata_writer.hpp"
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat::relay {
+
+/// The three forms TVM prints (§1.1).
+enum class TextEnvelope {
+  kAstext,         // astext(): header, `#[metadata]` JSON when the meta table is not empty
+  kAstextNoMeta,   // astext(show_meta_data=False): header, "metadata omitted" trailer
+  kStr,            // str(mod) / PrettyPrint: no header, one extra LF when there is metadata
+};
+
+}  // namespace graphpat::relay
+
+namespace graphpat::detail {
+
+inline constexpr std::string_view kOmittedTrailer =
+    "/* For debugging purposes the metadata section has been omitted.\n"
+    " * If you would like to see the full metadata section you can set the \n"
+    " * option to `True` when invoking `astext`. \n"
+    " */";
+
+/// Adds two spaces after every line feed (TVM's Doc::Indent(2, ...)).
+inline std::string indent(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 64);
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+class RelayTextPrinter {
+ public:
+  RelayTextPrinter(const relay::Graph& graph, relay::TextEnvelope envelope)
+      : graph_(graph),
+        context_(graph.context()),
+        envelope_(envelope),
+        cache_(graph.context()),  // only interns the schemas' default values
+        parents_(graph.size(), 0) {
+    temps_.reserve(graph.size() / 2);
+    leaf_texts_.reserve(graph.size() / 2);
+  }
+
+  std::string print_module(const relay::Module& module) {
+    std::string out = header();
+    std::vector<const GlobalFunction*> functions;
+    for (const GlobalFunction& function : module.functions()) functions.push_back(&function);
+    std::sort(functions.begin(), functions.end(), [&](const auto* a, const auto* b) {
+      return module.name(*a) < module.name(*b);
+    });
+    bool first = true;
+    for (const GlobalFunction* function : functions) {
+      if (!first) out += '\n';
+      first = false;
+      count_parents(function->function);
+      out += function_text(function->function, fmt::format("def @{}", module.name(*function)),
+                           /*nested=*/false);
+      out += '\n';
+    }
+    append_trailer(out, module.text_metadata, /*is_module=*/true);
+    return out;
+  }
+
+  std::string print_expression(NodeId root, std::string_view kept_metadata = {}) {
+    std::string out = header();
+    count_parents(root);
+    scopes_.emplace_back();
+    std::string result = print_expr(root, /*try_inline=*/true);
+    std::vector<std::string> lines = std::move(scopes_.back());
+    scopes_.pop_back();
+    for (const std::string& line : lines) {
+      out += line;
+      out += '\n';
+    }
+    out += result;
+    append_trailer(out, kept_metadata, /*is_module=*/false);
+    return out;
+  }
+
+ private:
+  [[nodiscard]] std::string header() const {
+    return envelope_ == relay::TextEnvelope::kStr ? std::string()
+                                                  : std::string("#[version = \"0.0.5\"]\n");
+  }
+
+  void append_trailer(std::string& out, std::string_view kept, bool is_module) {
+    if (meta_order_.empty()) return;
+    switch (envelope_) {
+      case relay::TextEnvelope::kStr:
+        out += '\n';
+        return;
+      case relay::TextEnvelope::kAstextNoMeta:
+        out += '\n';
+        out += kOmittedTrailer;
+        return;
+      case relay::TextEnvelope::kAstext:
+        out += is_module ? "\n" : "";
+        out += is_module ? "#[metadata]\n" : "\n#[metadata]\n";
+        out += metadata_json(kept);
+        return;
+    }
+  }
+
+  // The section read with the module when it still lists exactly what was printed (same keys
+  // and counts, same constant contents in order); otherwise a fresh one for the constants.
+  std::string metadata_json(std::string_view kept) {
+    if (!kept.empty() && kept_section_matches(kept)) {
+      std::size_t start = kept.find_first_not_of(" \t\r\n");
+      return std::string(kept.substr(start == std::string_view::npos ? kept.size() : start));
+    }
+    return fresh_metadata();
+  }
+
+  bool kept_section_matches(std::string_view kept) {
+    auto section = read_metadata(kept);
+    if (!section.ok()) return false;
+    if (section->keys.size() != meta_order_.size()) return false;
+    for (const auto& [key, count] : meta_counts_) {
+      if (section->count(key) != count) return false;
+    }
+    Context& context = const_cast<Context&>(context_);
+    for (std::size_t i = 0; i < meta_constants_.size(); ++i) {
+      const nlohmann::json* node = section->node("relay.Constant", static_cast<std::int64_t>(i));
+      if (node == nullptr) return false;
+      auto tensor = metadata_constant(context, *section, *node);
+      if (!tensor.ok()) return false;
+      const Tensor& printed = graph_.tensor(meta_constants_[i]);
+      if (!printed.has_data()) continue;  // only the type was known: trust the section
+      auto a = tensor->data->view();
+      auto b = printed.data->view();
+      if (tensor->dtype != printed.dtype || tensor->shape != printed.shape ||
+          !std::equal(a.begin(), a.end(), b.begin(), b.end())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // A section for what graphpat knows of the printed constants (§3): each constant with its
+  // bytes and type, TVM's shared unconstrained VirtualDevice, no object sharing beyond that.
+  // Constants known only by their type (text read without its metadata section) cannot be
+  // written: the section is then the "omitted" comment, as show_meta_data=False prints it.
+  std::string fresh_metadata() {
+    for (NodeId constant : meta_constants_) {
+      if (!graph_.tensor(constant).has_data()) return std::string(kOmittedTrailer);
+    }
+    return write_constants_metadata(context_, graph_, meta_constants_);
+  }
+
+  // ----- dependency graph (§1.8 "parent count") ------------------------------------------
+  void count_parents(NodeId root) {
+    for (std::uint32_t touched : touched_) parents_[touched] = 0;
+    touched_.clear();
+    absl::flat_hash_set<std::uint32_t> seen;
+    std::vector<NodeId> stack{root};
+    seen.insert(root.index());
+    while (!stack.empty()) {
+      NodeId node = stack.back();
+      stack.pop_back();
+      for (NodeId operand : graph_.operands(node)) {
+        if (parents_[operand.index()]++ == 0) touched_.push_back(operand.index());
+        if (seen.insert(operand.index()).second) stack.push_back(operand);
+      }
+    }
+  }
+  [[nodiscard]] bool unique(NodeId node) const { return parents_[node.index()] <= 1; }
+
+  [[nodiscard]] bool atomic(NodeId node) const {
+    NodeKind kind = graph_.kind(node);
+    return kind == NodeKind::kVar || kind == NodeKind::kGlobalVar || kind == NodeKind::kOp ||
+           kind == NodeKind::kConstant;
+  }
+  [[nodiscard]] bool dataflow(NodeId node) const {
+    NodeKind kind = graph_.kind(node);
+    return kind == NodeKind::kCall || kind == NodeKind::kTuple || kind == NodeKind::kTupleGetItem;
+  }
+
+  // ----- annotations, types, names -------------------------------------------------------
+  const std::string& type_text(TypeId type) {
+    auto [slot, inserted] = type_texts_.try_emplace(type);
+    if (inserted) {
+      note_meta_in_type(type);
+      slot->second = to_string(context_, type);
+    }
+    return slot->second;
+  }
+  void note_meta_in_type(TypeId root) {
+    if (!scanned_types_.insert(root).second) return;
+    std::vector<TypeId> stack{root};
+    const TypeTable& types = context_.types;
+    while (!stack.empty()) {
+      TypeId type = stack.back();
+      stack.pop_back();
+      const TypeRecord& record = types.get(type);
+      if (record.kind == TypeKind::kTensor) {
+        for (DimId dim : types.dims(type)) {
+          const Dim& d = types.get_dim(dim);
+          if (d.kind == Dim::Kind::kSymbol) note_meta_text(context_.strings.view(d.symbol));
+        }
+      } else if (record.kind == TypeKind::kOpaque) {
+        note_meta_text(context_.strings.view(record.name));
+      } else {
+        for (TypeId child : types.children(type)) stack.push_back(child);
+      }
+    }
+  }
+  // A verbatim `meta[KEY][i]` text: counted once per distinct reference.
+  void note_meta_text(std::string_view text) {
+    if (!text.starts_with("meta[")) return;
+    if (!seen_meta_texts_.insert(std::string(text)).second) return;
+    std::string_view key = text.substr(5, text.find(']') - 5);
+    note_meta_key(std::string(key));
+  }
+  void note_meta_key(const std::string& key) {
+    auto [slot, inserted] = meta_counts_.try_emplace(key, 0);
+    if (inserted) meta_order_.push_back(key);
+    ++slot->second;
+  }
+
+  std::string annotation(NodeId node) {
+    TypeId type = graph_.type(node);
+    SpanId span = graph_.span(node);
+    if (!type.valid() && !span.valid()) return {};
+    std::string out = " /*";
+    if (type.valid()) out += " ty=" + type_text(type);
+    if (span.valid()) {
+      const Span& s = context_.spans.get(span);
+      out += fmt::format(" span={}:{}:{}", context_.strings.view(s.source), s.line, s.column);
+    }
+    out += " */";
+    return out;
+  }
+
+  std::string allocate_name(std::string_view hint) {
+    std::string name(hint);
+    if (name.empty() || !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'))) {
+      name = "v" + name;
+    }
+    auto found = names_.find(name);
+    if (found != names_.end()) {
+      while (true) {
+        std::string candidate = fmt::format("{}{}", name, ++found->second);
+        if (!names_.contains(candidate)) {
+          name = candidate;
+          break;
+        }
+      }
+    }
+    names_[name] = 0;
+    return "%" + name;
+  }
+
+  // A variable's declaration text (`%x: T /* ty=T */`); allocates its name.
+  std::string declare_var(NodeId var) {
+    std::string name = allocate_name(graph_.name(var));
+    var_names_[var.index()] = name;
+    declared_.insert(var.index());
+    std::string out = name;
+    if (graph_.annotation(var).valid()) out += ": " + type_text(graph_.annotation(var));
+    out += annotation(var);
+    return out;
+  }
+
+  // ----- expressions -----------------------------------------------------------------------
+  void emit(std::string line) { scopes_.back().push_back(std::move(line)); }
+
+  std::string print_expr(NodeId node, bool try_inline) {
+    if (auto temp = temps_.find(node.index()); temp != temps_.end()) {
+      return fmt::format("%{}", temp->second);
+    }
+    if (graph_.kind(node) == NodeKind::kVar) {
+      if (!var_names_.contains(node.index())) var_names_[node.index()] = allocate_name(graph_.name(node));
+      if (!declared_.contains(node.index())) {
+        declared_.insert(node.index());
+        std::string decl = var_names_[node.index()];
+        if (graph_.annotation(node).valid()) decl += ": " + type_text(graph_.annotation(node));
+        decl += annotation(node);
+        emit("free_var " + decl + ";");
+      }
+      return var_names_[node.index()];
+    }
+    bool inline_it = atomic(node) || (try_inline && unique(node));
+    visit(node);
+    // A bound node's text is emitted once and never read again, so it is moved, not copied.
+    std::string text = atomic(node) || inline_it ? leaf_text(node) : std::move(leaf_texts_[node.index()]);
+    if (atomic(node)) return text;
+    if (!inline_it && graph_.kind(node) == NodeKind::kLet) {
+      text = "(" + indent("\n" + text) + "\n)";
+    }
+    if (annotated_.insert(node.index()).second) text += annotation(node);
+    if (inline_it) return text;
+    std::uint32_t number = counter_++;
+    temps_[node.index()] = number;
+    emit(fmt::format("%{} = {};", number, text));
+    return fmt::format("%{}", number);
+  }
+
+  [[nodiscard]] bool visited(NodeId node) const {
+    return leaf_texts_.contains(node.index()) || temps_.contains(node.index()) ||
+           (graph_.kind(node) == NodeKind::kVar && var_names_.contains(node.index()));
+  }
+
+  // The node's own text, computed once: a post-order DFS over the dataflow nodes below it
+  // (op before args, args left to right) builds each text when its children are done.
+  void visit(NodeId root) {
+    if (!visited(root)) {
+      struct Frame {
+        NodeId node;
+        bool expanded;
+      };
+      std::vector<Frame> stack{{root, false}};
+      while (!stack.empty()) {
+        Frame& frame = stack.back();
+        NodeId node = frame.node;
+        if (visited(node)) {
+          stack.pop_back();
+        } else if (frame.expanded || !dataflow(node)) {
+          stack.pop_back();
+          visit_leaf(node);
+        } else {
+          frame.expanded = true;
+          auto operands = graph_.operands(node);
+          for (std::size_t i = operands.size(); i-- > 0;) {
+            if (!visited(operands[i])) stack.push_back({operands[i], false});
+          }
+        }
+      }
+    }
+  }
+  std::string leaf_text(NodeId node) {
+    if (graph_.kind(node) == NodeKind::kVar) return var_names_[node.index()];
+    if (auto temp = temps_.find(node.index()); temp != temps_.end()) {
+      return fmt::format("%{}", temp->second);
+    }
+    return leaf_texts_[node.index()];
+  }
+
+  void visit_leaf(NodeId node) {
+    std::string text;
+    switch (graph_.kind(node)) {
+      case NodeKind::kVar:
+        var_names_[node.index()] = allocate_name(graph_.name(node));
+        return;
+      case NodeKind::kOp:
+        text = std::string(context_.op_name(graph_.op(node)));
+        break;
+      case NodeKind::kGlobalVar:
+        text = fmt::format("@{}", graph_.name(node));
+        break;
+      case NodeKind::kConstant:
+        text = constant_text(node) + annotation(node);
+        break;
+      case NodeKind::kCall:
+        text = call_text(node);
+        break;
+      case NodeKind::kTuple: {
+        std::vector<std::string> fields;
+        for (NodeId field : graph_.fields(node)) fields.push_back(print_expr(field, false));
+        text = fmt::format("({}{})", fmt::join(fields, ", "), fields.size() == 1 ? "," : "");
+        break;
+      }
+      case NodeKind::kTupleGetItem:
+        text = fmt::format("{}.{}", print_expr(graph_.tuple(node), false), graph_.index(node));
+        break;
+      case NodeKind::kFunction:
+        text = function_text(node, "fn ", /*nested=*/true);
+        break;
+      case NodeKind::kIf:
+        text = if_text(node);
+        break;
+      case NodeKind::kLet:
+        text = let_text(node);
+        break;
+    }
+    leaf_texts_[node.index()] = std::move(text);
+  }
+
+  std::string constant_text(NodeId node) {
+    const Tensor& tensor = graph_.tensor(node);
+    if (auto literal = scalar_literal(context_, tensor)) return *literal;
+    auto [slot, inserted] =
+        meta_index_.try_emplace(node.index(), static_cast<std::uint32_t>(meta_constants_.size()));
+    if (inserted) {
+      meta_constants_.push_back(node);
+      note_meta_key("relay.Constant");
+    }
+    return fmt::format("meta[relay.Constant][{}]", slot->second);
+  }
+
+  std::string call_text(NodeId node) {
+    std::vector<std::string> args;
+    for (NodeId arg : graph_.args(node)) args.push_back(print_expr(arg, false));
+    AttrValueId attrs = graph_.attrs(node);
+    if (attrs.valid()) {
+      const AttrTable& table = context_.attrs;
+      std::string_view key = table.text(attrs);
+      NodeId callee = graph_.callee(node);
+      const AttrSchema* op_schema = nullptr;
+      if (graph_.kind(callee) == NodeKind::kOp) {
+        op_schema = context_.ops.schema(context_.ops.info(graph_.op(callee)));
+      }
+      bool matches = op_schema != nullptr && context_.strings.view(op_schema->type_key) == key;
+      if (auto index = cache_.meta_index(attrs)) {
+        note_meta_text(cache_.value_text(attrs));
+        args.push_back(cache_.value_text(attrs));
+      } else if (!matches && graph_.kind(callee) == NodeKind::kOp &&
+                 envelope_ == relay::TextEnvelope::kAstext &&
+                 context_.ops.find_schema(key) != nullptr) {
+        auto counted = meta_counts_.find(std::string(key));
+        auto [slot, inserted] = meta_attrs_.try_emplace(
+            attrs, static_cast<std::uint32_t>(counted == meta_counts_.end() ? 0 : counted->second));
+        if (inserted) note_meta_key(std::string(key));
+        args.push_back(fmt::format("meta[{}][{}]", key, slot->second));
+      } else {
+        for (std::string& field : cache_.field_texts(attrs)) args.push_back(std::move(field));
+        if (graph_.kind(callee) != NodeKind::kOp && key != kUnknownAttrsKey) {
+          args.push_back(fmt::format("attrs_type_key=\"{}\"", escape_string(key)));
+        }
+      }
+    }
+    std::string callee = print_expr(graph_.callee(node), false);
+    return fmt::format("{}({})", callee, fmt::join(args, ", "));
+  }
+
+  std::string function_text(NodeId function, std::string_view prefix, bool nested) {
+    std::string out(prefix);
+    TypeId type_params = graph_.type_params(function);
+    if (type_params.valid()) {
+      std::vector<std::string> names;
+      for (TypeId param : context_.types.children(type_params)) names.push_back(type_text(param));
+      out += fmt::format("[{}]", fmt::join(names, ", "));
+    }
+    std::vector<std::string> params;
+    for (NodeId param : graph_.params(function)) {
+      params.push_back(declared_.contains(param.index())
+                           ? var_names_[param.index()] + "-malformed-ir"
+                           : declare_var(param));
+    }
+    AttrValueId attrs = graph_.attrs(function);
+    if (attrs.valid()) {
+      const AttrTable& table = context_.attrs;
+      for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
+        std::string value = cache_.value_text(table.entry_value(attrs, i));
+        if (cache_.meta_index(table.entry_value(attrs, i))) note_meta_text(value);
+        params.push_back(
+            fmt::format("{}={}", context_.strings.view(table.field_key(attrs, i)), value));
+      }
+    }
+    out += fmt::format("({}) ", fmt::join(params, ", "));
+    if (graph_.result_type(function).valid()) {
+      out += "-> " + type_text(graph_.result_type(function)) + " ";
+    }
+    out += "{" + indent("\n" + scope_text(graph_.body(function))) + "\n}";
+    if (nested) {
+      annotated_.insert(function.index());
+      out += annotation(function);
+    }
+    return out;
+  }
+
+  std::string scope_text(NodeId body) {
+    scopes_.emplace_back();
+    std::string result = print_expr(body, /*try_inline=*/true);
+    std::vector<std::string> lines = std::move(scopes_.back());
+    scopes_.pop_back();
+    lines.push_back(std::move(result));
+    return fmt::format("{}", fmt::join(lines, "\n"));
+  }
+
+  std::string if_text(NodeId node) {
+    std::string condition = print_expr(graph_.condition(node), false);
+    std::string then_text = scope_text(graph_.then_branch(node));
+    std::string else_text = scope_text(graph_.else_branch(node));
+    return fmt::format("if ({}) {{{}\n}} else {{{}\n}}", condition, indent("\n" + then_text),
+                       indent("\n" + else_text));
+  }
+
+  // A let chain prints its `let` lines, each followed by the scope its body opens (where the
+  // bindings made while printing the next value go), then the final body.
+  std::string let_text(NodeId node) {
+    std::vector<std::string> let_lines;
+    NodeId current = node;
+    while (graph_.kind(current) == NodeKind::kLet) {
+      std::string decl = declare_var(graph_.let_var(current));
+      std::string value = print_expr(graph_.let_value(current), /*try_inline=*/true);
+      let_lines.push_back(fmt::format("let {} = {};", decl, value));
+      scopes_.emplace_back();
+      current = graph_.body(current);
+    }
+    std::string rest = print_expr(current, /*try_inline=*/true);
+    for (std::size_t i = let_lines.size(); i-- > 0;) {
+      std::vector<std::string> lines = std::move(scopes_.back());
+      scopes_.pop_back();
+      std::string text = let_lines[i];
+      for (std::string& line : lines) {
+        text += '\n';
+        text += line;
+      }
+      text += '\n';
+      text += rest;
+      rest = std::move(text);
+    }
+    return rest;
+  }
+
+  const relay::Graph& graph_;
+  const Context& context_;
+  relay::TextEnvelope envelope_;
+  AttrSchemaCache cache_;
+  std::vector<std::uint32_t> parents_;
+  std::vector<std::uint32_t> touched_;
+  std::vector<std::vector<std::string>> scopes_;
+  std::uint32_t counter_ = 0;
+  absl::flat_hash_map<std::string, std::uint32_t> names_;
+  absl::flat_hash_map<std::uint32_t, std::string> var_names_;
+  absl::flat_hash_set<std::uint32_t> declared_;
+  absl::flat_hash_map<std::uint32_t, std::uint32_t> temps_;
+  absl::flat_hash_map<std::uint32_t, std::string> leaf_texts_;
+  absl::flat_hash_set<std::uint32_t> annotated_;
+  absl::flat_hash_map<std::uint32_t, std::uint32_t> meta_index_;
+  std::vector<NodeId> meta_constants_;
+  absl::flat_hash_map<AttrValueId, std::uint32_t> meta_attrs_;
+  std::vector<std::string> meta_order_;
+  absl::flat_hash_map<std::string, std::size_t> meta_counts_;
+  absl::flat_hash_set<std::string> seen_meta_texts_;
+  absl::flat_hash_set<TypeId> scanned_types_;
+  absl::flat_hash_map<TypeId, std::string> type_texts_;
+};
+
+}  // namespace graphpat::detail
