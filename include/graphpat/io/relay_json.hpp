@@ -1,0 +1,144 @@
+// TVM's JSON format (`tvm.ir.save_json` / `tvm.ir.load_json`) for graphpat Relay modules.
+//
+//   absl::StatusOr<graphpat::relay::LoadedJson> loaded = graphpat::relay::load_json(text);
+//   if (!loaded.ok()) return loaded.status();  // "[graphpat.relay_json.dangling_reference]
+//                                              //  nodes[37].attrs.op: refers to node 912, ..."
+//   graphpat::relay::Module& module = loaded->module;
+//   ...                                        // analyse, or extend the graph with a Builder
+//   absl::StatusOr<std::string> again = graphpat::relay::save_json(*loaded);  // same bytes
+//   absl::StatusOr<std::string> fresh = graphpat::relay::save_json(module);   // as TVM would
+//                                                                             // write it from
+//                                                                             // Python
+//
+// What a file becomes (the Relay text reader follows the same rules, so a model read from text
+// and from JSON is structurally equal):
+// - The root is an IRModule → `LoadedJson::module`, functions in file order. Any other root
+//   must be a Relay expression → built into `module.graph` (the module then has no functions)
+//   and `LoadedJson::expression` names it. Saving a LoadedJson writes whichever it was.
+// - Each Relay expression object is one fresh graph node; one JSON index referenced twice is
+//   one node. Ops are registered on the fly when the dialect does not know them.
+// - Types (`_checked_type_` → node type, Var annotation, Function ret_type, Call type_args and
+//   Function type_params as tuple types) and spans are interned; tensor dims: IntImm int32 →
+//   dim(v), int64 → dim(v, 64), tir.Any → any_dim, tir.Var/SizeVar → symbolic_dim(name, key),
+//   other TIR arithmetic → symbolic_dim("Mul(n, 2)", "tir.Mul").
+// - Call attrs `relay.attrs.X` known to the op registry → an object value with every schema
+//   field in declaration order, canonicalised by relay::field_storage; function and module
+//   DictAttrs → an object "DictAttrs" with the map's entries in file order; any other object
+//   (IntImm → int of its width, FloatImm → float, String → string, Array, Map, and anything
+//   else as an object with its type key and fields) is carried through, never dropped.
+// - Constants → tensors whose bytes alias the decoded b64ndarrays blob (decoded once).
+// - Not representable in graphpat's IR, refused with `relay_json.unsupported`: ADTs (type
+//   definitions, Match, constructors), references (RefCreate/RefRead/RefWrite), and files
+//   older than TVM 0.7. Files from 0.7 and 0.8 are upgraded as json_compact.py does.
+//
+// Byte-exact round trips: TVM's JSON records object identities graphpat's IR does not model
+// (which type objects are shared, per-parameter VirtualDevices, spans' SourceName objects, the
+// source map, Map orders). load_json keeps them in a JsonProvenance: the node table plus, for
+// every JSON index, the graph node / type / value / span it became. save_json with that
+// provenance writes each graph node as its original object, reusing the original sub-object of
+// every field whose graphpat value is unchanged; nodes added after loading (or a whole module
+// saved without provenance) get what TVM writes for a module built from Python. Provenance is
+// tied to the graph's NodeIds: it serves the loaded graph and graphs that extend it with a
+// Builder. A pass that builds a new graph renumbers nodes; nodes whose kind no longer matches
+// are written fresh, but pass a provenance only with the graph it was loaded into.
+//
+// Errors are absl::Status values made by graphpat::make_error with ids `relay_json.<what>`
+// and the JSON path: not_json (with nlohmann's byte position), missing_field, wrong_type,
+// unknown_key, duplicate_key, bad_value, dangling_reference, cyclic_reference,
+// null_reference, unexpected_type, unsupported, too_deep, bad_base64, bad_tensor, bad_shape,
+// unsupported_dtype (and, when saving, missing_tensor_data). Loading and saving are iterative:
+// a 1,000,000-node chain loads and saves; only the nesting of one type or attribute value is
+// followed recursively, bounded at 200 levels.
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "graphpat/io/relay_json/document.hpp"
+#include "graphpat/io/relay_json/emitter.hpp"
+#include "graphpat/io/relay_json/provenance.hpp"
+#include "graphpat/io/relay_json/reader.hpp"
+#include "graphpat/io/relay_json/status_macros.hpp"
+#include "graphpat/io/relay_json/upgrade.hpp"
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat::relay {
+
+/// What a loaded file keeps for writing it back byte for byte (see the top of this file).
+/// Cheap to copy; empty for modules graphpat built itself.
+class JsonProvenance {
+ public:
+  JsonProvenance() = default;
+  explicit JsonProvenance(std::shared_ptr<const detail::ProvenanceData> data)
+      : data_(std::move(data)) {}
+
+  [[nodiscard]] bool empty() const { return data_ == nullptr; }
+  /// The JSON node index `node` was read from, if it was read from the file.
+  [[nodiscard]] std::optional<std::uint32_t> index_of(NodeId node) const {
+    if (data_ == nullptr) return std::nullopt;
+    std::uint32_t index = data_->index_of(node);
+    if (index == detail::kNoIndex) return std::nullopt;
+    return index;
+  }
+  [[nodiscard]] const detail::ProvenanceData* data() const { return data_.get(); }
+
+ private:
+  std::shared_ptr<const detail::ProvenanceData> data_;
+};
+
+struct JsonLoadOptions {
+  /// Keep what a byte-exact save needs (the node table and the index maps, roughly the size
+  /// of the file again). Off: the module alone, saved later as if built from Python.
+  bool keep_provenance = true;
+};
+
+/// A loaded file: the module, the root expression when the file held a bare expression, and
+/// the provenance for writing it back.
+struct LoadedJson {
+  Module module;
+  std::optional<NodeId> expression;  // set when the root was an expression, not an IRModule
+  JsonProvenance provenance;
+};
+
+/// Reads a `tvm.ir.save_json` file (TVM 0.7 to 0.19 layouts).
+inline absl::StatusOr<LoadedJson> load_json(std::string_view json,
+                                            const JsonLoadOptions& options = {}) {
+  auto data = std::make_shared<detail::ProvenanceData>();
+  GRAPHPAT_RELAY_JSON_CHECK(detail::parse_document(json, data->document));
+  GRAPHPAT_RELAY_JSON_CHECK(detail::upgrade_document(data->document));
+  LoadedJson loaded;
+  detail::JsonReader reader(*data, loaded.module);
+  GRAPHPAT_RELAY_JSON_ASSIGN(loaded.expression, reader.read());
+  if (options.keep_provenance) loaded.provenance = JsonProvenance(std::move(data));
+  return loaded;
+}
+
+/// Writes `module` as TVM v0.14's save_json does, byte for byte. With the provenance of the
+/// load that produced the graph, unchanged parts come back exactly as they were read.
+inline absl::StatusOr<std::string> save_json(const Module& module,
+                                             const JsonProvenance& provenance = {}) {
+  detail::Emitter emitter(module.graph, provenance.data());
+  std::uint32_t root = emitter.emit_module(module);
+  return emitter.write(root);
+}
+
+/// Writes the bare expression `root` of `graph` (save_json of a relay.Expr in TVM).
+inline absl::StatusOr<std::string> save_json(const Graph& graph, NodeId root,
+                                             const JsonProvenance& provenance = {}) {
+  detail::Emitter emitter(graph, provenance.data());
+  std::uint32_t object = emitter.emit_expression(root);
+  return emitter.write(object);
+}
+
+/// Writes a loaded file back: its module, or its bare expression.
+inline absl::StatusOr<std::string> save_json(const LoadedJson& loaded) {
+  if (loaded.expression) return save_json(loaded.module.graph, *loaded.expression, loaded.provenance);
+  return save_json(loaded.module, loaded.provenance);
+}
+
+}  // namespace graphpat::relay

@@ -1,0 +1,483 @@
+// The node table of a TVM JSON file (`tvm.ir.save_json`), read with nlohmann/json's SAX parser
+// straight into flat arrays: no DOM, no recursion, memory proportional to the file. This is the
+// raw layer under relay_json.hpp: it checks the envelope (root, nodes, b64ndarrays, attrs and
+// the keys of each node entry) and leaves the meaning of node attributes to the reader.
+//
+//   graphpat::relay::detail::JsonDocument document;
+//   absl::Status status = graphpat::relay::detail::parse_document(text, document);
+//   std::string_view key = document.type_key(1);                             // "IRModule"
+//   std::optional<std::string_view> functions = document.field(1, "functions");  // "2"
+#pragma once
+
+#include <absl/status/status.h>
+#include <absl/status/statusor.h>
+#include <absl/strings/escaping.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/ir/errors.hpp"
+#include "graphpat/ir/strings.hpp"
+
+namespace graphpat::relay::detail {
+
+/// Parses a whole decimal string into an integer of type T (no sign for unsigned T).
+template <class T>
+std::optional<T> parse_decimal(std::string_view text) {
+  T value{};
+  if (text.empty()) return std::nullopt;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+/// A `relay_json.<what>` error located at `where` (a JSON path such as `nodes[3].attrs.op`).
+inline absl::Status json_error(std::string_view what, std::string_view where,
+                               std::string_view problem) {
+  return make_error(absl::StatusCode::kInvalidArgument, fmt::format("relay_json.{}", what),
+                    where.empty() ? std::string(problem) : fmt::format("{}: {}", where, problem));
+}
+
+/// Bytes of the document's text arena.
+struct TextSlice {
+  std::uint64_t offset = 0;
+  std::uint32_t size = 0;
+};
+
+/// One entry of a node's `attrs` object: field name and its (always string) value.
+struct JsonField {
+  StringId key;
+  TextSlice value;
+};
+
+/// One entry of `nodes`; its fields, keys and data are slices of the document's arrays.
+struct JsonNode {
+  StringId type_key;
+  bool has_repr = false;
+  TextSlice repr;  // repr_str, or the decoded bytes of repr_b64 (without its length prefix)
+  std::uint32_t first_field = 0;
+  std::uint32_t field_count = 0;
+  std::uint32_t first_key = 0;
+  std::uint32_t key_count = 0;
+  std::uint32_t first_data = 0;
+  std::uint32_t data_count = 0;
+};
+
+/// A parsed TVM JSON file.
+struct JsonDocument {
+  std::uint64_t root = 0;
+  std::vector<JsonNode> nodes;
+  std::vector<JsonField> fields;
+  std::vector<TextSlice> keys;
+  std::vector<std::uint64_t> data;
+  std::vector<TextSlice> b64ndarrays;
+  std::vector<std::pair<std::string, std::string>> attrs;  // top-level, in file order
+  std::string text;                                        // arena for every string above
+  StringPool names;                                        // type keys and field names
+
+  [[nodiscard]] std::uint32_t size() const { return static_cast<std::uint32_t>(nodes.size()); }
+  [[nodiscard]] std::string_view view(TextSlice slice) const {
+    return std::string_view(text).substr(slice.offset, slice.size);
+  }
+  TextSlice store(std::string_view bytes) {
+    TextSlice slice{text.size(), static_cast<std::uint32_t>(bytes.size())};
+    text.append(bytes);
+    return slice;
+  }
+  [[nodiscard]] std::string_view type_key(std::uint32_t index) const {
+    return names.view(nodes[index].type_key);
+  }
+  [[nodiscard]] std::string_view repr(std::uint32_t index) const {
+    return view(nodes[index].repr);
+  }
+  [[nodiscard]] std::span<const JsonField> fields_of(std::uint32_t index) const {
+    const JsonNode& node = nodes[index];
+    return {fields.data() + node.first_field, node.field_count};
+  }
+  [[nodiscard]] std::span<const TextSlice> keys_of(std::uint32_t index) const {
+    const JsonNode& node = nodes[index];
+    return {keys.data() + node.first_key, node.key_count};
+  }
+  [[nodiscard]] std::span<const std::uint64_t> data_of(std::uint32_t index) const {
+    const JsonNode& node = nodes[index];
+    return {data.data() + node.first_data, node.data_count};
+  }
+  /// The value of attribute `name` of node `index`, if the node has it.
+  [[nodiscard]] std::optional<std::string_view> field(std::uint32_t index,
+                                                      std::string_view name) const {
+    StringId key = names.find(name);
+    if (!key.valid()) return std::nullopt;
+    for (const JsonField& entry : fields_of(index)) {
+      if (entry.key == key) return view(entry.value);
+    }
+    return std::nullopt;
+  }
+  /// Replaces node `index`'s fields (appended to the field array; the old slice is left unused).
+  void set_fields(std::uint32_t index, std::span<const JsonField> replacement) {
+    JsonNode& node = nodes[index];
+    node.first_field = static_cast<std::uint32_t>(fields.size());
+    node.field_count = static_cast<std::uint32_t>(replacement.size());
+    fields.insert(fields.end(), replacement.begin(), replacement.end());
+  }
+};
+
+/// Decodes a `repr_b64` value: base64 of (uint64 little-endian length ‖ bytes).
+inline std::optional<std::string> decode_repr_b64(std::string_view base64) {
+  std::string raw;
+  if (!absl::Base64Unescape(absl::string_view(base64.data(), base64.size()), &raw)) {
+    return std::nullopt;
+  }
+  if (raw.size() < 8) return std::nullopt;
+  std::uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<unsigned char>(raw[i]);
+  if (length != raw.size() - 8) return std::nullopt;
+  return raw.substr(8);
+}
+
+/// The SAX handler that fills a JsonDocument. The file's shape is fixed (four levels at most),
+/// so every value is checked against where it appears and anything else stops the parse.
+class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit DocumentBuilder(JsonDocument& document) : doc_(document) {}
+
+  absl::Status status = absl::OkStatus();
+  bool seen_root = false;
+  bool seen_nodes = false;
+
+  bool null() override { return unexpected("null"); }
+  bool boolean(bool) override { return unexpected("a boolean"); }
+  bool number_integer(number_integer_t value) override {
+    if (value < 0) return unexpected("a negative number");
+    return number(static_cast<std::uint64_t>(value));
+  }
+  bool number_unsigned(number_unsigned_t value) override { return number(value); }
+  bool number_float(number_float_t, const string_t&) override {
+    return unexpected("a fractional number");
+  }
+  bool binary(binary_t&) override { return unexpected("binary data"); }
+
+  bool string(string_t& value) override {
+    switch (state_) {
+      case State::kNodeMember:
+        if (member_ == "type_key") {
+          doc_.nodes.back().type_key = doc_.names.intern(value);
+        } else if (member_ == "repr_str" || member_ == "global_key") {
+          // global_key is TVM 0.6's spelling of repr_str (json_compact.py renames it)
+          set_repr(value);
+        } else if (member_ == "repr_b64") {
+          std::optional<std::string> bytes = decode_repr_b64(value);
+          if (!bytes) {
+            return fail("bad_base64", path(),
+                        "not base64 of an 8-byte length followed by that many bytes");
+          }
+          set_repr(*bytes);
+        } else {
+          return unexpected("a string");
+        }
+        state_ = State::kNode;
+        return true;
+      case State::kNodeAttrs:
+        doc_.fields.push_back({attr_key_, doc_.store(value)});
+        ++doc_.nodes.back().field_count;
+        return true;
+      case State::kNodeKeys:
+        doc_.keys.push_back(doc_.store(value));
+        ++doc_.nodes.back().key_count;
+        return true;
+      case State::kB64:
+        doc_.b64ndarrays.push_back(doc_.store(value));
+        return true;
+      case State::kTopAttrs:
+        doc_.attrs.emplace_back(std::move(top_attr_key_), value);
+        return true;
+      default:
+        return unexpected("a string");
+    }
+  }
+
+  bool start_object(std::size_t) override {
+    switch (state_) {
+      case State::kStart:
+        state_ = State::kTop;
+        return true;
+      case State::kNodes:
+        doc_.nodes.emplace_back();
+        doc_.nodes.back().first_field = static_cast<std::uint32_t>(doc_.fields.size());
+        doc_.nodes.back().first_key = static_cast<std::uint32_t>(doc_.keys.size());
+        doc_.nodes.back().first_data = static_cast<std::uint32_t>(doc_.data.size());
+        seen_type_key_ = false;
+        node_members_.clear();
+        state_ = State::kNode;
+        return true;
+      case State::kNodeMember:
+        if (member_ != "attrs") return unexpected("an object");
+        state_ = State::kNodeAttrs;
+        return true;
+      case State::kTopMember:
+        if (member_ != "attrs") return unexpected("an object");
+        state_ = State::kTopAttrs;
+        return true;
+      default:
+        return unexpected("an object");
+    }
+  }
+
+  bool key(string_t& name) override {
+    switch (state_) {
+      case State::kTop:
+        if (name != "root" && name != "nodes" && name != "b64ndarrays" && name != "attrs") {
+          return fail("unknown_key", name,
+                      "not a key of a TVM JSON file (root, nodes, b64ndarrays, attrs)");
+        }
+        if (std::find(top_members_.begin(), top_members_.end(), name) != top_members_.end()) {
+          return fail("duplicate_key", name, "appears twice");
+        }
+        top_members_.push_back(name);
+        member_ = name;
+        state_ = State::kTopMember;
+        return true;
+      case State::kNode:
+        if (name != "type_key" && name != "repr_str" && name != "repr_b64" && name != "attrs" &&
+            name != "keys" && name != "data" && name != "global_key") {
+          return fail("unknown_key", fmt::format("{}.{}", node_path(), name),
+                      "not a key of a node entry (type_key, repr_str, repr_b64, attrs, keys, "
+                      "data)");
+        }
+        if (std::find(node_members_.begin(), node_members_.end(), name) != node_members_.end()) {
+          return fail("duplicate_key", fmt::format("{}.{}", node_path(), name), "appears twice");
+        }
+        node_members_.push_back(name);
+        if (name == "type_key") seen_type_key_ = true;
+        member_ = name;
+        state_ = State::kNodeMember;
+        return true;
+      case State::kNodeAttrs: {
+        attr_key_ = doc_.names.intern(name);
+        const JsonNode& node = doc_.nodes.back();
+        for (std::uint32_t i = 0; i < node.field_count; ++i) {
+          if (doc_.fields[node.first_field + i].key == attr_key_) {
+            return fail("duplicate_key", fmt::format("{}.attrs.{}", node_path(), name),
+                        "appears twice");
+          }
+        }
+        return true;
+      }
+      case State::kTopAttrs:
+        top_attr_key_ = name;
+        return true;
+      default:
+        return unexpected("a key");
+    }
+  }
+
+  bool end_object() override {
+    switch (state_) {
+      case State::kTop:
+        state_ = State::kDone;
+        return true;
+      case State::kNode:
+        if (!seen_type_key_) {
+          return fail("missing_field", fmt::format("{}.type_key", node_path()),
+                      "a node entry needs a type_key");
+        }
+        state_ = State::kNodes;
+        return true;
+      case State::kNodeAttrs:
+        state_ = State::kNode;
+        return true;
+      case State::kTopAttrs:
+        state_ = State::kTop;
+        return true;
+      default:
+        return unexpected("the end of an object");
+    }
+  }
+
+  bool start_array(std::size_t) override {
+    if (state_ == State::kTopMember && member_ == "nodes") {
+      seen_nodes = true;
+      state_ = State::kNodes;
+      return true;
+    }
+    if (state_ == State::kTopMember && member_ == "b64ndarrays") {
+      state_ = State::kB64;
+      return true;
+    }
+    if (state_ == State::kNodeMember && member_ == "keys") {
+      state_ = State::kNodeKeys;
+      return true;
+    }
+    if (state_ == State::kNodeMember && member_ == "data") {
+      state_ = State::kNodeData;
+      return true;
+    }
+    return unexpected("an array");
+  }
+
+  bool end_array() override {
+    switch (state_) {
+      case State::kNodes:
+      case State::kB64:
+        state_ = State::kTop;
+        return true;
+      case State::kNodeKeys:
+      case State::kNodeData:
+        state_ = State::kNode;
+        return true;
+      default:
+        return unexpected("the end of an array");
+    }
+  }
+
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& error) override {
+    status = json_error("not_json", fmt::format("byte {}", position), error.what());
+    return false;
+  }
+
+ private:
+  enum class State {
+    kStart,
+    kTop,
+    kTopMember,
+    kNodes,
+    kNode,
+    kNodeMember,
+    kNodeAttrs,
+    kNodeKeys,
+    kNodeData,
+    kB64,
+    kTopAttrs,
+    kDone,
+  };
+
+  bool number(std::uint64_t value) {
+    if (state_ == State::kTopMember && member_ == "root") {
+      doc_.root = value;
+      seen_root = true;
+      state_ = State::kTop;
+      return true;
+    }
+    if (state_ == State::kNodeData) {
+      doc_.data.push_back(value);
+      ++doc_.nodes.back().data_count;
+      return true;
+    }
+    return unexpected("a number");
+  }
+
+  void set_repr(std::string_view bytes) {
+    doc_.nodes.back().has_repr = true;
+    doc_.nodes.back().repr = doc_.store(bytes);
+  }
+
+  [[nodiscard]] std::string node_path() const {
+    return fmt::format("nodes[{}]", doc_.nodes.size() - 1);
+  }
+  /// Where the value being read sits.
+  [[nodiscard]] std::string path() const {
+    switch (state_) {
+      case State::kStart:
+        return "";
+      case State::kTop:
+      case State::kTopMember:
+        return member_;
+      case State::kNodes:
+        return fmt::format("nodes[{}]", doc_.nodes.size());
+      case State::kNode:
+        return node_path();
+      case State::kNodeMember:
+        return fmt::format("{}.{}", node_path(), member_);
+      case State::kNodeAttrs:
+        return fmt::format("{}.attrs.{}", node_path(), doc_.names.view(attr_key_));
+      case State::kNodeKeys:
+        return fmt::format("{}.keys[{}]", node_path(), doc_.nodes.back().key_count);
+      case State::kNodeData:
+        return fmt::format("{}.data[{}]", node_path(), doc_.nodes.back().data_count);
+      case State::kB64:
+        return fmt::format("b64ndarrays[{}]", doc_.b64ndarrays.size());
+      case State::kTopAttrs:
+        return fmt::format("attrs.{}", top_attr_key_);
+      case State::kDone:
+        return "(after the end)";
+    }
+    return "";
+  }
+
+  bool unexpected(std::string_view what) {
+    std::string expected;
+    switch (state_) {
+      case State::kStart:
+        expected = "an object";
+        break;
+      case State::kTopMember:
+        expected = member_ == "root"    ? "a non-negative integer"
+                   : member_ == "nodes" ? "an array of node objects"
+                   : member_ == "attrs" ? "an object of strings"
+                                        : "an array of base64 strings";
+        break;
+      case State::kNodes:
+        expected = "a node object";
+        break;
+      case State::kNodeMember:
+        expected = member_ == "attrs"  ? "an object of strings"
+                   : member_ == "keys" ? "an array of strings"
+                   : member_ == "data" ? "an array of non-negative integers"
+                                       : "a string";
+        break;
+      case State::kNodeData:
+        expected = "a non-negative integer";
+        break;
+      default:
+        expected = "a string";
+    }
+    return fail("wrong_type", path(), fmt::format("expected {}, found {}", expected, what));
+  }
+
+  bool fail(std::string_view what, std::string_view where, std::string_view problem) {
+    status = json_error(what, where, problem);
+    return false;
+  }
+
+  JsonDocument& doc_;
+  State state_ = State::kStart;
+  std::string member_;
+  std::vector<std::string> top_members_;
+  std::vector<std::string> node_members_;
+  bool seen_type_key_ = false;
+  StringId attr_key_;
+  std::string top_attr_key_;
+};
+
+/// Parses the envelope of a TVM JSON file into `document` (a fresh one: StringPool does not
+/// move, so the caller owns where the table lives).
+inline absl::Status parse_document(std::string_view json, JsonDocument& document) {
+  DocumentBuilder builder(document);
+  bool ok = nlohmann::json::sax_parse(json.begin(), json.end(), &builder);
+  if (!ok || !builder.status.ok()) {
+    if (!builder.status.ok()) return builder.status;
+    return json_error("not_json", "", "the parser stopped");
+  }
+  if (!builder.seen_root) return json_error("missing_field", "root", "the file has no root");
+  if (!builder.seen_nodes) return json_error("missing_field", "nodes", "the file has no nodes");
+  if (document.nodes.empty()) {
+    return json_error("missing_field", "nodes", "the node list is empty (node 0 is the null)");
+  }
+  if (document.root >= document.nodes.size()) {
+    return json_error("dangling_reference", "root",
+                      fmt::format("refers to node {}, but there are {} nodes", document.root,
+                                  document.nodes.size()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace graphpat::relay::detail

@@ -1,0 +1,779 @@
+// Turns a graphpat Relay module (or one expression) into the TVM object graph save_json writes.
+//
+// Every graph node becomes one TVM object. When the graph was loaded from JSON, its provenance
+// says which JSON object each node was; a field whose value is unchanged then reuses the
+// original object (and with it TVM's sharing: one TensorType object for a param's annotation
+// and checked type, per-parameter VirtualDevices, spans, the source map, Map orders), and the
+// fields graphpat does not model (virtual_device_, type constraints, ...) are copied as read.
+// Nodes without provenance get what TVM gives a module built from Python: one shared
+// unconstrained VirtualDevice, null checked types and spans, empty arrays (§3.5 "Typical
+// values"). Graph nodes are visited in id order (operands first), never recursively.
+//
+//   graphpat::relay::detail::Emitter emitter(module.graph, provenance_or_null);
+//   std::uint32_t root = emitter.emit_module(module);
+//   absl::StatusOr<std::string> json = emitter.write(root);
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/status/statusor.h>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/io/relay_json/layouts.hpp"
+#include "graphpat/io/relay_json/object_graph.hpp"
+#include "graphpat/io/relay_json/provenance.hpp"
+#include "graphpat/io/relay_json/upgrade.hpp"
+#include "graphpat/ir/format.hpp"
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat::relay::detail {
+
+/// The type key of the JSON object for a node kind.
+constexpr std::string_view expression_key(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kVar:
+      return "relay.Var";
+    case NodeKind::kConstant:
+      return "relay.Constant";
+    case NodeKind::kOp:
+      return "Op";
+    case NodeKind::kCall:
+      return "relay.Call";
+    case NodeKind::kTuple:
+      return "relay.Tuple";
+    case NodeKind::kTupleGetItem:
+      return "relay.TupleGetItem";
+    case NodeKind::kFunction:
+      return "relay.Function";
+    case NodeKind::kLet:
+      return "relay.Let";
+    case NodeKind::kIf:
+      return "relay.If";
+    case NodeKind::kGlobalVar:
+      return "GlobalVar";
+  }
+  return "";
+}
+
+class Emitter {
+ public:
+  static constexpr std::uint32_t kNone = Id<void>::kNone;
+
+  /// `provenance` may be null, or belong to another context (then it is ignored).
+  Emitter(const relay::Graph& graph, const ProvenanceData* provenance)
+      : graph_(graph),
+        context_(graph.context()),
+        prov_(provenance != nullptr && provenance->context == &graph.context() ? provenance
+                                                                                : nullptr),
+        layouts_(context_),
+        out_of_node_(graph.size(), kNone) {
+    if (prov_ != nullptr) out_of_orig_.assign(prov_->document.size(), kNone);
+  }
+
+  /// The IRModule object of `module`.
+  std::uint32_t emit_module(const relay::Module& module) {
+    std::vector<NodeId> roots = module.roots();
+    emit_reachable(roots);
+    std::uint32_t original =
+        prov_ != nullptr && prov_->module_root ? static_cast<std::uint32_t>(prov_->document.root)
+                                               : kNone;
+    std::vector<std::uint32_t> pairs;
+    for (const GlobalFunction& function : module.functions()) {
+      pairs.push_back(global_var_object(function.name, function.function));
+      pairs.push_back(out_of_node_[function.function.index()]);
+    }
+    std::uint32_t functions = objects_.add("Map", {}, {}, pairs);
+    auto carried = [&](std::string_view field, auto make_new) {
+      std::uint32_t k = original_ref(original, field);
+      return k != kNone ? copy(k) : make_new();
+    };
+    auto empty_map = [&] { return objects_.add("Map", {}); };
+    std::uint32_t definitions = carried("type_definitions", empty_map);
+    std::uint32_t global_var_map = kNone;
+    std::uint32_t old_map = original_ref(original, "global_var_map_");
+    if (old_map != kNone && same_function_names(old_map, module)) {
+      global_var_map = copy(old_map);
+    } else {
+      std::vector<std::uint32_t> names;
+      std::vector<std::uint32_t> vars;
+      for (const GlobalFunction& function : module.functions()) {
+        names.push_back(objects_.text(module.name(function)));
+        vars.push_back(global_var_object(function.name, function.function));
+      }
+      global_var_map = objects_.add("Map", {}, names, vars);
+    }
+    std::uint32_t type_var_map = carried("global_type_var_map_", empty_map);
+    std::uint32_t source_map = carried("source_map", [&] {
+      return objects_.add("SourceMap", {objects_.ref("source_map", empty_map())});
+    });
+    std::uint32_t attrs = value_field(original, "attrs", module.attrs);
+    return objects_.add("IRModule", {objects_.ref("functions", functions),
+                                     objects_.ref("type_definitions", definitions),
+                                     objects_.ref("global_var_map_", global_var_map),
+                                     objects_.ref("global_type_var_map_", type_var_map),
+                                     objects_.ref("source_map", source_map),
+                                     objects_.ref("attrs", attrs)});
+  }
+
+  /// The object of a bare expression.
+  std::uint32_t emit_expression(NodeId root) {
+    emit_reachable(std::span(&root, 1));
+    return out_of_node_[root.index()];
+  }
+
+  /// The file, with `root` as its root.
+  absl::StatusOr<std::string> write(std::uint32_t root) {
+    if (!status_.ok()) return status_;
+    std::vector<std::pair<std::string, std::string>> top_attrs;
+    if (prov_ != nullptr) {
+      top_attrs = prov_->document.attrs;
+    } else {
+      top_attrs.emplace_back("tvm_version", std::string(kTvmVersion));
+    }
+    return write_json(objects_, root, context_, top_attrs);
+  }
+
+ private:
+  // ----- provenance lookups ------------------------------------------------------------------
+
+  const JsonDocument& doc() const { return prov_->document; }
+
+  /// The JSON index of field `field` of original node `index`, or kNone.
+  std::uint32_t original_ref(std::uint32_t index, std::string_view field) const {
+    if (prov_ == nullptr || index == kNone) return kNone;
+    std::optional<std::string_view> value = doc().field(index, field);
+    if (!value) return kNone;
+    std::optional<std::uint32_t> target = parse_decimal<std::uint32_t>(*value);
+    return target && *target < doc().size() ? *target : kNone;
+  }
+
+  /// The JSON index node `id` was read from, when the graph still holds that node there.
+  std::uint32_t provenance_of(NodeId id) const {
+    if (prov_ == nullptr) return kNone;
+    std::uint32_t index = prov_->index_of(id);
+    if (index == kNone || prov_->node_of[index] != id ||
+        doc().type_key(index) != expression_key(graph_.kind(id))) {
+      return kNone;
+    }
+    return index;
+  }
+
+  /// The graph node standing for original expression `index`, if it can be written now.
+  std::uint32_t resolve_expression(std::uint32_t index) {
+    NodeId node = prov_->node_of[index];
+    if (!node.valid() || !graph_.contains(node) || provenance_of(node) != index) return kNone;
+    if (out_of_node_[node.index()] == kNone && graph_.operands(node).empty()) emit_node(node);
+    return out_of_node_[node.index()];
+  }
+
+  /// The output object for original object `index`: the node it became if that node is
+  /// written, else a copy of what the file held (children first, iteratively).
+  std::uint32_t copy(std::uint32_t index) {
+    if (index == 0) return 0;
+    if (out_of_orig_[index] != kNone) return out_of_orig_[index];
+    struct Frame {
+      std::uint32_t index;
+      bool expanded;
+    };
+    std::vector<Frame> stack{{index, false}};
+    std::vector<std::uint32_t> children;
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      std::uint32_t current = frame.index;
+      if (current == 0 || out_of_orig_[current] != kNone) {
+        stack.pop_back();
+        continue;
+      }
+      if (std::uint32_t node = resolve_expression(current); node != kNone) {
+        out_of_orig_[current] = node;
+        stack.pop_back();
+        continue;
+      }
+      if (!frame.expanded) {
+        frame.expanded = true;
+        original_children(current, children);
+        for (std::uint32_t child : children) {
+          if (child != 0 && out_of_orig_[child] == kNone) stack.push_back({child, false});
+        }
+        continue;
+      }
+      out_of_orig_[current] = copy_one(current);
+      stack.pop_back();
+    }
+    return out_of_orig_[index];
+  }
+
+  /// Whether field `name` of original `index` is a reference (by layout, or by its looks).
+  bool original_is_ref(const Layout* layout, std::string_view name, std::string_view value) const {
+    if (layout == nullptr) return looks_like_ref(doc(), value);
+    for (const LayoutField& field : layout->fields) {
+      if (field.name == name) return field.kind == FieldKind::kRef;
+    }
+    return false;
+  }
+
+  void original_children(std::uint32_t index, std::vector<std::uint32_t>& out) {
+    out.clear();
+    std::string_view key = doc().type_key(index);
+    if (key == "Array" || key == "Map") {
+      for (std::uint64_t element : doc().data_of(index)) out.push_back(static_cast<std::uint32_t>(element));
+      return;
+    }
+    if (has_repr_bytes(key)) return;
+    const Layout* layout = trusted_layout(doc(), layouts_, index);
+    for (const JsonField& field : doc().fields_of(index)) {
+      std::string_view value = doc().view(field.value);
+      if (original_is_ref(layout, doc().names.view(field.key), value)) {
+        out.push_back(*parse_decimal<std::uint32_t>(value));
+      }
+    }
+  }
+
+  /// One original object, its children already copied.
+  std::uint32_t copy_one(std::uint32_t index) {
+    std::string_view key = doc().type_key(index);
+    if (has_repr_bytes(key)) return objects_.add_repr(key, doc().repr(index));
+    std::vector<std::uint32_t> data;
+    for (std::uint64_t element : doc().data_of(index)) {
+      data.push_back(copy(static_cast<std::uint32_t>(element)));
+    }
+    std::vector<std::uint32_t> keys;
+    for (TextSlice slice : doc().keys_of(index)) keys.push_back(objects_.text(doc().view(slice)));
+    std::vector<OutField> fields;
+    const Layout* layout = trusted_layout(doc(), layouts_, index);
+    if (layout != nullptr) {
+      for (const LayoutField& field : layout->fields) {
+        std::optional<std::string_view> value = doc().field(index, field.name);
+        if (field.kind == FieldKind::kRef) {
+          std::uint32_t target = value ? parse_decimal<std::uint32_t>(*value).value_or(0) : 0;
+          fields.push_back(objects_.ref(field.name, copy(target)));
+        } else if (value) {
+          fields.push_back(objects_.inline_text(field.name, *value));
+        }
+      }
+    } else {
+      // Unknown layout: references in the order the original numbering met them.
+      std::vector<std::pair<std::uint32_t, std::string_view>> refs;
+      for (const JsonField& field : doc().fields_of(index)) {
+        std::string_view name = doc().names.view(field.key);
+        std::string_view value = doc().view(field.value);
+        if (looks_like_ref(doc(), value)) {
+          refs.emplace_back(*parse_decimal<std::uint32_t>(value), name);
+        } else {
+          fields.push_back(objects_.inline_text(name, value));
+        }
+      }
+      std::sort(refs.begin(), refs.end());
+      for (auto [target, name] : refs) fields.push_back(objects_.ref(name, copy(target)));
+    }
+    return objects_.add(key, fields, keys, data);
+  }
+
+  bool same_function_names(std::uint32_t map, const relay::Module& module) const {
+    auto keys = doc().keys_of(map);
+    if (doc().type_key(map) != "Map" || keys.size() != module.functions().size()) return false;
+    for (TextSlice slice : keys) {
+      if (!module.find(doc().view(slice))) return false;
+    }
+    return true;
+  }
+
+  // ----- fields with or without provenance --------------------------------------------------
+
+  std::uint32_t type_field(std::uint32_t index, std::string_view field, TypeId type) {
+    std::uint32_t k = original_ref(index, field);
+    if (k != kNone && (k == 0 ? !type.valid() : prov_->type_of[k] == type && type.valid())) {
+      return copy(k);
+    }
+    return new_type(type);
+  }
+
+  std::uint32_t span_field(std::uint32_t index, SpanId span) {
+    std::uint32_t k = original_ref(index, "span");
+    if (k != kNone && (k == 0 ? !span.valid() : prov_->span_of[k] == span && span.valid())) {
+      return copy(k);
+    }
+    return new_span(span);
+  }
+
+  std::uint32_t value_field(std::uint32_t index, std::string_view field, AttrValueId value) {
+    std::uint32_t k = original_ref(index, field);
+    if (k != kNone && (k == 0 ? !value.valid() : prov_->attr_of[k] == value && value.valid())) {
+      return copy(k);
+    }
+    return value.valid() ? new_value(value) : 0;
+  }
+
+  std::uint32_t device_field(std::uint32_t index, NodeKind kind) {
+    std::uint32_t k = original_ref(index, "virtual_device_");
+    if (k != kNone) return copy(k);
+    if (index != kNone || kind == NodeKind::kGlobalVar) return 0;
+    if (shared_device_ == kNone) {
+      shared_device_ =
+          prov_ != nullptr && prov_->shared_virtual_device != 0
+              ? copy(prov_->shared_virtual_device)
+              : objects_.add("VirtualDevice",
+                             {objects_.inline_text("device_type_int", "-1"),
+                              objects_.inline_text("virtual_device_id", "-1"),
+                              objects_.ref("target", 0),
+                              objects_.ref("memory_scope", objects_.add_repr("runtime.String", ""))});
+    }
+    return shared_device_;
+  }
+
+  /// An Array of the operands' objects, reusing the original Array when it held the same nodes.
+  std::uint32_t node_list(std::uint32_t index, std::string_view field,
+                          std::span<const NodeId> nodes) {
+    std::uint32_t k = original_ref(index, field);
+    if (k != kNone && k != 0 && doc().type_key(k) == "Array") {
+      auto data = doc().data_of(k);
+      bool same = data.size() == nodes.size();
+      for (std::size_t i = 0; same && i < data.size(); ++i) {
+        same = prov_->node_of[data[i]] == nodes[i];
+      }
+      if (same) return copy(k);
+    }
+    std::vector<std::uint32_t> elements;
+    for (NodeId node : nodes) elements.push_back(out_of_node_[node.index()]);
+    return objects_.add("Array", {}, {}, elements);
+  }
+
+  /// An Array of types from a tuple type (type args, type params; none is the empty array).
+  std::uint32_t type_list(std::uint32_t index, std::string_view field, TypeId tuple) {
+    std::vector<TypeId> types;
+    if (tuple.valid()) {
+      for (TypeId child : context_.types.children(tuple)) types.push_back(child);
+    }
+    std::uint32_t k = original_ref(index, field);
+    if (k != kNone && k != 0 && doc().type_key(k) == "Array") {
+      auto data = doc().data_of(k);
+      bool same = data.size() == types.size();
+      for (std::size_t i = 0; same && i < data.size(); ++i) {
+        same = prov_->type_of[data[i]] == types[i];
+      }
+      if (same) return copy(k);
+    }
+    std::vector<std::uint32_t> elements;
+    for (TypeId type : types) elements.push_back(new_type(type));
+    return objects_.add("Array", {}, {}, elements);
+  }
+
+  /// A runtime.String for `text`, reusing original string `index` when it says the same.
+  std::uint32_t string_field(std::uint32_t index, std::string_view field, std::string_view text) {
+    std::uint32_t k = original_ref(index, field);
+    if (k != kNone && k != 0 && doc().type_key(k) == "runtime.String" && doc().repr(k) == text) {
+      return copy(k);
+    }
+    return objects_.add_repr("runtime.String", text);
+  }
+
+  // ----- new objects from graphpat values ---------------------------------------------------
+
+  void fail(absl::Status status) {
+    if (status_.ok()) status_ = std::move(status);
+  }
+
+  std::uint32_t int_imm(std::string_view dtype, std::int64_t value) {
+    return objects_.add("IntImm", {objects_.inline_text("dtype", dtype),
+                                   objects_.inline_text("value", fmt::format("{}", value)),
+                                   objects_.ref("span", 0)});
+  }
+
+  std::uint32_t new_dim(DimId id) {
+    const Dim& dim = context_.types.get_dim(id);
+    switch (dim.kind) {
+      case Dim::Kind::kInt:
+        return int_imm(fmt::format("int{}", dim.bits), dim.value);
+      case Dim::Kind::kAny:
+        return objects_.add("tir.Any",
+                            {objects_.inline_text("dtype", "int32"), objects_.ref("span", 0)});
+      case Dim::Kind::kSymbol:
+        break;
+    }
+    // One object per symbolic variable, as TVM shares a tir.Var across the types using it.
+    if (auto found = symbols_.find(id); found != symbols_.end()) return found->second;
+    std::string_view key = context_.strings.view(dim.symbol_type_key);
+    if (key != "tir.Var" && key != "tir.SizeVar") {
+      fail(json_error("unsupported", "",
+                      fmt::format("the symbolic dimension {} ({}) has no JSON form without the "
+                                  "file it was read from",
+                                  context_.strings.view(dim.symbol), key)));
+      return 0;
+    }
+    std::uint32_t prim = objects_.add("PrimType", {objects_.inline_text("dtype", "int32")});
+    std::uint32_t result = objects_.add(
+        key, {objects_.inline_text("dtype", "int32"),
+              objects_.ref("name", objects_.add_repr("runtime.String",
+                                                     context_.strings.view(dim.symbol))),
+              objects_.ref("type_annotation", prim), objects_.ref("span", 0)});
+    symbols_.emplace(id, result);
+    return result;
+  }
+
+  std::uint32_t new_types(graphpat::detail::IdSpan<TypeId> types) {
+    std::vector<std::uint32_t> elements;
+    for (TypeId type : types) elements.push_back(new_type(type));
+    return objects_.add("Array", {}, {}, elements);
+  }
+
+  // Recursion follows the nesting of one type, which the readers bound.
+  std::uint32_t new_type(TypeId id) {
+    if (!id.valid()) return 0;
+    const TypeTable& types = context_.types;
+    const TypeRecord& record = types.get(id);
+    auto name = [&] { return objects_.add_repr("runtime.String", context_.strings.view(record.name)); };
+    auto kind = [&] { return objects_.inline_text("kind", fmt::format("{}", record.extra)); };
+    switch (record.kind) {
+      case TypeKind::kTensor: {
+        std::vector<std::uint32_t> dims;
+        for (DimId dim : types.dims(id)) dims.push_back(new_dim(dim));
+        std::uint32_t shape = objects_.add("Array", {}, {}, dims);
+        return objects_.add("relay.TensorType",
+                            {objects_.ref("shape", shape),
+                             objects_.inline_text("dtype", context_.strings.view(record.name)),
+                             objects_.ref("span", 0)});
+      }
+      case TypeKind::kTuple:
+        return objects_.add("TupleType", {objects_.ref("fields", new_types(types.children(id))),
+                                          objects_.ref("span", 0)});
+      case TypeKind::kFunc: {
+        std::uint32_t params = new_types(types.func_params(id));
+        std::uint32_t result = new_type(types.func_result(id));
+        std::uint32_t type_params = new_types(types.func_type_params(id));
+        return objects_.add("FuncType",
+                            {objects_.ref("arg_types", params), objects_.ref("ret_type", result),
+                             objects_.ref("type_params", type_params),
+                             objects_.ref("type_constraints", objects_.add("Array", {})),
+                             objects_.ref("span", 0)});
+      }
+      case TypeKind::kTypeVar:
+        return objects_.add("TypeVar",
+                            {objects_.ref("name_hint", name()), kind(), objects_.ref("span", 0)});
+      case TypeKind::kGlobalTypeVar:
+        return objects_.add("GlobalTypeVar", {objects_.ref("name_hint", name()), kind()});
+      case TypeKind::kTypeCall: {
+        auto children = types.children(id);
+        std::uint32_t callee = new_type(children[0]);
+        std::uint32_t args = new_types(children.subspan(1, children.size() - 1));
+        return objects_.add("TypeCall", {objects_.ref("func", callee), objects_.ref("args", args),
+                                         objects_.ref("span", 0)});
+      }
+      case TypeKind::kRef:
+        return objects_.add("relay.RefType", {objects_.ref("value", new_type(types.children(id)[0])),
+                                              objects_.ref("span", 0)});
+      case TypeKind::kIncomplete:
+        return objects_.add("IncompleteType", {kind(), objects_.ref("span", 0)});
+      case TypeKind::kOpaque:
+        break;
+    }
+    fail(json_error("unsupported", "",
+                    fmt::format("the type {} has no JSON form without the file it was read from",
+                                to_string(context_, id))));
+    return 0;
+  }
+
+  std::uint32_t new_span(SpanId id) {
+    if (!id.valid()) return 0;
+    const Span& span = context_.spans.get(id);
+    std::uint32_t& source = source_names_[span.source];
+    if (source == 0) {
+      source = objects_.add_repr("SourceName", context_.strings.view(span.source));
+    }
+    return objects_.add("Span", {objects_.ref("source_name", source),
+                                 objects_.inline_text("line", fmt::format("{}", span.line)),
+                                 objects_.inline_text("column", fmt::format("{}", span.column)),
+                                 objects_.inline_text("end_line", fmt::format("{}", span.end_line)),
+                                 objects_.inline_text("end_column",
+                                                      fmt::format("{}", span.end_column))});
+  }
+
+  /// The inline text of a value stored in a field of kind `kind`.
+  std::string inline_text(AttrValueId id, FieldKind kind) const {
+    const AttrTable& attrs = context_.attrs;
+    const AttrRecord& record = attrs.get(id);
+    switch (record.kind) {
+      case AttrKind::kBool:
+        return attrs.as_bool(id) ? "1" : "0";
+      case AttrKind::kInt:
+        return kind == FieldKind::kDouble ? fmt::format("{:.17g}", static_cast<double>(attrs.as_int(id)))
+                                          : fmt::format("{}", attrs.as_int(id));
+      case AttrKind::kFloat:
+        return fmt::format("{:.17g}", attrs.as_float(id));
+      case AttrKind::kString:
+      case AttrKind::kDataType:
+        return std::string(attrs.text(id));
+      default:
+        return to_string(context_, id);
+    }
+  }
+
+  // Recursion follows the nesting of one value, which the readers bound.
+  std::uint32_t new_value(AttrValueId id) {
+    const AttrTable& attrs = context_.attrs;
+    const AttrRecord& record = attrs.get(id);
+    switch (record.kind) {
+      case AttrKind::kNull:
+        return 0;
+      case AttrKind::kBool:
+        return int_imm("bool", attrs.as_bool(id) ? 1 : 0);
+      case AttrKind::kInt:
+        return int_imm(fmt::format("{}int{}", record.is_unsigned ? "u" : "", record.bits),
+                       attrs.as_int(id));
+      case AttrKind::kFloat:
+        return objects_.add("FloatImm",
+                            {objects_.inline_text("dtype", fmt::format("float{}", record.bits)),
+                             objects_.inline_text("value", fmt::format("{:.17g}", attrs.as_float(id))),
+                             objects_.ref("span", 0)});
+      case AttrKind::kString:
+      case AttrKind::kDataType:
+        return objects_.add_repr("runtime.String", attrs.text(id));
+      case AttrKind::kArray: {
+        std::vector<std::uint32_t> elements;
+        for (AttrValueId element : attrs.elements(id)) elements.push_back(new_value(element));
+        return objects_.add("Array", {}, {}, elements);
+      }
+      case AttrKind::kMap: {
+        bool string_keys = true;
+        for (std::size_t i = 0; i < attrs.entry_count(id); ++i) {
+          string_keys = string_keys && attrs.kind(attrs.map_key(id, i)) == AttrKind::kString;
+        }
+        std::vector<std::uint32_t> keys;
+        std::vector<std::uint32_t> data;
+        for (std::size_t i = 0; i < attrs.entry_count(id); ++i) {
+          if (string_keys) {
+            keys.push_back(objects_.text(attrs.text(attrs.map_key(id, i))));
+          } else {
+            data.push_back(new_value(attrs.map_key(id, i)));
+          }
+          data.push_back(new_value(attrs.entry_value(id, i)));
+        }
+        return objects_.add("Map", {}, keys, data);
+      }
+      case AttrKind::kObject:
+        return new_object(id);
+    }
+    return 0;
+  }
+
+  std::uint32_t new_object(AttrValueId id) {
+    const AttrTable& attrs = context_.attrs;
+    std::string_view key = attrs.text(id);
+    std::size_t count = attrs.entry_count(id);
+    auto field_name = [&](std::size_t i) { return context_.strings.view(attrs.field_key(id, i)); };
+    if (key == "DictAttrs") {
+      std::vector<std::uint32_t> keys;
+      std::vector<std::uint32_t> data;
+      for (std::size_t i = 0; i < count; ++i) {
+        keys.push_back(objects_.text(field_name(i)));
+        data.push_back(new_value(attrs.entry_value(id, i)));
+      }
+      return objects_.add("DictAttrs", {objects_.ref("__dict__", objects_.add("Map", {}, keys, data))});
+    }
+    if (has_repr_bytes(key)) {
+      std::optional<AttrValueId> repr = attrs.find_field(id, "repr");
+      return objects_.add_repr(key, repr ? attrs.text(*repr) : std::string_view());
+    }
+    std::vector<OutField> fields;
+    if (const Layout* layout = layouts_.find(key)) {
+      for (const LayoutField& field : layout->fields) {
+        std::optional<AttrValueId> value = attrs.find_field(id, field.name);
+        if (field.kind == FieldKind::kRef) {
+          fields.push_back(objects_.ref(field.name, value ? new_value(*value) : 0));
+        } else if (value) {
+          fields.push_back(objects_.inline_text(field.name, inline_text(*value, field.kind)));
+        }
+      }
+    } else {
+      for (std::size_t i = 0; i < count; ++i) {
+        AttrValueId value = attrs.entry_value(id, i);
+        if (attrs.kind(value) == AttrKind::kString) {
+          fields.push_back(objects_.inline_text(field_name(i), attrs.text(value)));
+        } else {
+          fields.push_back(objects_.ref(field_name(i), new_value(value)));
+        }
+      }
+    }
+    return objects_.add(key, fields);
+  }
+
+  // ----- graph nodes ---------------------------------------------------------------------------
+
+  /// The GlobalVar object for function `name`: the one the graph or the file already has for
+  /// that name, else a new one (TVM keeps one GlobalVar per name in a module).
+  std::uint32_t global_var_object(StringId name, NodeId function) {
+    if (auto found = globals_.find(name); found != globals_.end()) return found->second;
+    std::string_view text = context_.strings.view(name);
+    std::uint32_t result = kNone;
+    if (prov_ != nullptr) {
+      auto original = prov_->global_vars.find(std::string(text));
+      if (original != prov_->global_vars.end()) result = copy(original->second);
+    }
+    if (result == kNone) {
+      // A function's GlobalVar carries the function's type object, as after InferType.
+      std::uint32_t checked = 0;
+      std::uint32_t function_object = out_of_node_[function.index()];
+      for (const OutField& field : objects_.fields_of(function_object)) {
+        if (objects_.names.view(field.key) == "_checked_type_") checked = field.value;
+      }
+      result = objects_.add("GlobalVar", {objects_.ref("name_hint", objects_.add_repr("runtime.String", text)),
+                                          objects_.ref("virtual_device_", 0), objects_.ref("span", 0),
+                                          objects_.ref("_checked_type_", checked)});
+    }
+    globals_.emplace(name, result);
+    return result;
+  }
+
+  void emit_reachable(std::span<const NodeId> roots) {
+    std::vector<bool> needed(graph_.size(), false);
+    for (NodeId root : roots) needed[root.index()] = true;
+    for (std::uint32_t i = graph_.size(); i-- > 0;) {
+      if (!needed[i]) continue;
+      for (NodeId operand : graph_.operands(NodeId(i))) needed[operand.index()] = true;
+    }
+    for (std::uint32_t i = 0; i < graph_.size(); ++i) {
+      if (needed[i] && out_of_node_[i] == kNone) emit_node(NodeId(i));
+    }
+  }
+
+  std::uint32_t object_of(NodeId id) const { return out_of_node_[id.index()]; }
+
+  void emit_node(NodeId id) {
+    std::uint32_t k = provenance_of(id);
+    NodeKind kind = graph_.kind(id);
+    std::vector<OutField> fields;
+    auto common = [&] {
+      fields.push_back(objects_.ref("virtual_device_", device_field(k, kind)));
+      fields.push_back(objects_.ref("span", span_field(k, graph_.span(id))));
+      fields.push_back(objects_.ref("_checked_type_", type_field(k, "_checked_type_", graph_.type(id))));
+    };
+    std::uint32_t result = kNone;
+    switch (kind) {
+      case NodeKind::kOp:
+        result = objects_.add_repr("Op", context_.op_name(graph_.op(id)));
+        break;
+      case NodeKind::kGlobalVar: {
+        StringId name = graph_.name_id(id);
+        if (k == kNone) {
+          auto found = globals_.find(name);
+          if (found != globals_.end()) {
+            result = found->second;
+            break;
+          }
+          if (prov_ != nullptr) {
+            auto original = prov_->global_vars.find(std::string(graph_.name(id)));
+            NodeId same = original == prov_->global_vars.end() ? NodeId()
+                                                                 : prov_->node_of[original->second];
+            if (same.valid() && graph_.contains(same) && same != id &&
+                provenance_of(same) == original->second) {
+              if (object_of(same) == kNone) emit_node(same);
+              result = object_of(same);
+              break;
+            }
+          }
+        }
+        fields.push_back(objects_.ref("name_hint", string_field(k, "name_hint", graph_.name(id))));
+        common();
+        result = objects_.add("GlobalVar", fields);
+        globals_.try_emplace(name, result);
+        break;
+      }
+      case NodeKind::kVar: {
+        std::uint32_t vid = original_ref(k, "vid");
+        std::string_view name = graph_.name(id);
+        if (vid == kNone || vid == 0 || doc().type_key(vid) != "relay.Id" ||
+            original_ref(vid, "name_hint") == kNone ||
+            doc().repr(original_ref(vid, "name_hint")) != name) {
+          vid = objects_.add("relay.Id", {objects_.ref("name_hint", objects_.add_repr("runtime.String", name))});
+        } else {
+          vid = copy(vid);
+        }
+        fields.push_back(objects_.ref("vid", vid));
+        fields.push_back(objects_.ref("type_annotation", type_field(k, "type_annotation", graph_.annotation(id))));
+        common();
+        result = objects_.add("relay.Var", fields);
+        break;
+      }
+      case NodeKind::kConstant: {
+        TensorId tensor = graph_.tensor_id(id);
+        auto [slot, inserted] = tensor_slots_.try_emplace(tensor, 0);
+        if (inserted) slot->second = objects_.add_ndarray(tensor);
+        fields.push_back({objects_.names.intern("data"), OutKind::kNDArray, slot->second});
+        common();
+        result = objects_.add("relay.Constant", fields);
+        break;
+      }
+      case NodeKind::kCall:
+        fields.push_back(objects_.ref("op", object_of(graph_.callee(id))));
+        fields.push_back(objects_.ref("args", node_list(k, "args", graph_.args(id))));
+        fields.push_back(objects_.ref("attrs", value_field(k, "attrs", graph_.attrs(id))));
+        fields.push_back(objects_.ref("type_args", type_list(k, "type_args", graph_.type_args(id))));
+        common();
+        result = objects_.add("relay.Call", fields);
+        break;
+      case NodeKind::kTuple:
+        fields.push_back(objects_.ref("fields", node_list(k, "fields", graph_.fields(id))));
+        common();
+        result = objects_.add("relay.Tuple", fields);
+        break;
+      case NodeKind::kTupleGetItem:
+        fields.push_back(objects_.ref("tuple_value", object_of(graph_.tuple(id))));
+        fields.push_back(objects_.inline_text("index", fmt::format("{}", graph_.index(id))));
+        common();
+        result = objects_.add("relay.TupleGetItem", fields);
+        break;
+      case NodeKind::kFunction:
+        fields.push_back(objects_.ref("params", node_list(k, "params", graph_.params(id))));
+        fields.push_back(objects_.ref("body", object_of(graph_.body(id))));
+        fields.push_back(objects_.ref("ret_type", type_field(k, "ret_type", graph_.result_type(id))));
+        fields.push_back(objects_.ref("type_params", type_list(k, "type_params", graph_.type_params(id))));
+        fields.push_back(objects_.ref("attrs", value_field(k, "attrs", graph_.attrs(id))));
+        common();
+        result = objects_.add("relay.Function", fields);
+        break;
+      case NodeKind::kLet: {
+        // TVM walks let chains iteratively: var, value, span, checked type, then the body;
+        // virtual_device_ is not visited from a Let (§3.4).
+        std::uint32_t device = device_field(k, kind);
+        fields.push_back(objects_.ref("var", object_of(graph_.let_var(id))));
+        fields.push_back(objects_.ref("value", object_of(graph_.let_value(id))));
+        fields.push_back(objects_.ref("span", span_field(k, graph_.span(id))));
+        fields.push_back(objects_.ref("_checked_type_", type_field(k, "_checked_type_", graph_.type(id))));
+        fields.push_back(objects_.ref("body", object_of(graph_.body(id))));
+        fields.push_back({objects_.names.intern("virtual_device_"), OutKind::kRefUntraversed, device});
+        result = objects_.add("relay.Let", fields);
+        break;
+      }
+      case NodeKind::kIf:
+        fields.push_back(objects_.ref("cond", object_of(graph_.condition(id))));
+        fields.push_back(objects_.ref("true_branch", object_of(graph_.then_branch(id))));
+        fields.push_back(objects_.ref("false_branch", object_of(graph_.else_branch(id))));
+        common();
+        result = objects_.add("relay.If", fields);
+        break;
+    }
+    out_of_node_[id.index()] = result;
+    if (k != kNone) out_of_orig_[k] = result;
+  }
+
+  const relay::Graph& graph_;
+  const Context& context_;
+  const ProvenanceData* prov_;
+  LayoutCache layouts_;
+  ObjectGraph objects_;
+  std::vector<std::uint32_t> out_of_node_;
+  std::vector<std::uint32_t> out_of_orig_;
+  std::uint32_t shared_device_ = kNone;
+  absl::flat_hash_map<StringId, std::uint32_t> globals_;
+  absl::flat_hash_map<DimId, std::uint32_t> symbols_;
+  absl::flat_hash_map<StringId, std::uint32_t> source_names_;
+  absl::flat_hash_map<TensorId, std::uint32_t> tensor_slots_;
+  absl::Status status_ = absl::OkStatus();
+};
+
+}  // namespace graphpat::relay::detail

@@ -1,0 +1,245 @@
+// The field layout of every TVM object a Relay JSON file holds: field names in declaration
+// (VisitAttrs) order, which is the order save_json numbers nodes in, and how each field is
+// stored (an inline string such as `"groups": "1"`, or a reference to another node). Relay
+// attribute structs (relay.attrs.*) take their layout from the op registry's schemas; the other
+// types are TVM v0.14's, listed below (spec relay-formats.md §3.5).
+//
+//   graphpat::relay::detail::LayoutCache layouts(context);
+//   const graphpat::relay::detail::Layout* call = layouts.find("relay.Call");
+//   // call->fields[0] is {"op", FieldKind::kRef}; nullptr for a type key nobody knows
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphpat/io/relay_json/document.hpp"
+#include "graphpat/ir/context.hpp"
+#include "graphpat/relay/attr_fields.hpp"
+
+namespace graphpat::relay::detail {
+
+/// How one field of a TVM object is stored in JSON.
+enum class FieldKind : std::uint8_t {
+  kRef,       // a node index as a decimal string ("0" is null)
+  kInt,       // inline decimal (int, int64_t, enums)
+  kBool,      // inline "1" / "0"
+  kDouble,    // inline %.17g
+  kString,    // inline std::string
+  kDataType,  // inline dtype ("float32", "" for void)
+  kNDArray,   // inline index into b64ndarrays (relay.Constant.data)
+};
+
+struct LayoutField {
+  std::string_view name;
+  FieldKind kind;
+};
+
+/// The fields of one object type, in declaration order.
+struct Layout {
+  std::string_view type_key;
+  std::vector<LayoutField> fields;
+  bool is_attrs_struct = false;  // from the op registry (relay.attrs.*)
+};
+
+/// The kind of a relay attribute struct field, from its C++ type (the shared rule of
+/// attr_fields.hpp).
+constexpr FieldKind kind_of_storage(FieldStorage storage) {
+  switch (storage) {
+    case FieldStorage::kInt:
+      return FieldKind::kInt;
+    case FieldStorage::kBool:
+      return FieldKind::kBool;
+    case FieldStorage::kDouble:
+      return FieldKind::kDouble;
+    case FieldStorage::kStdString:
+      return FieldKind::kString;
+    case FieldStorage::kDataType:
+      return FieldKind::kDataType;
+    case FieldStorage::kObject:
+      return FieldKind::kRef;
+  }
+  return FieldKind::kRef;
+}
+
+/// Layouts of the non-attrs TVM types, built once per process.
+inline const std::vector<Layout>& builtin_layouts() {
+  static const std::vector<Layout> layouts = [] {
+    constexpr FieldKind R = FieldKind::kRef;
+    constexpr FieldKind I = FieldKind::kInt;
+    constexpr FieldKind B = FieldKind::kBool;
+    constexpr FieldKind D = FieldKind::kDouble;
+    constexpr FieldKind T = FieldKind::kDataType;
+    // Every Relay expression ends with these three.
+    auto expr = [](std::string_view key, std::vector<LayoutField> fields) {
+      fields.push_back({"virtual_device_", FieldKind::kRef});
+      fields.push_back({"span", FieldKind::kRef});
+      fields.push_back({"_checked_type_", FieldKind::kRef});
+      return Layout{key, std::move(fields)};
+    };
+    std::vector<Layout> all = {
+        {"IRModule",
+         {{"functions", R},
+          {"type_definitions", R},
+          {"global_var_map_", R},
+          {"global_type_var_map_", R},
+          {"source_map", R},
+          {"attrs", R}}},
+        {"GlobalVar",
+         {{"name_hint", R}, {"virtual_device_", R}, {"span", R}, {"_checked_type_", R}}},
+        expr("relay.Function",
+             {{"params", R}, {"body", R}, {"ret_type", R}, {"type_params", R}, {"attrs", R}}),
+        expr("relay.Var", {{"vid", R}, {"type_annotation", R}}),
+        {"relay.Id", {{"name_hint", R}}},
+        expr("relay.Call", {{"op", R}, {"args", R}, {"attrs", R}, {"type_args", R}}),
+        expr("relay.Constant", {{"data", FieldKind::kNDArray}}),
+        expr("relay.Tuple", {{"fields", R}}),
+        expr("relay.TupleGetItem", {{"tuple_value", R}, {"index", I}}),
+        expr("relay.Let", {{"var", R}, {"value", R}, {"body", R}}),
+        expr("relay.If", {{"cond", R}, {"true_branch", R}, {"false_branch", R}}),
+        expr("relay.Match", {{"data", R}, {"clauses", R}, {"complete", B}}),
+        {"relay.Clause", {{"lhs", R}, {"rhs", R}}},
+        expr("relay.RefCreate", {{"value", R}}),
+        expr("relay.RefRead", {{"ref", R}}),
+        expr("relay.RefWrite", {{"ref", R}, {"value", R}}),
+        {"relay.TensorType", {{"shape", R}, {"dtype", T}, {"span", R}}},
+        {"TupleType", {{"fields", R}, {"span", R}}},
+        {"FuncType",
+         {{"arg_types", R},
+          {"ret_type", R},
+          {"type_params", R},
+          {"type_constraints", R},
+          {"span", R}}},
+        {"TypeVar", {{"name_hint", R}, {"kind", I}, {"span", R}}},
+        {"GlobalTypeVar", {{"name_hint", R}, {"kind", I}}},
+        {"TypeCall", {{"func", R}, {"args", R}, {"span", R}}},
+        {"IncompleteType", {{"kind", I}, {"span", R}}},
+        {"relay.RefType", {{"value", R}, {"span", R}}},
+        {"relay.TypeData",
+         {{"header", R}, {"type_vars", R}, {"constructors", R}, {"span", R}}},
+        {"relay.Constructor",
+         {{"name_hint", R},
+          {"inputs", R},
+          {"belong_to", R},
+          {"tag", I},
+          {"span", R},
+          {"_checked_type_", R}}},
+        {"relay.PatternWildcard", {{"span", R}}},
+        {"relay.PatternVar", {{"var", R}, {"span", R}}},
+        {"relay.PatternConstructor", {{"constructor", R}, {"patterns", R}, {"span", R}}},
+        {"relay.PatternTuple", {{"patterns", R}, {"span", R}}},
+        {"IntImm", {{"dtype", T}, {"value", I}, {"span", R}}},
+        {"FloatImm", {{"dtype", T}, {"value", D}, {"span", R}}},
+        {"tir.Any", {{"dtype", T}, {"span", R}}},
+        {"tir.Var", {{"dtype", T}, {"name", R}, {"type_annotation", R}, {"span", R}}},
+        {"tir.SizeVar", {{"dtype", T}, {"name", R}, {"type_annotation", R}, {"span", R}}},
+        {"PrimType", {{"dtype", T}}},
+        {"DictAttrs", {{"__dict__", R}}},
+        {"VirtualDevice",
+         {{"device_type_int", I}, {"virtual_device_id", I}, {"target", R}, {"memory_scope", R}}},
+        {"Span",
+         {{"source_name", R}, {"line", I}, {"column", I}, {"end_line", I}, {"end_column", I}}},
+        {"SequentialSpan",
+         {{"source_name", R},
+          {"line", I},
+          {"column", I},
+          {"end_line", I},
+          {"end_column", I},
+          {"spans", R}}},
+        {"SourceMap", {{"source_map", R}}},
+        {"Source", {{"source_name", R}, {"source", R}}},
+    };
+    // TIR's binary PrimExprs (symbolic shape arithmetic) share one layout.
+    for (std::string_view key :
+         {"tir.Add", "tir.Sub", "tir.Mul", "tir.Div", "tir.Mod", "tir.FloorDiv", "tir.FloorMod",
+          "tir.Min", "tir.Max", "tir.EQ", "tir.NE", "tir.LT", "tir.LE", "tir.GT", "tir.GE",
+          "tir.And", "tir.Or"}) {
+      all.push_back({key, {{"dtype", T}, {"a", R}, {"b", R}, {"span", R}}});
+    }
+    return all;
+  }();
+  return layouts;
+}
+
+/// Objects whose JSON entry holds only `repr_str` / `repr_b64`.
+inline bool has_repr_bytes(std::string_view type_key) {
+  return type_key == "runtime.String" || type_key == "Op" || type_key == "SourceName" ||
+         type_key == "runtime.NDArray" || type_key == "runtime.Module";
+}
+
+/// Finds layouts by type key: the builtin TVM types, then the op registry's attribute structs.
+class LayoutCache {
+ public:
+  explicit LayoutCache(const Context& context) : ops_(context.ops), strings_(context.strings) {
+    for (const Layout& layout : builtin_layouts()) index_.emplace(layout.type_key, &layout);
+  }
+
+  /// The layout of `type_key`, or nullptr when graphpat does not know the type.
+  const Layout* find(std::string_view type_key) {
+    auto found = index_.find(type_key);
+    if (found != index_.end()) return found->second;
+    const AttrSchema* schema = ops_.find_schema(type_key);
+    if (schema == nullptr) return nullptr;
+    auto layout = std::make_unique<Layout>();
+    const StringPool& strings = strings_;
+    layout->type_key = strings.view(schema->type_key);
+    layout->is_attrs_struct = true;
+    for (const AttrSchemaField& field : schema->fields) {
+      layout->fields.push_back({strings.view(field.name),
+                                kind_of_storage(field_storage(strings.view(field.cpp_type)))});
+    }
+    const Layout* result = owned_.emplace_back(std::move(layout)).get();
+    index_.emplace(result->type_key, result);
+    return result;
+  }
+
+ private:
+  const OpRegistry& ops_;
+  const StringPool& strings_;
+  absl::flat_hash_map<std::string_view, const Layout*> index_;
+  std::vector<std::unique_ptr<Layout>> owned_;
+};
+
+/// Relay expression type keys (what may stand where a Relay expression is required).
+inline bool is_expression_key(std::string_view type_key) {
+  static constexpr std::array<std::string_view, 15> kKeys = {
+      "relay.Var",         "GlobalVar",        "Op",         "relay.Constant", "relay.Call",
+      "relay.Tuple",       "relay.TupleGetItem", "relay.Function", "relay.Let",   "relay.If",
+      "relay.Match",       "relay.RefCreate",  "relay.RefRead", "relay.RefWrite",
+      "relay.Constructor"};
+  for (std::string_view key : kKeys) {
+    if (key == type_key) return true;
+  }
+  return false;
+}
+
+/// The layout graphpat trusts for node `index` of `doc`: the known one, unless it is an
+/// attribute struct whose fields in the file are not exactly the schema's (another TVM
+/// version's struct): then nullptr, and the node is carried through field by field.
+inline const Layout* trusted_layout(const JsonDocument& doc, LayoutCache& layouts,
+                                    std::uint32_t index) {
+  const Layout* layout = layouts.find(doc.type_key(index));
+  if (layout == nullptr || !layout->is_attrs_struct) return layout;
+  auto fields = doc.fields_of(index);
+  if (fields.size() != layout->fields.size()) return nullptr;
+  for (const LayoutField& field : layout->fields) {
+    if (!doc.field(index, field.name)) return nullptr;
+  }
+  return layout;
+}
+
+/// Whether a field of an object of unknown layout is a reference: TVM writes references as
+/// bare decimal indices, so a decimal value naming an existing node is taken as one (an
+/// inline integer field of an unknown type that happens to look like one is a known gap).
+inline bool looks_like_ref(const JsonDocument& doc, std::string_view value) {
+  std::optional<std::uint32_t> target = parse_decimal<std::uint32_t>(value);
+  return target && *target < doc.size();
+}
+
+}  // namespace graphpat::relay::detail

@@ -1,0 +1,334 @@
+// The TVM object graph save_json writes, and the writer that turns it into dmlc::JSONWriter's
+// exact bytes (spec relay-formats.md §3.1–3.4): objects are numbered in depth-first pre-order
+// from the root, visiting fields in declaration order; `attrs` keys are printed sorted; every
+// comma is followed by a space; `data` breaks lines only above ten entries.
+//
+//   graphpat::relay::detail::ObjectGraph objects;
+//   std::uint32_t name = objects.add_repr("runtime.String", "main");
+//   std::uint32_t id = objects.add("relay.Id", {objects.ref("name_hint", name)});
+//   absl::StatusOr<std::string> json = graphpat::relay::detail::write_json(objects, id, context,
+//                                                                           {{"tvm_version",
+//                                                                             "0.14.0"}});
+#pragma once
+
+#include <absl/status/statusor.h>
+#include <absl/strings/escaping.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/io/relay_json/document.hpp"
+#include "graphpat/io/relay_json/ndarray.hpp"
+#include "graphpat/ir/context.hpp"
+
+namespace graphpat::relay::detail {
+
+/// How an output field's value is written.
+enum class OutKind : std::uint8_t {
+  kRef,             // an object id, written as its number
+  kRefUntraversed,  // the same, but not followed when numbering (relay.Let's virtual_device_)
+  kInline,          // a text id, written as is
+  kNDArray,         // a tensor slot, written as its b64ndarrays index
+};
+
+struct OutField {
+  StringId key;
+  OutKind kind;
+  std::uint32_t value;
+};
+
+struct OutObject {
+  StringId type_key;
+  bool has_repr = false;
+  std::uint32_t repr = 0;  // text id
+  std::uint32_t first_field = 0;
+  std::uint32_t field_count = 0;
+  std::uint32_t first_key = 0;  // text ids
+  std::uint32_t key_count = 0;
+  std::uint32_t first_data = 0;  // object ids
+  std::uint32_t data_count = 0;
+};
+
+/// Objects to write; id 0 is the null object. Fields are kept in traversal order.
+class ObjectGraph {
+ public:
+  ObjectGraph() { objects_.push_back({names.intern("")}); }
+
+  std::uint32_t text(std::string_view bytes) {
+    texts_.push_back({arena_.size(), static_cast<std::uint32_t>(bytes.size())});
+    arena_.append(bytes);
+    return static_cast<std::uint32_t>(texts_.size() - 1);
+  }
+  [[nodiscard]] std::string_view view(std::uint32_t text_id) const {
+    TextSlice slice = texts_[text_id];
+    return std::string_view(arena_).substr(slice.offset, slice.size);
+  }
+
+  OutField ref(std::string_view key, std::uint32_t object) {
+    return {names.intern(key), OutKind::kRef, object};
+  }
+  OutField inline_text(std::string_view key, std::string_view value) {
+    return {names.intern(key), OutKind::kInline, text(value)};
+  }
+
+  std::uint32_t add(std::string_view type_key, std::span<const OutField> fields,
+                    std::span<const std::uint32_t> key_texts = {},
+                    std::span<const std::uint32_t> data = {}) {
+    OutObject object;
+    object.type_key = names.intern(type_key);
+    object.first_field = static_cast<std::uint32_t>(fields_.size());
+    object.field_count = static_cast<std::uint32_t>(fields.size());
+    fields_.insert(fields_.end(), fields.begin(), fields.end());
+    object.first_key = static_cast<std::uint32_t>(keys_.size());
+    object.key_count = static_cast<std::uint32_t>(key_texts.size());
+    keys_.insert(keys_.end(), key_texts.begin(), key_texts.end());
+    object.first_data = static_cast<std::uint32_t>(data_.size());
+    object.data_count = static_cast<std::uint32_t>(data.size());
+    data_.insert(data_.end(), data.begin(), data.end());
+    objects_.push_back(object);
+    return static_cast<std::uint32_t>(objects_.size() - 1);
+  }
+  std::uint32_t add(std::string_view type_key, std::initializer_list<OutField> fields) {
+    return add(type_key, std::span(fields.begin(), fields.size()));
+  }
+  std::uint32_t add_repr(std::string_view type_key, std::string_view repr) {
+    std::uint32_t id = add(type_key, std::span<const OutField>{});
+    objects_[id].has_repr = true;
+    objects_[id].repr = text(repr);
+    return id;
+  }
+  /// A tensor slot for an NDArray field (the caller deduplicates by tensor).
+  std::uint32_t add_ndarray(TensorId tensor) {
+    ndarrays.push_back(tensor);
+    return static_cast<std::uint32_t>(ndarrays.size() - 1);
+  }
+
+  [[nodiscard]] std::uint32_t size() const { return static_cast<std::uint32_t>(objects_.size()); }
+  [[nodiscard]] const OutObject& object(std::uint32_t id) const { return objects_[id]; }
+  [[nodiscard]] std::span<const OutField> fields_of(std::uint32_t id) const {
+    return {fields_.data() + objects_[id].first_field, objects_[id].field_count};
+  }
+  [[nodiscard]] std::span<const std::uint32_t> keys_of(std::uint32_t id) const {
+    return {keys_.data() + objects_[id].first_key, objects_[id].key_count};
+  }
+  [[nodiscard]] std::span<const std::uint32_t> data_of(std::uint32_t id) const {
+    return {data_.data() + objects_[id].first_data, objects_[id].data_count};
+  }
+
+  StringPool names;               // type keys and field names
+  std::vector<TensorId> ndarrays;  // slot → tensor
+
+ private:
+  std::vector<OutObject> objects_;
+  std::vector<OutField> fields_;
+  std::vector<std::uint32_t> keys_;
+  std::vector<std::uint32_t> data_;
+  std::vector<TextSlice> texts_;
+  std::string arena_;
+};
+
+/// Appends `text` as a JSON string with dmlc's escapes (\r \n \\ \t \" only; other bytes raw).
+inline void append_json_string(std::string& out, std::string_view text) {
+  out += '"';
+  for (char c : text) {
+    switch (c) {
+      case '\r':
+        out += "\\r";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      default:
+        out += c;
+    }
+  }
+  out += '"';
+}
+
+/// Numbers the objects reachable from `root` and writes the file.
+inline absl::StatusOr<std::string> write_json(
+    const ObjectGraph& graph, std::uint32_t root, const Context& context,
+    std::span<const std::pair<std::string, std::string>> top_attrs) {
+  constexpr std::uint32_t kUnnumbered = Id<void>::kNone;
+  std::vector<std::uint32_t> number(graph.size(), kUnnumbered);
+  std::vector<std::uint32_t> order{0};
+  number[0] = 0;
+  std::vector<std::uint32_t> blob_of_slot(graph.ndarrays.size(), kUnnumbered);
+  std::vector<std::uint32_t> blobs;  // slots in b64ndarrays order
+
+  // Pre-order depth-first numbering with an explicit stack: (object, next child).
+  struct Frame {
+    std::uint32_t object;
+    std::uint32_t next;
+  };
+  std::vector<Frame> stack;
+  auto visit = [&](std::uint32_t object) {
+    number[object] = static_cast<std::uint32_t>(order.size());
+    order.push_back(object);
+    for (const OutField& field : graph.fields_of(object)) {
+      if (field.kind == OutKind::kNDArray && blob_of_slot[field.value] == kUnnumbered) {
+        blob_of_slot[field.value] = static_cast<std::uint32_t>(blobs.size());
+        blobs.push_back(field.value);
+      }
+    }
+    stack.push_back({object, 0});
+  };
+  auto number_from = [&](std::uint32_t start) {
+    if (number[start] != kUnnumbered) return;
+    visit(start);
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      auto fields = graph.fields_of(frame.object);
+      auto data = graph.data_of(frame.object);
+      if (frame.next >= fields.size() + data.size()) {
+        stack.pop_back();
+        continue;
+      }
+      std::uint32_t position = frame.next++;
+      std::uint32_t child = kUnnumbered;
+      if (position < fields.size()) {
+        if (fields[position].kind == OutKind::kRef) child = fields[position].value;
+      } else {
+        child = data[position - fields.size()];
+      }
+      if (child != kUnnumbered && number[child] == kUnnumbered) visit(child);
+    }
+  };
+  number_from(root);
+  // Fields TVM does not traverse (a Let's virtual_device_) normally point at an object numbered
+  // elsewhere; any that does not is numbered after everything else, so the file stays valid.
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    for (const OutField& field : graph.fields_of(order[i])) {
+      if (field.kind == OutKind::kRefUntraversed) number_from(field.value);
+    }
+  }
+
+  std::string out;
+  out.reserve(order.size() * 96);
+  out += fmt::format("{{\n  \"root\": {}, \n  \"nodes\": [", number[root]);
+  std::vector<const OutField*> sorted;
+  for (std::size_t position = 0; position < order.size(); ++position) {
+    std::uint32_t id = order[position];
+    const OutObject& object = graph.object(id);
+    out += position == 0 ? "\n    {\n      \"type_key\": " : ", \n    {\n      \"type_key\": ";
+    append_json_string(out, graph.names.view(object.type_key));
+    if (object.has_repr && !graph.view(object.repr).empty()) {
+      std::string_view repr = graph.view(object.repr);
+      bool printable = std::all_of(repr.begin(), repr.end(), [](char c) {
+        return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) <= 0x7E;
+      });
+      if (printable) {
+        out += ", \n      \"repr_str\": ";
+        append_json_string(out, repr);
+      } else {
+        std::string raw;
+        for (int i = 0; i < 8; ++i) {
+          raw.push_back(static_cast<char>((static_cast<std::uint64_t>(repr.size()) >> (8 * i)) & 0xFF));
+        }
+        raw.append(repr);
+        std::string encoded;
+        absl::Base64Escape(absl::string_view(raw), &encoded);
+        out += ", \n      \"repr_b64\": ";
+        append_json_string(out, encoded);
+      }
+    }
+    auto fields = graph.fields_of(id);
+    if (!fields.empty()) {
+      sorted.clear();
+      for (const OutField& field : fields) sorted.push_back(&field);
+      std::sort(sorted.begin(), sorted.end(), [&](const OutField* a, const OutField* b) {
+        return graph.names.view(a->key) < graph.names.view(b->key);
+      });
+      bool multi_line = sorted.size() > 1;
+      out += ", \n      \"attrs\": {";
+      for (std::size_t i = 0; i < sorted.size(); ++i) {
+        const OutField& field = *sorted[i];
+        if (i > 0) out += ", ";
+        if (multi_line) out += "\n        ";
+        out += '"';
+        out += graph.names.view(field.key);
+        out += "\": ";
+        switch (field.kind) {
+          case OutKind::kRef:
+          case OutKind::kRefUntraversed:
+            out += fmt::format("\"{}\"", number[field.value]);
+            break;
+          case OutKind::kNDArray:
+            out += fmt::format("\"{}\"", blob_of_slot[field.value]);
+            break;
+          case OutKind::kInline:
+            append_json_string(out, graph.view(field.value));
+            break;
+        }
+      }
+      out += multi_line ? "\n      }" : "}";
+    }
+    auto keys = graph.keys_of(id);
+    if (!keys.empty()) {
+      out += ", \n      \"keys\": [";
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        out += i > 0 ? ", \n        " : "\n        ";
+        append_json_string(out, graph.view(keys[i]));
+      }
+      out += "\n      ]";
+    }
+    auto data = graph.data_of(id);
+    if (!data.empty()) {
+      bool multi_line = data.size() > 10;
+      out += ", \n      \"data\": [";
+      for (std::size_t i = 0; i < data.size(); ++i) {
+        if (i > 0) out += ", ";
+        if (multi_line) out += "\n        ";
+        out += fmt::format("{}", number[data[i]]);
+      }
+      out += multi_line ? "\n      ]" : "]";
+    }
+    out += "\n    }";
+  }
+  out += "\n  ], \n  \"b64ndarrays\": [";
+  for (std::size_t i = 0; i < blobs.size(); ++i) {
+    const Tensor& tensor = context.tensors.get(graph.ndarrays[blobs[i]]);
+    std::string_view dtype = context.strings.view(tensor.dtype);
+    auto type = dlpack_type(dtype);
+    if (!type) {
+      return json_error("unsupported_dtype", fmt::format("b64ndarrays[{}]", i),
+                        fmt::format("dtype \"{}\" cannot be stored in an NDArray", dtype));
+    }
+    if (!tensor.has_data()) {
+      return json_error("missing_tensor_data", fmt::format("b64ndarrays[{}]", i),
+                        "a constant read without its data (Relay text without its metadata "
+                        "section) cannot be written to JSON");
+    }
+    out += i > 0 ? ", \n    \"" : "\n    \"";
+    out += encode_ndarray(*type, tensor.shape, tensor.data->view());
+    out += '"';
+  }
+  out += blobs.empty() ? "]" : "\n  ]";
+  out += ", \n  \"attrs\": {";
+  for (std::size_t i = 0; i < top_attrs.size(); ++i) {
+    if (i > 0) out += ", ";
+    if (top_attrs.size() > 1) out += "\n    ";
+    append_json_string(out, top_attrs[i].first);
+    out += ": ";
+    append_json_string(out, top_attrs[i].second);
+  }
+  out += top_attrs.size() > 1 ? "\n  }\n}" : "}\n}";
+  return out;
+}
+
+}  // namespace graphpat::relay::detail

@@ -1,0 +1,899 @@
+// Turns a (parsed, upgraded) TVM JSON node table into a graphpat Relay module, recording in a
+// ProvenanceData what every JSON index became so that save_json can write the file back byte
+// for byte. The representation rules are the ones the Relay text reader follows (see
+// relay_json.hpp), so a model loaded from either format gives the same graph.
+//
+// Nothing here recurses over the graph: references are checked (dangling, cycles) by one
+// iterative depth-first walk, expressions are built by an explicit-stack post-order walk, and
+// only the nesting of one type or attribute value is followed recursively, bounded by
+// kMaxValueDepth.
+//
+//   graphpat::relay::detail::JsonReader reader(provenance, module);
+//   absl::StatusOr<std::optional<graphpat::NodeId>> root = reader.read();
+//   // *root is the bare expression when the file's root was not an IRModule
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/status/statusor.h>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphpat/io/relay_json/document.hpp"
+#include "graphpat/io/relay_json/layouts.hpp"
+#include "graphpat/io/relay_json/ndarray.hpp"
+#include "graphpat/io/relay_json/provenance.hpp"
+#include "graphpat/io/relay_json/status_macros.hpp"
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat::relay::detail {
+
+/// How deep one type or attribute value may nest (a real one nests a handful of levels).
+inline constexpr int kMaxValueDepth = 200;
+
+/// Parses a double as TVM writes it (%.17g, plus inf/-inf/nan).
+inline std::optional<double> parse_double(std::string_view text) {
+  if (text == "inf") return std::numeric_limits<double>::infinity();
+  if (text == "-inf") return -std::numeric_limits<double>::infinity();
+  // TVM writes NaN as "nan" but cannot read it back; graphpat can (golden attrs_double_formats).
+  if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (text == "-nan") return -std::numeric_limits<double>::quiet_NaN();
+  return parse_decimal<double>(text);
+}
+
+/// An integer dtype's width and signedness ("int64" → 64, signed); nullopt for other dtypes.
+struct IntegerType {
+  std::uint8_t bits;
+  bool is_unsigned;
+};
+inline std::optional<IntegerType> integer_type(std::string_view dtype) {
+  std::optional<DataType> parsed = parse_dtype(dtype);
+  if (!parsed || parsed->lanes != 1 || parsed->bits > 64) return std::nullopt;
+  if (parsed->code == DataType::Code::kInt) return IntegerType{static_cast<std::uint8_t>(parsed->bits), false};
+  if (parsed->code == DataType::Code::kUInt) return IntegerType{static_cast<std::uint8_t>(parsed->bits), true};
+  return std::nullopt;
+}
+
+class JsonReader {
+ public:
+  JsonReader(ProvenanceData& provenance, relay::Module& module)
+      : prov_(provenance),
+        doc_(provenance.document),
+        module_(module),
+        context_(module.graph.context()),
+        builder_(module.graph),
+        layouts_(context_) {
+    std::uint32_t n = doc_.size();
+    prov_.context = &context_;
+    prov_.node_of.assign(n, NodeId());
+    prov_.type_of.assign(n, TypeId());
+    prov_.attr_of.assign(n, AttrValueId());
+    prov_.span_of.assign(n, SpanId());
+    tensors_.assign(doc_.b64ndarrays.size(), TensorId());
+  }
+
+  /// Builds the module; returns the root expression when the file's root is not an IRModule.
+  absl::StatusOr<std::optional<NodeId>> read() {
+    if (!doc_.type_key(0).empty()) {
+      return json_error("unexpected_type", "nodes[0]",
+                        fmt::format("node 0 must be the null node {{\"type_key\": \"\"}}, found "
+                                    "type_key \"{}\"",
+                                    doc_.type_key(0)));
+    }
+    GRAPHPAT_RELAY_JSON_CHECK(check_references());
+    auto root = static_cast<std::uint32_t>(doc_.root);
+    std::optional<NodeId> expression_root;
+    if (doc_.type_key(root) == "IRModule") {
+      prov_.module_root = true;
+      GRAPHPAT_RELAY_JSON_CHECK(read_module(root));
+    } else {
+      GRAPHPAT_RELAY_JSON_CHECK(expect_expression(root, "root"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(expression_root, expression(root));
+    }
+    record_provenance();
+    return expression_root;
+  }
+
+ private:
+  // ----- locations and raw field access -------------------------------------------------------
+
+  static std::string at(std::uint32_t index, std::string_view field) {
+    return fmt::format("nodes[{}].attrs.{}", index, field);
+  }
+  static std::string at_node(std::uint32_t index) { return fmt::format("nodes[{}]", index); }
+  static std::string at_data(std::uint32_t index, std::size_t position) {
+    return fmt::format("nodes[{}].data[{}]", index, position);
+  }
+
+  absl::StatusOr<std::string_view> text(std::uint32_t index, std::string_view field) {
+    std::optional<std::string_view> value = doc_.field(index, field);
+    if (!value) {
+      return json_error("missing_field", at(index, field),
+                        fmt::format("a {} needs this field", doc_.type_key(index)));
+    }
+    return *value;
+  }
+
+  absl::Status dangling(std::string_view where, std::uint64_t target) const {
+    return json_error("dangling_reference", where,
+                      fmt::format("refers to node {}, but there are {} nodes", target,
+                                  doc_.size()));
+  }
+
+  /// A reference field; a missing `virtual_device_` or IRModule `attrs` reads as null, as
+  /// json_compact.py makes it for files from before those fields existed.
+  absl::StatusOr<std::uint32_t> ref(std::uint32_t index, std::string_view field) {
+    std::optional<std::string_view> value = doc_.field(index, field);
+    if (!value) {
+      if (field == "virtual_device_" || field == "attrs" || field == "span") return 0u;
+      return json_error("missing_field", at(index, field),
+                        fmt::format("a {} needs this field", doc_.type_key(index)));
+    }
+    std::optional<std::uint64_t> target = parse_decimal<std::uint64_t>(*value);
+    if (!target) {
+      return json_error("bad_value", at(index, field),
+                        fmt::format("\"{}\" is not a node index", *value));
+    }
+    if (*target >= doc_.size()) return dangling(at(index, field), *target);
+    return static_cast<std::uint32_t>(*target);
+  }
+
+  absl::StatusOr<std::int64_t> integer(std::uint32_t index, std::string_view field) {
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view value, text(index, field));
+    std::optional<std::int64_t> parsed = parse_decimal<std::int64_t>(value);
+    if (!parsed) {
+      return json_error("bad_value", at(index, field),
+                        fmt::format("\"{}\" is not a decimal integer", value));
+    }
+    return *parsed;
+  }
+
+  absl::StatusOr<bool> boolean(std::uint32_t index, std::string_view field) {
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view value, text(index, field));
+    if (value != "0" && value != "1") {
+      return json_error("bad_value", at(index, field),
+                        fmt::format("\"{}\" is not a boolean (\"0\" or \"1\")", value));
+    }
+    return value == "1";
+  }
+
+  absl::StatusOr<double> real(std::uint32_t index, std::string_view field) {
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view value, text(index, field));
+    std::optional<double> parsed = parse_double(value);
+    if (!parsed) {
+      return json_error("bad_value", at(index, field),
+                        fmt::format("\"{}\" is not a number", value));
+    }
+    return *parsed;
+  }
+
+  absl::Status expect_key(std::uint32_t index, std::string_view where,
+                          std::string_view expected) const {
+    if (doc_.type_key(index) == expected) return absl::OkStatus();
+    return json_error("unexpected_type", where,
+                      fmt::format("refers to node {}, a {}, where a {} is required", index,
+                                  describe(index), expected));
+  }
+
+  std::string describe(std::uint32_t index) const {
+    return index == 0 ? std::string("null") : fmt::format("{}", doc_.type_key(index));
+  }
+
+  /// The elements of the Array that field `field` of `index` refers to.
+  absl::StatusOr<std::span<const std::uint64_t>> array(std::uint32_t index,
+                                                       std::string_view field) {
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, field));
+    GRAPHPAT_RELAY_JSON_CHECK(expect_key(target, at(index, field), "Array"));
+    return doc_.data_of(target);
+  }
+
+  /// The text of a runtime.String node (the reference is checked by the caller's location).
+  absl::StatusOr<std::string_view> string_field(std::uint32_t index, std::string_view field) {
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, field));
+    GRAPHPAT_RELAY_JSON_CHECK(expect_key(target, at(index, field), "runtime.String"));
+    return doc_.repr(target);
+  }
+
+  // ----- the reference walk -----------------------------------------------------------------
+
+  const Layout* layout_of(std::uint32_t index) { return trusted_layout(doc_, layouts_, index); }
+
+  struct Edge {
+    std::uint32_t target;
+    std::uint32_t label;  // the field's name id, or the data position
+    bool in_data;
+  };
+
+  absl::Status collect_edges(std::uint32_t index, std::vector<Edge>& edges) {
+    std::string_view key = doc_.type_key(index);
+    if (key == "Array" || key == "Map") {
+      auto data = doc_.data_of(index);
+      for (std::size_t i = 0; i < data.size(); ++i) {
+        if (data[i] >= doc_.size()) return dangling(at_data(index, i), data[i]);
+        edges.push_back({static_cast<std::uint32_t>(data[i]), static_cast<std::uint32_t>(i), true});
+      }
+      return absl::OkStatus();
+    }
+    if (has_repr_bytes(key)) return absl::OkStatus();
+    const Layout* layout = layout_of(index);
+    for (const JsonField& field : doc_.fields_of(index)) {
+      std::string_view name = doc_.names.view(field.key);
+      std::string_view value = doc_.view(field.value);
+      bool is_ref = false;
+      if (layout != nullptr) {
+        for (const LayoutField& known : layout->fields) {
+          if (known.name == name) is_ref = known.kind == FieldKind::kRef;
+        }
+      } else {
+        is_ref = looks_like_ref(doc_, value);
+      }
+      if (!is_ref) continue;
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, name));
+      edges.push_back({target, field.key.value, false});
+    }
+    return absl::OkStatus();
+  }
+
+  /// One depth-first walk over every reference reachable from the root: dangling references
+  /// and cycles are reported here, so the builders below can rely on a finite DAG.
+  absl::Status check_references() {
+    enum : std::uint8_t { kUnseen, kOnPath, kDone };
+    std::vector<std::uint8_t> state(doc_.size(), kUnseen);
+    struct Frame {
+      std::uint32_t node;
+      std::uint32_t begin;
+      std::uint32_t next;
+    };
+    std::vector<Edge> edges;
+    std::vector<Frame> stack;
+    auto enter = [&](std::uint32_t node) -> absl::Status {
+      state[node] = kOnPath;
+      auto begin = static_cast<std::uint32_t>(edges.size());
+      GRAPHPAT_RELAY_JSON_CHECK(collect_edges(node, edges));
+      stack.push_back({node, begin, begin});
+      return absl::OkStatus();
+    };
+    GRAPHPAT_RELAY_JSON_CHECK(enter(static_cast<std::uint32_t>(doc_.root)));
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      if (frame.next == edges.size()) {
+        state[frame.node] = kDone;
+        edges.resize(frame.begin);
+        stack.pop_back();
+        continue;
+      }
+      Edge edge = edges[frame.next++];
+      std::uint32_t from = frame.node;
+      if (edge.target == 0 || state[edge.target] == kDone) continue;
+      if (state[edge.target] == kOnPath) {
+        std::string where = edge.in_data ? at_data(from, edge.label)
+                                         : at(from, doc_.names.view(StringId(edge.label)));
+        return json_error("cyclic_reference", where,
+                          fmt::format("refers to node {}, which refers back to node {}: node {} "
+                                      "is reachable from itself",
+                                      edge.target, from, edge.target));
+      }
+      GRAPHPAT_RELAY_JSON_CHECK(enter(edge.target));
+    }
+    return absl::OkStatus();
+  }
+
+  // ----- module ----------------------------------------------------------------------------
+
+  absl::Status read_module(std::uint32_t index) {
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t functions, ref(index, "functions"));
+    GRAPHPAT_RELAY_JSON_CHECK(expect_key(functions, at(index, "functions"), "Map"));
+    if (!doc_.keys_of(functions).empty()) {
+      return json_error("unexpected_type", at_node(functions),
+                        "IRModule.functions must be keyed by GlobalVars, not strings");
+    }
+    auto data = doc_.data_of(functions);
+    if (data.size() % 2 != 0) {
+      return json_error("bad_value", at_node(functions),
+                        "a Map's data must hold key, value pairs (odd length)");
+    }
+    for (std::size_t i = 0; i < data.size(); i += 2) {
+      auto key = static_cast<std::uint32_t>(data[i]);
+      auto value = static_cast<std::uint32_t>(data[i + 1]);
+      GRAPHPAT_RELAY_JSON_CHECK(expect_key(key, at_data(functions, i), "GlobalVar"));
+      GRAPHPAT_RELAY_JSON_CHECK(expect_key(value, at_data(functions, i + 1), "relay.Function"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(key, "name_hint"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(NodeId function, expression(value));
+      GRAPHPAT_RELAY_JSON_CHECK(expression(key).status());
+      module_.add_function(name, function);
+      prov_.global_vars.try_emplace(std::string(name), key);
+    }
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t definitions, ref(index, "type_definitions"));
+    if (definitions != 0 && !doc_.data_of(definitions).empty()) {
+      return json_error("unsupported", at(index, "type_definitions"),
+                        "type definitions (ADTs) are not supported by graphpat's IR");
+    }
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t attrs, ref(index, "attrs"));
+    GRAPHPAT_RELAY_JSON_ASSIGN(module_.attrs, object_value(attrs, at(index, "attrs")));
+    return absl::OkStatus();
+  }
+
+  // ----- expressions -------------------------------------------------------------------------
+
+  /// Checks that `index`, referred to from `where`, is an expression graphpat can hold.
+  absl::Status expect_expression(std::uint32_t index, std::string_view where) const {
+    std::string_view key = doc_.type_key(index);
+    if (index == 0) {
+      return json_error("null_reference", where, "is null where a Relay expression is required");
+    }
+    if (!is_expression_key(key)) {
+      return json_error("unexpected_type", where,
+                        fmt::format("refers to node {}, a {}, where a Relay expression is "
+                                    "required",
+                                    index, key));
+    }
+    if (key == "relay.Match" || key.starts_with("relay.Ref") || key == "relay.Constructor") {
+      return json_error("unsupported", at_node(index),
+                        fmt::format("{} (ADTs and references) has no graphpat node kind", key));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status child(std::uint32_t index, std::string_view field, std::vector<std::uint32_t>& out,
+                     std::string_view required = {}) {
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, field));
+    GRAPHPAT_RELAY_JSON_CHECK(expect_expression(target, at(index, field)));
+    if (!required.empty()) GRAPHPAT_RELAY_JSON_CHECK(expect_key(target, at(index, field), required));
+    out.push_back(target);
+    return absl::OkStatus();
+  }
+
+  absl::Status children(std::uint32_t index, std::string_view field,
+                        std::vector<std::uint32_t>& out, std::string_view required = {}) {
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t list, ref(index, field));
+    GRAPHPAT_RELAY_JSON_CHECK(expect_key(list, at(index, field), "Array"));
+    auto data = doc_.data_of(list);
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      auto target = static_cast<std::uint32_t>(data[i]);
+      GRAPHPAT_RELAY_JSON_CHECK(expect_expression(target, at_data(list, i)));
+      if (!required.empty()) GRAPHPAT_RELAY_JSON_CHECK(expect_key(target, at_data(list, i), required));
+      out.push_back(target);
+    }
+    return absl::OkStatus();
+  }
+
+  /// The expression operands of node `index`, in operand order.
+  absl::Status operands_of(std::uint32_t index, std::vector<std::uint32_t>& out) {
+    out.clear();
+    std::string_view key = doc_.type_key(index);
+    if (key == "relay.Call") {
+      GRAPHPAT_RELAY_JSON_CHECK(child(index, "op", out));
+      return children(index, "args", out);
+    }
+    if (key == "relay.Tuple") return children(index, "fields", out);
+    if (key == "relay.TupleGetItem") return child(index, "tuple_value", out);
+    if (key == "relay.Function") {
+      GRAPHPAT_RELAY_JSON_CHECK(children(index, "params", out, "relay.Var"));
+      return child(index, "body", out);
+    }
+    if (key == "relay.Let") {
+      GRAPHPAT_RELAY_JSON_CHECK(child(index, "var", out, "relay.Var"));
+      GRAPHPAT_RELAY_JSON_CHECK(child(index, "value", out));
+      return child(index, "body", out);
+    }
+    if (key == "relay.If") {
+      GRAPHPAT_RELAY_JSON_CHECK(child(index, "cond", out));
+      GRAPHPAT_RELAY_JSON_CHECK(child(index, "true_branch", out));
+      return child(index, "false_branch", out);
+    }
+    return absl::OkStatus();  // leaves: Var, GlobalVar, Op, Constant
+  }
+
+  /// The graph node of expression `root`, building it and everything under it in post-order
+  /// with an explicit stack (a 1,000,000-deep call chain is fine).
+  absl::StatusOr<NodeId> expression(std::uint32_t root) {
+    struct Frame {
+      std::uint32_t index;
+      bool expanded;
+    };
+    std::vector<Frame> stack{{root, false}};
+    std::vector<std::uint32_t> operands;
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      std::uint32_t index = frame.index;
+      if (prov_.node_of[index].valid()) {
+        stack.pop_back();
+        continue;
+      }
+      if (!frame.expanded) {
+        frame.expanded = true;
+        GRAPHPAT_RELAY_JSON_CHECK(operands_of(index, operands));
+        for (std::size_t i = operands.size(); i-- > 0;) {
+          if (!prov_.node_of[operands[i]].valid()) stack.push_back({operands[i], false});
+        }
+        continue;
+      }
+      GRAPHPAT_RELAY_JSON_CHECK(operands_of(index, operands));
+      GRAPHPAT_RELAY_JSON_ASSIGN(prov_.node_of[index], build(index, operands));
+      stack.pop_back();
+    }
+    return prov_.node_of[root];
+  }
+
+  absl::StatusOr<NodeOptions> node_options(std::uint32_t index) {
+    NodeOptions options;
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t checked, ref(index, "_checked_type_"));
+    GRAPHPAT_RELAY_JSON_ASSIGN(options.type, type(checked, at(index, "_checked_type_"), 0));
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t span_index, ref(index, "span"));
+    GRAPHPAT_RELAY_JSON_ASSIGN(options.span, span(span_index, at(index, "span")));
+    options.fresh = true;
+    return options;
+  }
+
+  /// A tuple type of the types in Array field `field`, or none when the array is empty.
+  absl::StatusOr<TypeId> type_list(std::uint32_t index, std::string_view field) {
+    GRAPHPAT_RELAY_JSON_ASSIGN(auto elements, array(index, field));
+    if (elements.empty()) return TypeId();
+    std::vector<TypeId> types;
+    for (std::uint64_t element : elements) {
+      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId element_type,
+                                 type(static_cast<std::uint32_t>(element), at(index, field), 0));
+      if (!element_type.valid()) {
+        return json_error("null_reference", at(index, field), "holds a null type");
+      }
+      types.push_back(element_type);
+    }
+    return context_.types.tuple(types);
+  }
+
+  absl::StatusOr<NodeId> build(std::uint32_t index, const std::vector<std::uint32_t>& operand_indices) {
+    std::string_view key = doc_.type_key(index);
+    std::vector<NodeId> operands;
+    operands.reserve(operand_indices.size());
+    for (std::uint32_t operand : operand_indices) operands.push_back(prov_.node_of[operand]);
+    if (key == "Op") {
+      if (doc_.repr(index).empty()) {
+        return json_error("bad_value", at_node(index), "an Op needs its name as repr_str");
+      }
+      return builder_.op(doc_.repr(index));
+    }
+    GRAPHPAT_RELAY_JSON_ASSIGN(NodeOptions options, node_options(index));
+    if (key == "relay.Var") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t vid, ref(index, "vid"));
+      GRAPHPAT_RELAY_JSON_CHECK(expect_key(vid, at(index, "vid"), "relay.Id"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(vid, "name_hint"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t annotation, ref(index, "type_annotation"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId annotation_type,
+                                 type(annotation, at(index, "type_annotation"), 0));
+      return builder_.var(name, annotation_type, options);
+    }
+    if (key == "GlobalVar") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(index, "name_hint"));
+      return builder_.global_var(name, options);
+    }
+    if (key == "relay.Constant") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t blob, integer(index, "data"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(TensorId tensor_id, tensor(blob, at(index, "data")));
+      return builder_.constant(tensor_id, options);
+    }
+    if (key == "relay.Call") {
+      CallOptions call{.type = options.type, .span = options.span, .fresh = true};
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t attrs, ref(index, "attrs"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(call.attrs, object_value(attrs, at(index, "attrs")));
+      GRAPHPAT_RELAY_JSON_ASSIGN(call.type_args, type_list(index, "type_args"));
+      return builder_.call(operands[0], std::span(operands).subspan(1), call);
+    }
+    if (key == "relay.Tuple") return builder_.tuple(operands, options);
+    if (key == "relay.TupleGetItem") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t item, integer(index, "index"));
+      if (item < 0 || item >= std::numeric_limits<std::uint32_t>::max()) {
+        return json_error("bad_value", at(index, "index"),
+                          fmt::format("{} is not a tuple index", item));
+      }
+      return builder_.tuple_get_item(operands[0], static_cast<std::uint32_t>(item), options);
+    }
+    if (key == "relay.Function") {
+      FunctionOptions function{.type = options.type, .span = options.span, .fresh = true};
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t attrs, ref(index, "attrs"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(function.attrs, object_value(attrs, at(index, "attrs")));
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t result, ref(index, "ret_type"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(function.result_type, type(result, at(index, "ret_type"), 0));
+      GRAPHPAT_RELAY_JSON_ASSIGN(function.type_params, type_list(index, "type_params"));
+      return builder_.function(std::span(operands).first(operands.size() - 1), operands.back(),
+                               function);
+    }
+    if (key == "relay.Let") return builder_.let(operands[0], operands[1], operands[2], options);
+    if (key == "relay.If") {
+      return builder_.if_then_else(operands[0], operands[1], operands[2], options);
+    }
+    return json_error("unexpected_type", at_node(index),
+                      fmt::format("{} is not a Relay expression", key));
+  }
+
+  // ----- types ---------------------------------------------------------------------------------
+
+  absl::Status too_deep(std::uint32_t index) const {
+    return json_error("too_deep", at_node(index),
+                      fmt::format("a type or value nested more than {} levels deep",
+                                  kMaxValueDepth));
+  }
+
+  /// The type node `index` denotes (none for null); `where` is the referring field.
+  absl::StatusOr<TypeId> type(std::uint32_t index, std::string_view where, int depth) {
+    if (index == 0) return TypeId();
+    if (prov_.type_of[index].valid()) return prov_.type_of[index];
+    if (depth > kMaxValueDepth) return too_deep(index);
+    std::string_view key = doc_.type_key(index);
+    TypeTable& types = context_.types;
+    auto list = [&](std::string_view field) -> absl::StatusOr<std::vector<TypeId>> {
+      GRAPHPAT_RELAY_JSON_ASSIGN(auto elements, array(index, field));
+      std::vector<TypeId> result;
+      for (std::uint64_t element : elements) {
+        GRAPHPAT_RELAY_JSON_ASSIGN(
+            TypeId element_type, type(static_cast<std::uint32_t>(element), at(index, field), depth + 1));
+        if (!element_type.valid()) {
+          return json_error("null_reference", at(index, field), "holds a null type");
+        }
+        result.push_back(element_type);
+      }
+      return result;
+    };
+    auto single = [&](std::string_view field) -> absl::StatusOr<TypeId> {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, field));
+      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId result, type(target, at(index, field), depth + 1));
+      if (!result.valid()) {
+        return json_error("null_reference", at(index, field), "is null where a type is required");
+      }
+      return result;
+    };
+    TypeId result;
+    if (key == "relay.TensorType") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view dtype, text(index, "dtype"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(auto shape, array(index, "shape"));
+      std::vector<DimId> dims;
+      for (std::uint64_t element : shape) {
+        GRAPHPAT_RELAY_JSON_ASSIGN(DimId dim_id,
+                                   dim(static_cast<std::uint32_t>(element), at(index, "shape"), depth + 1));
+        dims.push_back(dim_id);
+      }
+      result = types.tensor(dtype, dims);
+    } else if (key == "TupleType") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(auto fields, list("fields"));
+      result = types.tuple(fields);
+    } else if (key == "FuncType") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(auto params, list("arg_types"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId ret, single("ret_type"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(auto type_params, list("type_params"));
+      result = types.func(params, ret, type_params);
+    } else if (key == "TypeVar" || key == "GlobalTypeVar") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(index, "name_hint"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t kind, integer(index, "kind"));
+      result = key == "TypeVar" ? types.type_var(name, static_cast<std::int32_t>(kind))
+                                : types.global_type_var(name, static_cast<std::int32_t>(kind));
+    } else if (key == "TypeCall") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId callee, single("func"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(auto args, list("args"));
+      result = types.type_call(callee, args);
+    } else if (key == "relay.RefType") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId value, single("value"));
+      result = types.ref(value);
+    } else if (key == "IncompleteType") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t kind, integer(index, "kind"));
+      result = types.incomplete(static_cast<std::int32_t>(kind));
+    } else if (is_expression_key(key) || key == "Array" || key == "Map" || has_repr_bytes(key) ||
+               key.starts_with("relay.attrs.")) {
+      return json_error("unexpected_type", where,
+                        fmt::format("refers to node {}, a {}, where a type is required", index, key));
+    } else {
+      // A type graphpat does not model (PrimType, TypeRelation, ...): carried through by
+      // provenance, named by its type key in graphpat.
+      result = types.opaque(key);
+    }
+    prov_.type_of[index] = result;
+    return result;
+  }
+
+  /// A textual name for a symbolic shape expression (`n`, `(n * 2)`).
+  absl::StatusOr<std::string> render_dim(std::uint32_t index, int depth) {
+    if (depth > kMaxValueDepth) return too_deep(index);
+    std::string_view key = doc_.type_key(index);
+    if (key == "IntImm") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, "value"));
+      return fmt::format("{}", value);
+    }
+    if (key == "tir.Var" || key == "tir.SizeVar") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(index, "name"));
+      return std::string(name);
+    }
+    const Layout* layout = layouts_.find(key);
+    if (layout == nullptr || !key.starts_with("tir.") || !doc_.field(index, "a")) {
+      return json_error("unexpected_type", at_node(index),
+                        fmt::format("a {} is not a shape dimension", key));
+    }
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t a, ref(index, "a"));
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t b, ref(index, "b"));
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::string left, render_dim(a, depth + 1));
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::string right, render_dim(b, depth + 1));
+    return fmt::format("{}({}, {})", key.substr(4), left, right);
+  }
+
+  absl::StatusOr<DimId> dim(std::uint32_t index, std::string_view where, int depth) {
+    auto found = dims_.find(index);
+    if (found != dims_.end()) return found->second;
+    std::string_view key = doc_.type_key(index);
+    TypeTable& types = context_.types;
+    DimId result;
+    if (key == "IntImm") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view dtype, text(index, "dtype"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, "value"));
+      std::optional<IntegerType> width = integer_type(dtype);
+      if (!width) {
+        return json_error("bad_value", at(index, "dtype"),
+                          fmt::format("\"{}\" is not an integer dtype", dtype));
+      }
+      result = types.dim(value, width->bits);
+    } else if (key == "tir.Any") {
+      result = types.any_dim();
+    } else if (key.starts_with("tir.")) {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string name, render_dim(index, depth));
+      result = types.symbolic_dim(name, key);
+    } else {
+      return json_error("unexpected_type", where,
+                        fmt::format("refers to node {}, a {}, where a shape dimension is "
+                                    "required",
+                                    index, describe(index)));
+    }
+    dims_.emplace(index, result);
+    return result;
+  }
+
+  // ----- spans -------------------------------------------------------------------------------
+
+  absl::StatusOr<SpanId> span(std::uint32_t index, std::string_view where) {
+    if (index == 0) return SpanId();
+    if (prov_.span_of[index].valid()) return prov_.span_of[index];
+    std::string_view key = doc_.type_key(index);
+    if (key != "Span" && key != "SequentialSpan") {
+      return json_error("unexpected_type", where,
+                        fmt::format("refers to node {}, a {}, where a Span is required", index,
+                                    key));
+    }
+    Span result;
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t source, ref(index, "source_name"));
+    if (source != 0) {
+      GRAPHPAT_RELAY_JSON_CHECK(expect_key(source, at(index, "source_name"), "SourceName"));
+    }
+    result.source = context_.strings.intern(source == 0 ? "" : doc_.repr(source));
+    std::int32_t* slots[] = {&result.line, &result.column, &result.end_line, &result.end_column};
+    std::string_view names[] = {"line", "column", "end_line", "end_column"};
+    for (int i = 0; i < 4; ++i) {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, names[i]));
+      *slots[i] = static_cast<std::int32_t>(value);
+    }
+    prov_.span_of[index] = context_.spans.intern(result);
+    return prov_.span_of[index];
+  }
+
+  // ----- tensors -------------------------------------------------------------------------------
+
+  absl::StatusOr<TensorId> tensor(std::int64_t blob, std::string_view where) {
+    if (blob < 0 || static_cast<std::uint64_t>(blob) >= tensors_.size()) {
+      return json_error("dangling_reference", where,
+                        fmt::format("refers to b64ndarrays[{}], but there are {} arrays", blob,
+                                    tensors_.size()));
+    }
+    TensorId& slot = tensors_[static_cast<std::size_t>(blob)];
+    if (slot.valid()) return slot;
+    GRAPHPAT_RELAY_JSON_ASSIGN(
+        DecodedTensor decoded,
+        decode_ndarray(doc_.view(doc_.b64ndarrays[static_cast<std::size_t>(blob)]),
+                       fmt::format("b64ndarrays[{}]", blob)));
+    slot = context_.tensors.add(Tensor{context_.strings.intern(decoded.dtype),
+                                       std::move(decoded.shape), std::move(decoded.bytes)});
+    return slot;
+  }
+
+  // ----- attribute values ----------------------------------------------------------------------
+
+  /// An attrs object (call attrs, function DictAttrs, module attrs), or none for null.
+  absl::StatusOr<AttrValueId> object_value(std::uint32_t index, std::string_view where) {
+    if (index == 0) return AttrValueId();
+    GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId result, value(index, 0));
+    if (context_.attrs.kind(result) != AttrKind::kObject) {
+      return json_error("unexpected_type", where,
+                        fmt::format("refers to node {}, a {}, where an attributes object is "
+                                    "required",
+                                    index, doc_.type_key(index)));
+    }
+    return result;
+  }
+
+  /// An inline field of kind `kind` as a value (the canonical forms of attr_fields.hpp).
+  absl::StatusOr<AttrValueId> inline_value(std::uint32_t index, std::string_view field,
+                                           FieldKind kind) {
+    AttrTable& attrs = context_.attrs;
+    switch (kind) {
+      case FieldKind::kInt:
+      case FieldKind::kNDArray: {
+        GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, field));
+        return attrs.integer(value, kind == FieldKind::kInt ? 32 : 64);
+      }
+      case FieldKind::kBool: {
+        GRAPHPAT_RELAY_JSON_ASSIGN(bool value, boolean(index, field));
+        return attrs.boolean(value);
+      }
+      case FieldKind::kDouble: {
+        GRAPHPAT_RELAY_JSON_ASSIGN(double value, real(index, field));
+        return attrs.floating(value, 64);
+      }
+      case FieldKind::kString: {
+        GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view value, text(index, field));
+        return attrs.string(value);
+      }
+      case FieldKind::kDataType: {
+        GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view value, text(index, field));
+        return attrs.data_type(value);
+      }
+      case FieldKind::kRef:
+        break;
+    }
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, field));
+    return value(target, 1);
+  }
+
+  /// The value object `index` denotes, by the rules of relay_json.hpp.
+  absl::StatusOr<AttrValueId> value(std::uint32_t index, int depth) {
+    AttrTable& attrs = context_.attrs;
+    if (index == 0) return attrs.null();
+    if (prov_.attr_of[index].valid()) return prov_.attr_of[index];
+    if (depth > kMaxValueDepth) return too_deep(index);
+    std::string_view key = doc_.type_key(index);
+    AttrValueId result;
+    if (key == "IntImm" || key == "FloatImm") {
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view dtype, text(index, "dtype"));
+      std::optional<DataType> parsed = parse_dtype(dtype);
+      if (!parsed || parsed->bits > 64) {
+        return json_error("bad_value", at(index, "dtype"),
+                          fmt::format("\"{}\" is not a scalar dtype", dtype));
+      }
+      auto bits = static_cast<std::uint8_t>(parsed->bits);
+      if (key == "FloatImm") {
+        GRAPHPAT_RELAY_JSON_ASSIGN(double number, real(index, "value"));
+        result = attrs.floating(number, bits);
+      } else {
+        GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t number, integer(index, "value"));
+        result = parsed->code == DataType::Code::kBool
+                     ? attrs.boolean(number != 0)
+                     : attrs.integer(number, bits, parsed->code == DataType::Code::kUInt);
+      }
+    } else if (key == "runtime.String") {
+      result = attrs.string(doc_.repr(index));
+    } else if (key == "Array") {
+      std::vector<AttrValueId> elements;
+      for (std::uint64_t element : doc_.data_of(index)) {
+        GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId element_value,
+                                   value(static_cast<std::uint32_t>(element), depth + 1));
+        elements.push_back(element_value);
+      }
+      result = attrs.array(elements);
+    } else if (key == "Map" || key == "DictAttrs") {
+      std::uint32_t map = index;
+      if (key == "DictAttrs") {
+        GRAPHPAT_RELAY_JSON_ASSIGN(map, ref(index, "__dict__"));
+        GRAPHPAT_RELAY_JSON_CHECK(expect_key(map, at(index, "__dict__"), "Map"));
+      }
+      GRAPHPAT_RELAY_JSON_ASSIGN(auto entries, map_entries(map, depth));
+      if (key == "Map") {
+        result = attrs.map(entries);
+      } else {
+        std::vector<AttrField> fields;
+        for (auto [entry_key, entry_value] : entries) {
+          if (attrs.kind(entry_key) != AttrKind::kString) {
+            return json_error("unexpected_type", at_node(map), "DictAttrs keys must be strings");
+          }
+          fields.push_back({context_.strings.intern(attrs.text(entry_key)), entry_value});
+        }
+        result = attrs.object("DictAttrs", fields);
+      }
+    } else if (has_repr_bytes(key)) {
+      AttrField field{context_.strings.intern("repr"), attrs.string(doc_.repr(index))};
+      result = attrs.object(key, std::span(&field, 1));
+    } else {
+      std::vector<AttrField> fields;
+      if (const Layout* layout = layout_of(index)) {
+        for (const LayoutField& field : layout->fields) {
+          if (!doc_.field(index, field.name)) continue;
+          GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId field_value,
+                                     inline_value(index, field.name, field.kind));
+          fields.push_back({context_.strings.intern(field.name), field_value});
+        }
+      } else {
+        for (const JsonField& field : doc_.fields_of(index)) {
+          std::string_view text_value = doc_.view(field.value);
+          AttrValueId field_value;
+          if (looks_like_ref(doc_, text_value)) {
+            GRAPHPAT_RELAY_JSON_ASSIGN(
+                field_value, value(*parse_decimal<std::uint32_t>(text_value), depth + 1));
+          } else {
+            field_value = attrs.string(text_value);
+          }
+          fields.push_back(
+              {context_.strings.intern(doc_.names.view(field.key)), field_value});
+        }
+      }
+      result = attrs.object(key, fields);
+    }
+    prov_.attr_of[index] = result;
+    return result;
+  }
+
+  absl::StatusOr<std::vector<std::pair<AttrValueId, AttrValueId>>> map_entries(std::uint32_t map,
+                                                                               int depth) {
+    std::vector<std::pair<AttrValueId, AttrValueId>> entries;
+    auto keys = doc_.keys_of(map);
+    auto data = doc_.data_of(map);
+    if (!keys.empty()) {
+      if (keys.size() != data.size()) {
+        return json_error("bad_value", at_node(map),
+                          fmt::format("a Map with {} keys and {} values", keys.size(),
+                                      data.size()));
+      }
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId entry_value,
+                                   value(static_cast<std::uint32_t>(data[i]), depth + 1));
+        entries.emplace_back(context_.attrs.string(doc_.view(keys[i])), entry_value);
+      }
+      return entries;
+    }
+    if (data.size() % 2 != 0) {
+      return json_error("bad_value", at_node(map),
+                        "a Map's data must hold key, value pairs (odd length)");
+    }
+    for (std::size_t i = 0; i < data.size(); i += 2) {
+      GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId entry_key,
+                                 value(static_cast<std::uint32_t>(data[i]), depth + 1));
+      GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId entry_value,
+                                 value(static_cast<std::uint32_t>(data[i + 1]), depth + 1));
+      entries.emplace_back(entry_key, entry_value);
+    }
+    return entries;
+  }
+
+  // ----- provenance ---------------------------------------------------------------------------
+
+  void record_provenance() {
+    prov_.index_of_node.assign(module_.graph.size(), kNoIndex);
+    for (std::uint32_t index = 0; index < doc_.size(); ++index) {
+      NodeId node = prov_.node_of[index];
+      if (node.valid() && prov_.index_of_node[node.index()] == kNoIndex) {
+        prov_.index_of_node[node.index()] = index;
+      }
+    }
+    // TVM's unconstrained VirtualDevice singleton: what a Call (never a parser-made param)
+    // points at. Nodes graphpat adds to a loaded module share it too.
+    for (std::uint32_t index = 0; index < doc_.size(); ++index) {
+      if (!prov_.node_of[index].valid() || doc_.type_key(index) != "relay.Call") continue;
+      std::optional<std::string_view> device = doc_.field(index, "virtual_device_");
+      std::optional<std::uint32_t> target =
+          device ? parse_decimal<std::uint32_t>(*device) : std::nullopt;
+      if (target && *target != 0 && *target < doc_.size() &&
+          doc_.type_key(*target) == "VirtualDevice") {
+        prov_.shared_virtual_device = *target;
+        break;
+      }
+    }
+  }
+
+  ProvenanceData& prov_;
+  JsonDocument& doc_;
+  relay::Module& module_;
+  Context& context_;
+  relay::Builder builder_;
+  LayoutCache layouts_;
+  std::vector<TensorId> tensors_;
+  absl::flat_hash_map<std::uint32_t, DimId> dims_;
+};
+
+}  // namespace graphpat::relay::detail
