@@ -32,6 +32,12 @@ class InternTable {
     return id;
   }
 
+  /// The id of (record, children) if it was interned, else an invalid id.
+  [[nodiscard]] IdType find(const Record& record, std::span<const std::uint32_t> children) const {
+    auto found = index_.find(Key{&record, children});
+    return found == index_.end() ? IdType() : *found;
+  }
+
   [[nodiscard]] const Record& record(IdType id) const { return entries_[id.index()].record; }
   [[nodiscard]] std::span<const std::uint32_t> children(IdType id) const {
     const Entry& entry = entries_[id.index()];

@@ -54,7 +54,8 @@ struct FunctionOptions {
 /// How a node copied from another graph is shared (see Builder::copy).
 enum class Sharing {
   kAsSource,  // fresh iff it was fresh in the source graph
-  kHashCons,  // through the table, whatever the source said (what CSE wants)
+  kHashCons,  // through the table, whatever the source said (stateful calls stay fresh)
+  kFresh,     // a new node, kept out of the table (a node a pass must not merge)
 };
 
 template <Dialect D>
@@ -154,7 +155,7 @@ class Builder {
               Sharing sharing = Sharing::kAsSource) {
     assert(&source.context() == &context());
     const Node& node = source.node(source_node);
-    bool fresh = node.kind == NodeKind::kVar ||
+    bool fresh = node.kind == NodeKind::kVar || sharing == Sharing::kFresh ||
                  (sharing == Sharing::kAsSource && (node.flags & kNodeFresh) != 0);
     if (sharing == Sharing::kHashCons && node.kind == NodeKind::kCall &&
         graph_.kind(operands.front()) == NodeKind::kOp &&
