@@ -18,7 +18,7 @@ struct GraphSurgery {
     node.operand_count = static_cast<std::uint32_t>(operands.size());
     storage.operands.insert(storage.operands.end(), operands.begin(), operands.end());
     storage.nodes.push_back(node);
-    if (memoize) graph.memo_->insert(id);
+    if (memoize) graph.memo_->insert(id, NodeMemo::hash_of(storage.key(id)));
     return id;
   }
 };

@@ -178,8 +178,11 @@ class Builder {
              NodeOptions options) {
     detail::GraphStorage& storage = *graph_.storage_;
     for ([[maybe_unused]] NodeId operand : operands) assert(graph_.contains(operand));
+    std::uint32_t hash = 0;
     if (!options.fresh) {
-      NodeId existing = graph_.memo_->find({kind, payload, options.type, operands});
+      detail::NodeKey key{kind, payload, options.type, operands};
+      hash = detail::NodeMemo::hash_of(key);
+      NodeId existing = graph_.memo_->find(key, hash);
       if (existing.valid()) return existing;
     }
     const NodeId* storage_begin = storage.operands.data();
@@ -200,7 +203,7 @@ class Builder {
     node.span = options.span;
     storage.operands.insert(storage.operands.end(), operands.begin(), operands.end());
     storage.nodes.push_back(node);
-    if (!options.fresh) graph_.memo_->insert(id);
+    if (!options.fresh) graph_.memo_->insert(id, hash);
     return id;
   }
 

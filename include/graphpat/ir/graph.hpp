@@ -55,48 +55,67 @@ struct GraphStorage {
   }
 };
 
-/// The hash-consing table: a set of node ids looked up by NodeKey.
+/// The hash-consing table: a set of node ids looked up by NodeKey. Each entry keeps 32 bits
+/// of its key's hash beside the id, so growing the table never re-reads the nodes, and a probe
+/// reads a node only when the stored hashes agree.
 class NodeMemo {
  public:
-  explicit NodeMemo(const GraphStorage* storage) : set_(0, Hash{storage}, Equal{storage}) {}
+  explicit NodeMemo(const GraphStorage* storage) : set_(0, Hash{}, Equal{storage}) {}
 
-  [[nodiscard]] NodeId find(const NodeKey& key) const {
-    auto found = set_.find(key);
-    return found == set_.end() ? NodeId() : *found;
+  /// The hash the table files `key` under.
+  [[nodiscard]] static std::uint32_t hash_of(const NodeKey& key) {
+    return static_cast<std::uint32_t>(
+        absl::HashOf(key.kind, key.payload[0], key.payload[1], key.payload[2], key.type,
+                     absl::MakeSpan(key.operands.data(), key.operands.size())));
   }
-  void insert(NodeId id) { set_.insert(id); }
+  [[nodiscard]] NodeId find(const NodeKey& key, std::uint32_t hash) const {
+    auto found = set_.find(Probe{&key, hash});
+    return found == set_.end() ? NodeId() : found->id;
+  }
+  [[nodiscard]] NodeId find(const NodeKey& key) const { return find(key, hash_of(key)); }
+  /// Files node `id`, whose key hashes to `hash`.
+  void insert(NodeId id, std::uint32_t hash) { set_.insert(Entry{id, hash}); }
   void reserve(std::size_t count) { set_.reserve(count); }
   [[nodiscard]] std::size_t size() const { return set_.size(); }
   [[nodiscard]] std::size_t capacity() const { return set_.capacity(); }
-  [[nodiscard]] auto begin() const { return set_.begin(); }
-  [[nodiscard]] auto end() const { return set_.end(); }
+  /// Calls `visit(id, hash)` for every entry.
+  template <class Visit>
+  void for_each(Visit&& visit) const {
+    for (const Entry& entry : set_) visit(entry.id, entry.hash);
+  }
 
  private:
-  static std::size_t hash_of(const NodeKey& key) {
-    return absl::HashOf(key.kind, key.payload[0], key.payload[1], key.payload[2], key.type,
-                        absl::MakeSpan(key.operands.data(), key.operands.size()));
-  }
+  struct Entry {
+    NodeId id;
+    std::uint32_t hash;
+  };
+  struct Probe {
+    const NodeKey* key;
+    std::uint32_t hash;
+  };
+  // The stored 32 bits, spread over a word for the table's bucket and control bits.
+  static std::size_t spread(std::uint32_t hash) { return hash * 0x9E3779B97F4A7C15ULL; }
   struct Hash {
     using is_transparent = void;
-    const GraphStorage* storage;
-    std::size_t operator()(NodeId id) const { return hash_of(storage->key(id)); }
-    std::size_t operator()(const NodeKey& key) const { return hash_of(key); }
+    std::size_t operator()(const Entry& entry) const { return spread(entry.hash); }
+    std::size_t operator()(const Probe& probe) const { return spread(probe.hash); }
   };
   struct Equal {
     using is_transparent = void;
     const GraphStorage* storage;
-    NodeKey key_of(NodeId id) const { return storage->key(id); }
-    static const NodeKey& key_of(const NodeKey& key) { return key; }
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const {
-      const NodeKey& left = key_of(a);
-      const NodeKey& right = key_of(b);
-      return left.kind == right.kind && left.payload == right.payload && left.type == right.type &&
-             std::equal(left.operands.begin(), left.operands.end(), right.operands.begin(),
-                        right.operands.end());
+    bool operator()(const Entry& a, const Entry& b) const { return a.id == b.id; }
+    bool operator()(const Entry& entry, const Probe& probe) const {
+      if (entry.hash != probe.hash) return false;
+      NodeKey stored = storage->key(entry.id);
+      const NodeKey& wanted = *probe.key;
+      return stored.kind == wanted.kind && stored.payload == wanted.payload &&
+             stored.type == wanted.type &&
+             std::equal(stored.operands.begin(), stored.operands.end(), wanted.operands.begin(),
+                        wanted.operands.end());
     }
+    bool operator()(const Probe& probe, const Entry& entry) const { return (*this)(entry, probe); }
   };
-  absl::flat_hash_set<NodeId, Hash, Equal> set_;
+  absl::flat_hash_set<Entry, Hash, Equal> set_;
 };
 
 }  // namespace detail
@@ -121,7 +140,7 @@ class Graph {
         storage_(std::make_unique<detail::GraphStorage>(*other.storage_)),
         memo_(std::make_unique<detail::NodeMemo>(storage_.get())) {
     memo_->reserve(other.memo_->size());
-    for (NodeId id : *other.memo_) memo_->insert(id);
+    other.memo_->for_each([&](NodeId id, std::uint32_t hash) { memo_->insert(id, hash); });
   }
   Graph& operator=(const Graph& other) {
     if (this != &other) *this = Graph(other);
@@ -275,12 +294,13 @@ class Graph {
   void reserve(std::size_t nodes, std::size_t operands) {
     storage_->nodes.reserve(nodes);
     storage_->operands.reserve(operands);
+    memo_->reserve(nodes);
   }
   /// Bytes held by the node arena, the operand array and the hash-consing table.
   [[nodiscard]] std::size_t memory_bytes() const {
     return storage_->nodes.capacity() * sizeof(Node) +
            storage_->operands.capacity() * sizeof(NodeId) +
-           memo_->capacity() * (sizeof(NodeId) + 1);
+           memo_->capacity() * (sizeof(NodeId) + sizeof(std::uint32_t) + 1);
   }
 
  private:
