@@ -45,13 +45,8 @@ template <Dialect D>
 Module<D> compact(const Module<D>& module) {
   std::vector<NodeId> roots = module.roots();
   Compacted<D> compacted = compact(module.graph, roots);
-  Module<D> result(std::move(compacted.graph));
-  for (const GlobalFunction& function : module.functions()) {
-    result.add_function(module.name(function), compacted.map(function.function));
-  }
-  result.type_definitions = module.type_definitions;
-  result.attrs = module.attrs;
-  return result;
+  return module.remapped(std::move(compacted.graph),
+                         [&](NodeId old_id) { return compacted.map(old_id); });
 }
 
 }  // namespace graphpat

@@ -63,6 +63,19 @@ class Module {
     return graph.context().strings.view(function.name);
   }
   /// The root of every function, in order (what analyses start from).
+  /// The module a pass produced: `graph` holding this module's functions at the ids `map`
+  /// gives, with this module's type definitions, attributes and metadata carried over.
+  template <class NodeMap>
+  [[nodiscard]] Module remapped(Graph<D> new_graph, NodeMap&& map) const {
+    Module result(std::move(new_graph));
+    for (const GlobalFunction& function : functions_) {
+      result.add_function(name(function), map(function.function));
+    }
+    result.type_definitions = type_definitions;
+    result.attrs = attrs;
+    result.text_metadata = text_metadata;
+    return result;
+  }
   [[nodiscard]] std::vector<NodeId> roots() const {
     std::vector<NodeId> result;
     result.reserve(functions_.size());

@@ -348,13 +348,9 @@ CseResult<D> eliminate_common_subexpr(const Module<D>& module, const CseOptions<
   detail::CommonSubexprEliminator<D> eliminator(module.graph, options);
   std::vector<NodeId> roots = module.roots();
   eliminator.run(roots);
-  CseResult<D> result{Module<D>(std::move(eliminator.output())), std::move(eliminator.report())};
-  for (const GlobalFunction& function : module.functions()) {
-    result.module.add_function(module.name(function), eliminator.map(function.function));
-  }
-  result.module.type_definitions = module.type_definitions;
-  result.module.attrs = module.attrs;
-  return result;
+  return {module.remapped(std::move(eliminator.output()),
+                          [&](NodeId old_id) { return eliminator.map(old_id); }),
+          std::move(eliminator.report())};
 }
 
 }  // namespace graphpat
