@@ -19,9 +19,7 @@
 #include <string>
 #include <vector>
 
-#if __has_include(<graphpat/io/relay_text.hpp>)
 #include <graphpat/io/relay_text.hpp>
-#endif
 
 using namespace graphpat;
 namespace fs = std::filesystem;
@@ -141,7 +139,6 @@ TEST_CASE("files whose Map order TVM itself loses round-trip in the order read",
 
 // ----- 2. text and JSON give the same graph ----------------------------------------------------
 
-#if __has_include(<graphpat/io/relay_text.hpp>)
 TEST_CASE("a model read from .unbound.json equals the same model read from .unbound.relay",
           "[relay_json][relay_text][corpus]") {
   for (std::string_view model : {"lstm", "mlp", "mobilenet_v1", "mobilenet_v2_mxnet_style",
@@ -158,7 +155,6 @@ TEST_CASE("a model read from .unbound.json equals the same model read from .unbo
     if (difference) FAIL_CHECK(difference->function << ": " << difference->reason);
   }
 }
-#endif
 
 // ----- modules graphpat builds itself ----------------------------------------------------------
 

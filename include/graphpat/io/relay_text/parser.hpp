@@ -441,6 +441,9 @@ class RelayTextParser {
       auto read = last_annotation(start);
       if (!read.ok()) return read.status();
       note = *read;
+    } else {
+      // TVM prints no `/* ty= */` after a `def`; a fully typed signature is its checked type.
+      note.type = signature_type(params, result_type, type_params);
     }
     pop_scope(mark);
     type_params_.resize(type_param_mark);
@@ -449,6 +452,23 @@ class RelayTextParser {
                                         {dict, result_type, type_params, note.type, note.span, true});
     if (auto status = check_size(start); !status.ok()) return status;
     return function;
+  }
+
+  // `fn [type_params](params) -> result` when every param is annotated and the result type is
+  // given (what InferType gives the function), else no type.
+  TypeId signature_type(std::span<const NodeId> params, TypeId result_type, TypeId type_params) {
+    if (!result_type.valid()) return TypeId();
+    std::vector<TypeId> param_types;
+    for (NodeId param : params) {
+      TypeId annotation = builder_.graph().annotation(param);
+      if (!annotation.valid()) return TypeId();
+      param_types.push_back(annotation);
+    }
+    std::vector<TypeId> vars;
+    if (type_params.valid()) {
+      for (TypeId var : context_.types.children(type_params)) vars.push_back(var);
+    }
+    return context_.types.func(param_types, result_type, vars);
   }
 
   // `key=value`; keys may be dotted (`relay.reshape_only=1`).
