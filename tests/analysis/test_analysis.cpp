@@ -24,14 +24,9 @@
 #include <graphpat/relay/dialect.hpp>
 
 #include "support/arith_dialect.hpp"
+#include "support/test_files.hpp"
 #include "support/graph_surgery.hpp"
 
-namespace Catch {
-template <>
-struct StringMaker<graphpat::NodeId> {
-  static std::string convert(graphpat::NodeId id) { return fmt::format("{}", id); }
-};
-}  // namespace Catch
 
 using namespace graphpat;
 using graphpat::testing::ArithBuilder;

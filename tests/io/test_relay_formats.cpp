@@ -16,19 +16,15 @@
 #include <graphpat/io/relay_json.hpp>
 #include <graphpat/io/relay_text.hpp>
 
+#include "support/test_files.hpp"
+
 using namespace graphpat;
+using graphpat::testing::kCorpus;
+using graphpat::testing::read_file;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kCorpus = fs::path(GRAPHPAT_TEST_DATA_DIR) / "corpus";
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 void check_same(const relay::Module& actual, const relay::Module& expected, bool compare_types) {
   auto difference = first_difference(actual, expected, {.compare_types = compare_types});

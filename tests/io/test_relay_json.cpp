@@ -21,23 +21,17 @@
 
 #include <graphpat/io/relay_text.hpp>
 
+#include "support/test_files.hpp"
+
 using namespace graphpat;
+using graphpat::testing::kCorpus;
+using graphpat::testing::message;
+using graphpat::testing::read_file;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kCorpus = fs::path(GRAPHPAT_TEST_DATA_DIR) / "corpus";
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-std::string message(const absl::Status& status) {
-  return std::string(status.message().data(), status.message().size());
-}
 
 /// Every TVM-written save_json file: corpus/models/*.json and golden/**/save_json.json.
 std::vector<fs::path> corpus_json_files() {

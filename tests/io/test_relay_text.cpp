@@ -18,21 +18,15 @@
 #include "graphpat/analysis/verify.hpp"
 #include "graphpat/io/relay_text.hpp"
 
+#include "support/test_files.hpp"
+
 namespace fs = std::filesystem;
 using graphpat::relay::TextEnvelope;
+using graphpat::testing::kCorpus;
+using graphpat::testing::message;
+using graphpat::testing::read_file;
 
 namespace {
-
-const fs::path kCorpus = fs::path(GRAPHPAT_TEST_DATA_DIR) / "corpus";
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-std::string message(const absl::Status& status) { return std::string(status.message()); }
 
 bool is_expression_case(const fs::path& folder) {
   std::string info = read_file(folder / "case.json");

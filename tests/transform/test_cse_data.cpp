@@ -13,19 +13,13 @@
 #include <graphpat/io/relay_text.hpp>
 #include <nlohmann/json.hpp>
 
+#include "support/test_files.hpp"
+
 using namespace graphpat;
+using graphpat::testing::kCorpus;
+using graphpat::testing::read_file;
 
 namespace {
-
-const std::filesystem::path kCorpus = std::filesystem::path(GRAPHPAT_TEST_DATA_DIR) / "corpus";
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 relay::Module parse(const std::filesystem::path& path) {
   absl::StatusOr<relay::Module> module = relay::parse_text(read_file(path));
