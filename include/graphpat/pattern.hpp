@@ -1,0 +1,17 @@
+// Entry point for the pattern language: the DSL, the text syntax, the matcher, explanations.
+//
+//   #include <graphpat/pattern.hpp>
+//   using namespace graphpat::dsl;
+//   graphpat::Pattern bn0 = is_tuple_get_item(is_op("nn.batch_norm")(any_args), 0);
+//   auto same = graphpat::parse_pattern("is_tuple_get_item(is_op('nn.batch_norm')(None), 0)");
+//   for (const graphpat::Match& m : graphpat::find_matches(bn0, graph, main)) { ... }
+//   fmt::print("{}\n", graphpat::explain(bn0, graph, node));  // why not, in words
+//   fmt::print("{}\n", graphpat::describe(bn0));              // back to text
+#pragma once
+
+#include "graphpat/pattern/describe.hpp"
+#include "graphpat/pattern/dsl.hpp"
+#include "graphpat/pattern/explain.hpp"
+#include "graphpat/pattern/matcher.hpp"
+#include "graphpat/pattern/pattern_graph.hpp"
+#include "graphpat/pattern/text.hpp"

@@ -1,0 +1,1008 @@
+// The matcher: does a pattern match at a node, what did each pattern node bind, and where does
+// a pattern match in a graph. Semantics are Relay's DFPatternMatcher (pattern-semantics.md
+// §1.3): memoised identity binding with rollback, committed alternation, non-injective
+// binding, attribute and type rules, the dominator algorithm, recursive patterns. Types are the
+// nodes' stored types: nothing is inferred.
+//
+//   using namespace graphpat::dsl;
+//   graphpat::Pattern conv = is_op("nn.conv2d")(wildcard(), wildcard());
+//   graphpat::Pattern pattern = is_op("nn.relu")(conv);
+//   graphpat::Match m = graphpat::match(pattern, graph, node);
+//   if (m) fmt::print("conv is {}\n", m.bound(conv));              // a NodeId of graph
+//   for (const graphpat::Match& found : graphpat::find_matches(pattern, graph, root)) { ... }
+//
+//   graphpat::Matcher<relay::Dialect> matcher(pattern, graph, {.relay_compat = true});
+//   for (std::uint32_t i = 0; i < graph.size(); ++i) count += matcher.matches(NodeId(i));
+//
+// Matching never recurses on the graph: it runs on an explicit stack of frames, so recursive
+// patterns and dominator paths may walk chains of any length.
+//
+// Default mode versus MatchOptions::relay_compat: Relay retries a call with its two arguments
+// reversed only when the pattern's callee is written as is_op("add") or is_op("multiply");
+// by default graphpat retries whenever the matched call's op is commutative in the op registry
+// (OpInfo::commutative), whatever the callee pattern. Both modes apply Relay's two
+// divide/multiply associativity retries.
+//
+// The dominator pattern's post-dominance is taken over the graph reachable from a scope root:
+// match() uses the node itself (as Relay's `pattern.match(expr)` does); find_matches() uses
+// the root it searches from (as Relay's partition does).
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graphpat/analysis/post_dominators.hpp"
+#include "graphpat/analysis/reachability.hpp"
+#include "graphpat/ir/graph.hpp"
+#include "graphpat/pattern/expr_pattern.hpp"
+#include "graphpat/pattern/node_words.hpp"
+#include "graphpat/pattern/pattern_graph.hpp"
+#include "graphpat/pattern/values.hpp"
+
+namespace graphpat {
+
+/// How the matcher behaves.
+struct MatchOptions {
+  /// Reproduce TVM Relay exactly (see the top of this file).
+  bool relay_compat = false;
+};
+
+namespace detail {
+
+/// A pattern prepared for matching: a snapshot of its graph plus the retry patterns of Relay's
+/// associativity rules (synthetic nodes after the user's, never reported as bindings).
+struct CompiledPattern {
+  PatternGraph graph;
+  PatternId root;
+  std::uint32_t user_size = 0;
+  absl::flat_hash_map<std::uint64_t, PatternId> by_uid;
+  std::vector<PatternId> divide_retry0, divide_retry1, multiply_retry;  // per pattern id
+  bool has_dominator = false;
+
+  explicit CompiledPattern(const Pattern& pattern) : graph(pattern.graph()), root(pattern.id()) {
+    user_size = graph.size();
+    for (std::uint32_t i = 0; i < user_size; ++i)
+      by_uid.emplace(graph.node(PatternId(i)).uid, PatternId(i));
+    std::vector<PatternId> work = graph.post_order(root);
+    for (PatternId id : work) has_dominator |= graph.kind(id) == PatternKind::kDominator;
+    // Synthetic call patterns are hash-consed, so the retry closure is finite.
+    absl::flat_hash_map<std::vector<std::uint32_t>, PatternId> synthetic;
+    auto call = [&](PatternId callee, PatternId a, PatternId b) {
+      std::vector<std::uint32_t> key{callee.value, a.value, b.value};
+      auto [slot, inserted] = synthetic.try_emplace(key, PatternId());
+      if (inserted) {
+        PatternNode node;
+        node.kind = PatternKind::kCall;
+        node.operands = {callee, a, b};
+        slot->second = graph.add(std::move(node));
+        work.push_back(slot->second);
+      }
+      return slot->second;
+    };
+    auto binary_op_call = [&](PatternId id, std::string_view op) {
+      const PatternNode& node = graph.node(id);
+      return node.kind == PatternKind::kCall && !node.any_arity && node.operands.size() >= 3 &&
+             graph.kind(node.operands[0]) == PatternKind::kOp &&
+             graph.node(node.operands[0]).name == op;
+    };
+    for (std::size_t w = 0; w < work.size(); ++w) {
+      PatternId id = work[w];
+      resize(graph.size());
+      if (binary_op_call(id, "divide")) {
+        PatternId inner = graph.operands(id)[1];
+        if (binary_op_call(inner, "multiply")) {
+          PatternId div_op = graph.operands(id)[0], c = graph.operands(id)[2];
+          PatternId mul_op = graph.operands(inner)[0];
+          PatternId a = graph.operands(inner)[1], b = graph.operands(inner)[2];
+          PatternId retry0 = call(mul_op, b, call(div_op, a, c));
+          PatternId retry1 = call(mul_op, a, call(div_op, b, c));
+          resize(graph.size());
+          divide_retry0[id.index()] = retry0;
+          divide_retry1[id.index()] = retry1;
+        }
+      }
+      if (binary_op_call(id, "multiply")) {
+        for (std::size_t arg = 0; arg < 2; ++arg) {
+          PatternId div = graph.operands(id)[1 + arg];
+          if (!binary_op_call(div, "divide")) continue;
+          PatternId mul_op = graph.operands(id)[0];
+          PatternId other = graph.operands(id)[1 + (arg + 1) % 2];
+          PatternId div_op = graph.operands(div)[0];
+          PatternId retry =
+              call(div_op, call(mul_op, graph.operands(div)[1], other), graph.operands(div)[2]);
+          resize(graph.size());
+          multiply_retry[id.index()] = retry;
+          break;
+        }
+      }
+    }
+    resize(graph.size());
+  }
+
+  void resize(std::uint32_t size) {
+    divide_retry0.resize(size);
+    divide_retry1.resize(size);
+    multiply_retry.resize(size);
+  }
+
+  [[nodiscard]] PatternId find(const Pattern& pattern) const {
+    if (!pattern.valid()) return PatternId();
+    auto found = by_uid.find(pattern.uid());
+    return found == by_uid.end() ? PatternId() : found->second;
+  }
+};
+
+}  // namespace detail
+
+/// The outcome of matching at one node: whether it matched and, on success only, what each
+/// pattern node bound. A pattern node binds one node, except the path of a dominator pattern
+/// (and a recursive pattern), which bind one node per use; `bound` gives the first.
+class Match {
+ public:
+  Match() = default;
+
+  [[nodiscard]] bool matched() const { return matched_; }
+  explicit operator bool() const { return matched_; }
+  /// The node the match was tried at.
+  [[nodiscard]] NodeId root() const { return root_; }
+
+  /// What `pattern` bound (its first binding), or an invalid id when it bound nothing (a
+  /// failed match, an alternative not taken, or a pattern node not in the matched pattern).
+  [[nodiscard]] NodeId bound(const Pattern& pattern) const {
+    return compiled_ ? bound(compiled_->find(pattern)) : NodeId();
+  }
+  [[nodiscard]] NodeId bound(PatternId id) const {
+    std::span<const NodeId> all = bindings(id);
+    return all.empty() ? NodeId() : all.front();
+  }
+  /// Every node `pattern` bound, in binding order.
+  [[nodiscard]] std::span<const NodeId> bindings(const Pattern& pattern) const {
+    return compiled_ ? bindings(compiled_->find(pattern)) : std::span<const NodeId>();
+  }
+  [[nodiscard]] std::span<const NodeId> bindings(PatternId id) const {
+    if (!id.valid()) return {};
+    auto first = std::lower_bound(patterns_.begin(), patterns_.end(), id);
+    auto last = std::upper_bound(first, patterns_.end(), id);
+    return {nodes_.data() + (first - patterns_.begin()), static_cast<std::size_t>(last - first)};
+  }
+  /// The matched pattern's graph (the ids `bindings(PatternId)` takes) and its root.
+  [[nodiscard]] const PatternGraph& pattern_graph() const { return compiled_->graph; }
+  [[nodiscard]] PatternId pattern_root() const { return compiled_->root; }
+  /// The id of `pattern` in pattern_graph(), or invalid.
+  [[nodiscard]] PatternId pattern_id(const Pattern& pattern) const {
+    return compiled_->find(pattern);
+  }
+  /// Every (pattern node, graph node) binding, sorted by pattern id.
+  [[nodiscard]] std::size_t binding_count() const { return nodes_.size(); }
+  [[nodiscard]] std::pair<PatternId, NodeId> binding(std::size_t i) const {
+    return {patterns_[i], nodes_[i]};
+  }
+
+ private:
+  template <Dialect D>
+  friend class Matcher;
+
+  std::shared_ptr<const detail::CompiledPattern> compiled_;
+  bool matched_ = false;
+  NodeId root_;
+  std::vector<PatternId> patterns_;  // sorted; parallel to nodes_
+  std::vector<NodeId> nodes_;
+};
+
+/// A matcher for one pattern over one graph, reusable across many nodes (its tables are kept
+/// between calls). Not thread-safe; make one per thread.
+template <Dialect D>
+class Matcher {
+ public:
+  Matcher(const Pattern& pattern, const Graph<D>& graph, MatchOptions options = {})
+      : compiled_(std::make_shared<detail::CompiledPattern>(pattern)),
+        graph_(graph),
+        options_(options) {
+    const PatternGraph& patterns = compiled_->graph;
+    memo_.resize(patterns.size());
+    op_ids_.resize(patterns.size());
+    const OpRegistry& ops = graph.context().ops;
+    for (std::uint32_t i = 0; i < patterns.size(); ++i) {
+      const PatternNode& node = patterns.node(PatternId(i));
+      if (node.kind == PatternKind::kOp) op_ids_[i] = ops.find(node.name);
+    }
+    add_op_ = ops.find("add");
+    multiply_op_ = ops.find("multiply");
+    divide_op_ = ops.find("divide");
+    compute_anchor();
+  }
+
+  /// Whether the pattern matches at `node`; bindings in the result on success only.
+  Match match(NodeId node) { return match(node, node); }
+  /// The same, with dominator post-dominance taken over the graph reachable from `scope`.
+  Match match(NodeId node, NodeId scope) {
+    Match result;
+    result.compiled_ = compiled_;
+    result.root_ = node;
+    result.matched_ = run(node, scope);
+    if (result.matched_) collect(result);
+    return result;
+  }
+  /// Whether the pattern matches at `node` (no bindings are copied out).
+  bool matches(NodeId node) { return run(node, node); }
+  bool matches(NodeId node, NodeId scope) { return run(node, scope); }
+
+  /// The first failing path in words, or "matched" (see explain.hpp).
+  std::string explain(NodeId node) {
+    explaining_ = true;
+    pending_ = {};
+    bool matched = run(node, node);
+    explaining_ = false;
+    if (matched) return "matched";
+    if (!pending_.active) return "did not match";
+    std::string text = pending_.message;
+    std::size_t shown = std::min<std::size_t>(pending_.contexts.size(), kMaxContexts);
+    for (std::size_t i = 0; i < shown; ++i) text += "; " + pending_.contexts[i];
+    if (pending_.contexts.size() > shown) {
+      text += fmt::format("; ... ({} more)", pending_.contexts.size() - shown);
+    }
+    return text;
+  }
+
+  /// Every node reachable from `root` where the pattern matches, in increasing id order.
+  std::vector<Match> find_matches(NodeId root) {
+    std::vector<Match> found;
+    std::vector<bool> live = reachable_from(graph_, std::span(&root, 1));
+    for (std::uint32_t i = 0; i <= root.index(); ++i) {
+      if (!live[i] || !may_match(NodeId(i))) continue;
+      Match m = match(NodeId(i), root);
+      if (m) found.push_back(std::move(m));
+    }
+    return found;
+  }
+
+  [[nodiscard]] const PatternGraph& pattern_graph() const { return compiled_->graph; }
+
+ private:
+  static constexpr std::size_t kMaxContexts = 12;
+
+  struct Frame {
+    PatternId pattern;
+    NodeId node;
+    std::uint32_t watermark = 0;   // trail size when the visit began
+    std::uint32_t watermark2 = 0;  // call: trail size after the callee matched
+    std::uint32_t index = 0;       // loop position
+    std::uint32_t counter = 0;     // dominator path: inputs checked
+    std::uint8_t step = 0;
+    bool path = false;  // a dominator-path frame (MatchesPath), not a visit
+  };
+  struct Step {
+    bool done;
+    bool result;
+    PatternId pattern;
+    NodeId node;
+    bool path;
+  };
+  static Step done(bool result) { return {true, result, {}, {}, false}; }
+  static Step visit(PatternId pattern, NodeId node) { return {false, false, pattern, node, false}; }
+  static Step walk_path(PatternId dominator, NodeId node) {
+    return {false, false, dominator, node, true};
+  }
+
+  // A child's result delivered to its parent frame, or none on a frame's first step.
+  struct Incoming {
+    std::uint8_t state = 0;  // 0 none, 1 false, 2 true
+    Incoming& operator=(bool value) {
+      state = value ? 2 : 1;
+      return *this;
+    }
+    void reset() { state = 0; }
+    explicit operator bool() const { return state != 0; }
+    bool operator*() const { return state == 2; }
+    bool value_or(bool fallback) const { return state == 0 ? fallback : state == 2; }
+  };
+
+  struct Pending {
+    bool active = false;
+    std::size_t depth = 0;
+    std::string message;
+    std::vector<std::string> contexts;
+  };
+
+  // ----- the driver ---------------------------------------------------------------------------
+
+  bool run(NodeId node, NodeId scope) {
+    for (PatternId touched : touched_) memo_[touched.index()].clear();
+    touched_.clear();
+    trail_.clear();
+    frames_.clear();
+    memoize_ = true;
+    scope_ = scope;
+    Incoming incoming;
+    begin_visit(compiled_->root, node, incoming);
+    while (!frames_.empty()) {
+      std::size_t top = frames_.size() - 1;
+      lifted_ = false;
+      if (explaining_ && incoming && !*incoming && pending_.active && pending_.depth == top + 2) {
+        pending_.depth = top + 1;
+        lifted_ = true;
+      }
+      Step step = advance(top, incoming);
+      if (step.done) {
+        finish(top, step.result);
+        incoming = step.result;
+      } else if (step.path) {
+        incoming.reset();
+        frames_.push_back({step.pattern, step.node, 0, 0, 0, 0, 0, true});
+      } else {
+        incoming.reset();
+        begin_visit(step.pattern, step.node, incoming);
+      }
+    }
+    return incoming.value_or(false);
+  }
+
+  bool synthetic(PatternId id) const { return id.index() >= compiled_->user_size; }
+
+  void begin_visit(PatternId pattern, NodeId node, Incoming& incoming) {
+    const std::vector<NodeId>& memo = memo_[pattern.index()];
+    if (memoize_ && !memo.empty()) {
+      incoming = memo.front() == node;
+      if (!*incoming) {
+        fail(frames_.size() + 1, [&] {
+          const PatternNode& p = compiled_->graph.node(pattern);
+          if (p.kind == PatternKind::kOp) return op_mismatch(p, node);  // ops are singletons
+          return fmt::format("expected the node this pattern already bound ({}), got {}",
+                             words(memo.front()), words(node));
+        });
+      }
+      return;
+    }
+    frames_.push_back({pattern, node, static_cast<std::uint32_t>(trail_.size())});
+  }
+
+  void finish(std::size_t top, bool result) {
+    Frame frame = frames_[top];
+    frames_.pop_back();
+    if (explaining_ && result && pending_.active && pending_.depth >= top + 1) pending_ = {};
+    if (frame.path) return;
+    if (result) {
+      if (synthetic(frame.pattern)) return;
+      std::vector<NodeId>& memo = memo_[frame.pattern.index()];
+      if (memo.empty()) touched_.push_back(frame.pattern);
+      memo.push_back(frame.node);
+      trail_.push_back(frame.pattern);
+    } else {
+      clear_to(frame.watermark);
+    }
+  }
+
+  void clear_to(std::size_t watermark) {
+    for (std::size_t i = watermark; i < trail_.size(); ++i) memo_[trail_[i].index()].clear();
+    trail_.resize(watermark);
+  }
+
+  template <class MakeMessage>
+  void fail(std::size_t depth, MakeMessage&& make) {
+    if (!explaining_ || pending_.active) return;
+    pending_.active = true;
+    pending_.depth = depth;
+    pending_.message = make();
+    pending_.contexts.clear();
+  }
+  template <class MakeContext>
+  void context(MakeContext&& make) {
+    if (lifted_) pending_.contexts.push_back(make());
+  }
+  std::string words(NodeId node) const { return detail::node_words(graph_, node); }
+  static std::string count(std::size_t n, std::string_view noun) {
+    return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+  }
+  std::string op_mismatch(const PatternNode& p, NodeId node) const {
+    std::string got = graph_.kind(node) == NodeKind::kOp
+                          ? std::string(graph_.context().op_name(graph_.op(node)))
+                          : words(node);
+    return fmt::format("expected op {}, got {}", p.name, got);
+  }
+
+  // ----- one step of one frame ------------------------------------------------------------------
+
+  Step advance(std::size_t top, Incoming in) {
+    Frame& f = frames_[top];
+    if (f.path) return advance_path(top, f, in);
+    const PatternNode& p = compiled_->graph.node(f.pattern);
+    const Graph<D>& g = graph_;
+    NodeId e = f.node;
+    std::size_t depth = top + 1;
+    auto fail_here = [&](auto&& make) {
+      fail(depth, make);
+      return done(false);
+    };
+    switch (p.kind) {
+      case PatternKind::kWildcard:
+        if (f.step == 0 && p.redirect.valid()) {
+          f.step = 1;
+          return visit(p.redirect, e);
+        }
+        return done(f.step == 0 || *in);
+
+      case PatternKind::kExpr: {
+        if (expr_matches(f.pattern, p, e)) return done(true);
+        return fail_here([&] {
+          return fmt::format("expected an expression equal to is_expr({}), got {}", p.name,
+                             words(e));
+        });
+      }
+
+      case PatternKind::kOp:
+        if (g.kind(e) == NodeKind::kOp && op_ids_[f.pattern.index()].valid() &&
+            g.op(e) == op_ids_[f.pattern.index()]) {
+          return done(true);
+        }
+        return fail_here([&] { return op_mismatch(p, e); });
+
+      case PatternKind::kVar:
+        if (g.kind(e) == NodeKind::kVar && (p.name.empty() || g.name(e) == p.name))
+          return done(true);
+        return fail_here([&] {
+          return p.name.empty() ? fmt::format("expected a var, got {}", words(e))
+                                : fmt::format("expected var %{}, got {}", p.name, words(e));
+        });
+
+      case PatternKind::kConstant:
+        if (g.kind(e) == NodeKind::kConstant) return done(true);
+        return fail_here([&] { return fmt::format("expected a constant, got {}", words(e)); });
+
+      case PatternKind::kCall:
+        return advance_call(f, p, depth, in);
+
+      case PatternKind::kFunction: {
+        std::size_t params = p.operands.size() - 1;
+        if (f.step == 0) {
+          if (g.kind(e) != NodeKind::kFunction) {
+            return fail_here([&] { return fmt::format("expected a function, got {}", words(e)); });
+          }
+          if (!p.any_arity && g.params(e).size() != params) {
+            return fail_here([&] {
+              return fmt::format("expected {}, got {} in {}", count(params, "parameter"),
+                                 g.params(e).size(), words(e));
+            });
+          }
+          f.step = 1;
+        } else if (f.step == 1 && !*in) {
+          context([&] { return fmt::format("in parameter {} of {}", f.index, words(e)); });
+          return done(false);
+        } else if (f.step == 1) {
+          ++f.index;
+        } else {
+          if (!*in) context([&] { return fmt::format("in the body of {}", words(e)); });
+          return done(*in);
+        }
+        if (!p.any_arity && f.index < params)
+          return visit(p.operands[f.index], g.params(e)[f.index]);
+        f.step = 2;
+        return visit(p.operands.back(), g.body(e));
+      }
+
+      case PatternKind::kTuple: {
+        if (f.step == 0) {
+          if (g.kind(e) != NodeKind::kTuple) {
+            return fail_here([&] { return fmt::format("expected a tuple, got {}", words(e)); });
+          }
+          if (p.any_arity) return done(true);
+          if (g.fields(e).size() != p.operands.size()) {
+            return fail_here([&] {
+              return fmt::format("expected {}, got {} in {}", count(p.operands.size(), "field"),
+                                 g.fields(e).size(), words(e));
+            });
+          }
+          f.step = 1;
+        } else if (!*in) {
+          context([&] { return fmt::format("in field {} of {}", f.index, words(e)); });
+          return done(false);
+        } else {
+          ++f.index;
+        }
+        if (f.index == p.operands.size()) return done(true);
+        return visit(p.operands[f.index], g.fields(e)[f.index]);
+      }
+
+      case PatternKind::kTupleGetItem:
+        if (f.step == 0) {
+          if (g.kind(e) != NodeKind::kTupleGetItem) {
+            return fail_here(
+                [&] { return fmt::format("expected a tuple item, got {}", words(e)); });
+          }
+          if (p.index >= 0 && static_cast<std::int64_t>(g.index(e)) != p.index) {
+            return fail_here([&] {
+              return fmt::format("expected index {}, got {} in {}", p.index, g.index(e), words(e));
+            });
+          }
+          f.step = 1;
+          return visit(p.operands[0], g.tuple(e));
+        }
+        if (!*in) context([&] { return fmt::format("in the tuple of {}", words(e)); });
+        return done(*in);
+
+      case PatternKind::kIf:
+      case PatternKind::kLet: {
+        bool is_if = p.kind == PatternKind::kIf;
+        if (f.step == 0) {
+          if (g.kind(e) != (is_if ? NodeKind::kIf : NodeKind::kLet)) {
+            return fail_here([&] {
+              return fmt::format("expected {}, got {}", is_if ? "an if" : "a let", words(e));
+            });
+          }
+          f.step = 1;
+        } else if (!*in) {
+          static constexpr std::string_view kIfParts[] = {"the condition", "the then branch",
+                                                          "the else branch"};
+          static constexpr std::string_view kLetParts[] = {"the variable", "the value", "the body"};
+          context([&] {
+            return fmt::format("in {} of {}", (is_if ? kIfParts : kLetParts)[f.index], words(e));
+          });
+          return done(false);
+        } else {
+          ++f.index;
+        }
+        if (f.index == 3) return done(true);
+        return visit(p.operands[f.index], g.operands(e)[f.index]);
+      }
+
+      case PatternKind::kAlt:
+        if (f.step == 0) {
+          f.step = 1;
+          return visit(p.operands[0], e);
+        }
+        if (f.step == 1 && !*in) {
+          f.step = 2;
+          return visit(p.operands[1], e);
+        }
+        return done(*in);
+
+      case PatternKind::kAnd:
+        if (f.step == 0) {
+          f.step = 1;
+          return visit(p.operands[0], e);
+        }
+        if (f.step == 1 && *in) {
+          f.step = 2;
+          return visit(p.operands[1], e);
+        }
+        return done(*in);
+
+      case PatternKind::kNot:
+        if (f.step == 0) {
+          f.step = 1;
+          return visit(p.operands[0], e);
+        }
+        if (*in) {
+          return fail_here(
+              [&] { return fmt::format("matched a negated pattern at {}", words(e)); });
+        }
+        return done(true);
+
+      case PatternKind::kAttr:
+        if (f.step == 0) {
+          f.step = 1;
+          return visit(p.operands[0], e);
+        }
+        if (!*in) return done(false);
+        return done(attrs_match(p, e, depth));
+
+      case PatternKind::kType:
+      case PatternKind::kDataType:
+      case PatternKind::kShape:
+        if (f.step == 0) {
+          if (!type_check(p, e, depth)) return done(false);
+          f.step = 1;
+          return visit(p.operands[0], e);
+        }
+        return done(*in);
+
+      case PatternKind::kDominator:
+        if (f.step == 0) {
+          f.step = 1;
+          return visit(p.operands[2], e);
+        }
+        if (f.step == 1) {
+          if (!*in) return done(false);
+          f.step = 2;
+          return walk_path(f.pattern, e);
+        }
+        memoize_ = true;
+        if (!*in) return done(false);
+        return done(dominates_parent(p, e, depth));
+    }
+    return done(false);
+  }
+
+  // Relay's CallPattern visit: callee, then the arguments in order, then reversed when
+  // commutative; associativity retries when the callee does not match.
+  Step advance_call(Frame& f, const PatternNode& p, std::size_t depth, Incoming in) {
+    const Graph<D>& g = graph_;
+    NodeId e = f.node;
+    const std::size_t arity = p.operands.size() - 1;
+    enum : std::uint8_t { kStart, kCallee, kArgs, kReversed, kDivideRetry, kMultiplyRetry };
+    switch (f.step) {
+      case kStart:
+        if (g.kind(e) != NodeKind::kCall) {
+          fail(depth, [&] { return fmt::format("expected a call, got {}", words(e)); });
+          return done(false);
+        }
+        f.step = kCallee;
+        return visit(p.operands[0], g.callee(e));
+      case kCallee: {
+        if (!*in) {
+          clear_to(f.watermark);
+          const detail::CompiledPattern& c = *compiled_;
+          auto is_call_of = [&](NodeId node, OpId op) {
+            return op.valid() && g.kind(node) == NodeKind::kCall && g.called_op(node) == op;
+          };
+          auto has_arg_call_of = [&](OpId op) {
+            auto args = g.args(e);
+            return args.size() >= 2 && (is_call_of(args[0], op) || is_call_of(args[1], op));
+          };
+          if (c.divide_retry0[f.pattern.index()].valid() && is_call_of(e, multiply_op_) &&
+              has_arg_call_of(divide_op_)) {
+            f.step = kDivideRetry;
+            f.index = 0;
+            return visit(c.divide_retry0[f.pattern.index()], e);
+          }
+          if (c.multiply_retry[f.pattern.index()].valid() && is_call_of(e, divide_op_) &&
+              has_arg_call_of(multiply_op_)) {
+            f.step = kMultiplyRetry;
+            return visit(c.multiply_retry[f.pattern.index()], e);
+          }
+          return done(false);
+        }
+        f.watermark2 = static_cast<std::uint32_t>(trail_.size());
+        if (p.any_arity) return done(true);
+        if (g.args(e).size() != arity) {
+          fail(depth, [&] {
+            return fmt::format("expected {}, got {} in {}", count(arity, "argument"),
+                               g.args(e).size(), words(e));
+          });
+          return done(false);
+        }
+        if (arity == 0) return done(true);
+        f.step = kArgs;
+        f.index = 0;
+        return visit(p.operands[1], g.args(e)[0]);
+      }
+      case kArgs:
+      case kReversed: {
+        bool reversed = f.step == kReversed;
+        if (*in) {
+          if (++f.index == arity) return done(true);
+        } else {
+          clear_to(f.watermark2);
+          if (!reversed) {
+            context([&] { return fmt::format("in operand {} of {}", f.index, words(e)); });
+          }
+          if (reversed || !commutative_retry(p, e)) return done(false);
+          f.step = kReversed;
+          f.index = 0;
+        }
+        std::size_t pattern_arg = f.step == kReversed ? arity - f.index : 1 + f.index;
+        return visit(p.operands[pattern_arg], g.args(e)[f.index]);
+      }
+      case kDivideRetry:
+        if (*in) return done(true);
+        clear_to(f.watermark);
+        if (f.index == 1) return done(false);
+        f.index = 1;
+        return visit(compiled_->divide_retry1[f.pattern.index()], e);
+      case kMultiplyRetry:
+        return done(*in);
+    }
+    return done(false);
+  }
+
+  bool commutative_retry(const PatternNode& p, NodeId e) const {
+    if (options_.relay_compat) {
+      PatternId callee = p.operands[0];
+      if (compiled_->graph.kind(callee) != PatternKind::kOp) return false;
+      OpId op = op_ids_[callee.index()];
+      return op.valid() && (op == add_op_ || op == multiply_op_);
+    }
+    OpId op = graph_.called_op(e);
+    return op.valid() && graph_.context().ops.info(op).commutative;
+  }
+
+  // Relay's MatchesPath, one input per step: each input must match the parent (memoised, so
+  // the parent binds one node) or the path (not memoised) and then satisfy the same recursively.
+  // The callee and, as in Relay v0.17+, Var and Constant arguments of calls are skipped; at
+  // least one input must have been checked.
+  Step advance_path(std::size_t top, Frame& f, Incoming in) {
+    const PatternNode& dominator = compiled_->graph.node(f.pattern);
+    const Graph<D>& g = graph_;
+    NodeId e = f.node;
+    enum : std::uint8_t { kNext, kParent, kPath, kDeeper };
+    switch (f.step) {
+      case kParent:
+        if (*in) {
+          ++f.index;
+          break;
+        }
+        // The parent check is a probe: its failure is no reason for the match to fail.
+        if (explaining_ && pending_.active && pending_.depth >= top + 1) pending_ = {};
+        memoize_ = false;
+        f.step = kPath;
+        return visit(dominator.operands[1], g.operands(e)[f.index]);
+      case kPath:
+        if (!*in) {
+          context([&] { return path_context(e, f.index); });
+          return done(false);
+        }
+        f.step = kDeeper;
+        return walk_path(f.pattern, g.operands(e)[f.index]);
+      case kDeeper:
+        if (!*in) {
+          context([&] { return path_context(e, f.index); });
+          return done(false);
+        }
+        ++f.index;
+        break;
+      default:
+        break;
+    }
+    auto operands = g.operands(e);
+    bool is_call = g.kind(e) == NodeKind::kCall;
+    while (f.index < operands.size()) {
+      NodeId input = operands[f.index];
+      bool skip = false;
+      if (is_call) {
+        skip =
+            f.index == 0 || g.kind(input) == NodeKind::kVar || g.kind(input) == NodeKind::kConstant;
+      } else if (g.kind(e) == NodeKind::kFunction || g.kind(e) == NodeKind::kLet) {
+        skip = f.index + 1 != operands.size();  // only the body
+      }
+      if (!skip) break;
+      ++f.index;
+    }
+    if (f.index == operands.size()) {
+      if (f.counter > 0) return done(true);
+      fail(top + 1, [&] { return fmt::format("{} has no input on a dominator path", words(e)); });
+      return done(false);
+    }
+    ++f.counter;
+    memoize_ = true;
+    f.step = kParent;
+    return visit(dominator.operands[0], operands[f.index]);
+  }
+
+  std::string path_context(NodeId e, std::size_t operand) const {
+    std::size_t shown = graph_.kind(e) == NodeKind::kCall ? operand - 1 : operand;
+    return fmt::format("on the dominator path at operand {} of {}", shown, words(e));
+  }
+
+  bool dominates_parent(const PatternNode& dominator, NodeId e, std::size_t depth) {
+    const std::vector<NodeId>& parent = memo_[dominator.operands[0].index()];
+    NodeId bound = parent.empty() ? NodeId() : parent.front();
+    const PostDominatorTree& tree = post_dominators();
+    bool ok = bound.valid() && bound != e && tree.contains(bound) && tree.contains(e) &&
+              tree.post_dominates(e, bound);
+    if (!ok) {
+      fail(depth, [&] {
+        return bound.valid()
+                   ? fmt::format("{} does not post-dominate the parent {}", words(e), words(bound))
+                   : fmt::format("no parent bound below {}", words(e));
+      });
+    }
+    return ok;
+  }
+
+  const PostDominatorTree& post_dominators() {
+    if (!tree_ || tree_scope_ != scope_) {
+      tree_ = PostDominatorTree::build(graph_, std::span(&scope_, 1));
+      tree_scope_ = scope_;
+    }
+    return *tree_;
+  }
+
+  bool expr_matches(PatternId id, const PatternNode& p, NodeId e) {
+    auto key = std::pair(id.value, e.value);
+    auto found = expr_cache_.find(key);
+    if (found != expr_cache_.end()) return found->second;
+    const auto* holder = dynamic_cast<const detail::ExprHolder<D>*>(p.expr.get());
+    bool result = holder != nullptr && holder->equals(graph_, e);
+    expr_cache_.emplace(key, result);
+    return result;
+  }
+
+  // Relay's AttrPattern rules: op attributes for an Op, the attribute struct's fields for a
+  // Call, the attribute dictionary for a Function; nothing else has attributes.
+  bool attrs_match(const PatternNode& p, NodeId e, std::size_t depth) {
+    const Graph<D>& g = graph_;
+    const Context& context = g.context();
+    NodeKind kind = g.kind(e);
+    if (kind == NodeKind::kOp) {
+      const OpInfo& info = context.ops.info(g.op(e));
+      for (const auto& [key, value] : p.attrs) {
+        std::optional<std::int64_t> actual;
+        if (info.known && key == "TOpPattern")
+          actual = static_cast<std::int64_t>(info.pattern_kind);
+        if (info.known && key == "TOpIsStateful") actual = info.stateful ? 1 : 0;
+        bool ok =
+            actual &&
+            (value.kind == PatternValue::Kind::kInt || value.kind == PatternValue::Kind::kBool) &&
+            value.integer == *actual;
+        if (!ok) {
+          fail(depth, [&] {
+            return actual
+                       ? fmt::format("attribute {} of op {} is {}, expected {}", key,
+                                     context.op_name(g.op(e)), *actual, detail::python_value(value))
+                       : fmt::format("op {} has no attribute {}", context.op_name(g.op(e)), key);
+          });
+          return false;
+        }
+      }
+      return true;
+    }
+    if (kind != NodeKind::kCall && kind != NodeKind::kFunction) {
+      fail(depth, [&] {
+        return fmt::format("attributes belong to ops, calls and functions, got {}", words(e));
+      });
+      return false;
+    }
+    AttrValueId attrs = g.attrs(e);
+    for (const auto& [key, value] : p.attrs) {
+      std::optional<AttrValueId> field;
+      if (attrs.valid() && context.attrs.kind(attrs) == AttrKind::kObject) {
+        field = context.attrs.find_field(attrs, key);
+      }
+      if (!field) {
+        fail(depth, [&] { return fmt::format("{} has no attribute {}", words(e), key); });
+        return false;
+      }
+      if (!detail::value_matches(value, context, *field)) {
+        fail(depth, [&] {
+          return fmt::format("attribute {} of {} is {}, expected {}", key, words(e),
+                             to_string(context, *field), detail::python_value(value));
+        });
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // has_type / has_dtype / has_shape against the stored type (checked before the inner
+  // pattern, as Relay does).
+  bool type_check(const PatternNode& p, NodeId e, std::size_t depth) {
+    const Context& context = graph_.context();
+    TypeId type = detail::stored_type(graph_, e);
+    if (!type.valid()) {
+      fail(depth, [&] {
+        return fmt::format("{} has no type (the matcher reads stored types and infers none)",
+                           words(e));
+      });
+      return false;
+    }
+    bool tensor = context.types.kind(type) == TypeKind::kTensor;
+    switch (p.kind) {
+      case PatternKind::kType:
+        if (detail::type_matches(p.type, context, type)) return true;
+        fail(depth, [&] {
+          return fmt::format("type of {} is {}, expected {}", words(e), to_string(context, type),
+                             detail::relay_type_text(p.type));
+        });
+        return false;
+      case PatternKind::kDataType:
+        if (tensor && context.strings.view(context.types.get(type).name) == p.name) return true;
+        fail(depth, [&] {
+          return tensor ? fmt::format("dtype of {} is {}, expected {}", words(e),
+                                      context.strings.view(context.types.get(type).name), p.name)
+                        : fmt::format("type of {} is {}, not a tensor type", words(e),
+                                      to_string(context, type));
+        });
+        return false;
+      default:
+        if (tensor && detail::shape_matches(p.shape, context, type)) return true;
+        fail(depth, [&] {
+          return tensor ? fmt::format("type of {} is {}, expected shape {}", words(e),
+                                      to_string(context, type), detail::shape_text(p.shape, false))
+                        : fmt::format("type of {} is {}, not a tensor type", words(e),
+                                      to_string(context, type));
+        });
+        return false;
+    }
+  }
+
+  void collect(Match& result) const {
+    std::vector<std::pair<PatternId, NodeId>> entries;
+    std::vector<bool> seen(memo_.size(), false);
+    for (PatternId id : touched_) {
+      const std::vector<NodeId>& memo = memo_[id.index()];
+      if (memo.empty() || seen[id.index()]) continue;
+      seen[id.index()] = true;
+      for (NodeId node : memo) entries.emplace_back(id, node);
+    }
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    result.patterns_.reserve(entries.size());
+    result.nodes_.reserve(entries.size());
+    for (auto [pattern, node] : entries) {
+      result.patterns_.push_back(pattern);
+      result.nodes_.push_back(node);
+    }
+  }
+
+  // A cheap necessary condition for find_matches: the op a call-rooted pattern calls.
+  void compute_anchor() {
+    const detail::CompiledPattern& c = *compiled_;
+    PatternId id = c.root;
+    for (;;) {
+      const PatternNode& node = c.graph.node(id);
+      switch (node.kind) {
+        case PatternKind::kAttr:
+        case PatternKind::kType:
+        case PatternKind::kDataType:
+        case PatternKind::kShape:
+        case PatternKind::kAnd:
+          id = node.operands[0];
+          continue;
+        case PatternKind::kDominator:
+          id = node.operands[2];
+          continue;
+        case PatternKind::kCall:
+          if (c.graph.kind(node.operands[0]) == PatternKind::kOp &&
+              !c.divide_retry0[id.index()].valid() && !c.multiply_retry[id.index()].valid()) {
+            anchor_op_ = op_ids_[node.operands[0].index()];
+            anchored_ = true;
+          }
+          return;
+        default:
+          return;
+      }
+    }
+  }
+  bool may_match(NodeId node) const {
+    return !anchored_ || (anchor_op_.valid() && graph_.kind(node) == NodeKind::kCall &&
+                          graph_.called_op(node) == anchor_op_);
+  }
+
+  std::shared_ptr<const detail::CompiledPattern> compiled_;
+  const Graph<D>& graph_;
+  MatchOptions options_;
+  std::vector<OpId> op_ids_;  // per pattern id: the op an is_op pattern names
+  OpId add_op_, multiply_op_, divide_op_;
+  bool anchored_ = false;
+  OpId anchor_op_;
+
+  std::vector<std::vector<NodeId>> memo_;  // per pattern id, Relay's memo_
+  std::vector<PatternId> touched_;         // patterns whose memo is non-empty (or was)
+  std::vector<PatternId> trail_;           // Relay's matched_nodes_
+  std::vector<Frame> frames_;
+  bool memoize_ = true;
+  NodeId scope_;
+  std::optional<PostDominatorTree> tree_;
+  NodeId tree_scope_;
+  absl::flat_hash_map<std::pair<std::uint32_t, std::uint32_t>, bool> expr_cache_;
+
+  bool explaining_ = false;
+  bool lifted_ = false;
+  Pending pending_;
+};
+
+/// Whether `pattern` matches at `node` of `graph` (Relay's `pattern.match(expr)`), with the
+/// bindings on success.
+///   if (graphpat::Match m = graphpat::match(pattern, graph, node)) use(m.bound(conv));
+template <Dialect D>
+Match match(const Pattern& pattern, const Graph<D>& graph, NodeId node, MatchOptions options = {}) {
+  return Matcher<D>(pattern, graph, options).match(node);
+}
+
+/// Every node reachable from `root` where `pattern` matches, in increasing id order.
+///   for (const graphpat::Match& m : graphpat::find_matches(pattern, graph, main)) ...
+template <Dialect D>
+std::vector<Match> find_matches(const Pattern& pattern, const Graph<D>& graph, NodeId root,
+                                MatchOptions options = {}) {
+  return Matcher<D>(pattern, graph, options).find_matches(root);
+}
+
+}  // namespace graphpat

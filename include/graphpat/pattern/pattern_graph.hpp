@@ -1,0 +1,342 @@
+// Pattern nodes and the Pattern handle: what the pattern DSL (dsl.hpp) and the pattern text
+// parser (text.hpp) build and what the matcher (matcher.hpp) reads.
+//
+// A pattern is a small graph of its own, independent of any IR graph or context: op names,
+// dtypes, attribute values and types are kept as plain values and resolved against a graph's
+// context only when matched. A `Pattern` is a value: a shared handle to one node of such a
+// graph. The same handle used twice is the same node, and a pattern node binds at most one
+// graph node in a match (identity binding, as in Relay):
+//
+//   using namespace graphpat::dsl;
+//   graphpat::Pattern x = wildcard();
+//   graphpat::Pattern p = (x + wildcard()) * x;     // both uses of x must be the same node
+//   p.graph().size();                               // 5: x, the other wildcard, add, mul, ...
+//
+// Handles made separately live in separate graphs until combined: combining merges the smaller
+// graph into the larger one and leaves a forwarding note, so every handle keeps meaning the
+// same node. Building patterns is not thread-safe when they share nodes; matching a finished
+// pattern is read-only.
+#pragma once
+
+#include <atomic>
+#include <cassert>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "graphpat/ir/ids.hpp"
+
+namespace graphpat {
+
+/// A node of a PatternGraph.
+using PatternId = Id<struct PatternTag>;
+
+/// The kinds of pattern of Relay's dataflow pattern language, plus `&` and `!`.
+enum class PatternKind : std::uint8_t {
+  kWildcard,      // wildcard(); with a redirect, whatever the target matches
+  kExpr,          // is_expr(expression): structurally equal nodes
+  kOp,            // is_op("nn.conv2d"): the op node itself
+  kVar,           // is_var("x") / is_var()
+  kConstant,      // is_constant()
+  kCall,          // p(args) / p(None)
+  kFunction,      // FunctionPattern(params or None, body)
+  kTuple,         // is_tuple([...]) / is_tuple(None)
+  kTupleGetItem,  // is_tuple_get_item(p, index or None)
+  kIf,            // is_if(cond, then, else)
+  kLet,           // is_let(var, value, body)
+  kAlt,           // p | q (committed choice)
+  kAnd,           // p & q (both)
+  kNot,           // !p / ~p
+  kAttr,          // p.has_attr({...})
+  kType,          // p.has_type(T)
+  kDataType,      // p.has_dtype("float32")
+  kShape,         // p.has_shape([...])
+  kDominator,     // dominates(parent, path, child)
+};
+
+/// The kind as the pattern language's class name ("CallPattern").
+constexpr std::string_view pattern_kind_name(PatternKind kind) {
+  constexpr std::string_view kNames[] = {
+      "WildcardPattern",     "ExprPattern",  "OpPattern",       "VarPattern",
+      "ConstantPattern",     "CallPattern",  "FunctionPattern", "TuplePattern",
+      "TupleGetItemPattern", "IfPattern",    "LetPattern",      "AltPattern",
+      "AndPattern",          "NotPattern",   "AttrPattern",     "TypePattern",
+      "DataTypePattern",     "ShapePattern", "DominatorPattern"};
+  return kNames[static_cast<std::size_t>(kind)];
+}
+
+/// One dimension of a shape in has_shape / has_type.
+struct ShapeDim {
+  enum class Kind : std::uint8_t { kInt, kAny, kSymbol };
+  Kind kind = Kind::kInt;
+  std::int64_t value = 0;
+  std::string symbol;  // kSymbol: its name
+
+  static ShapeDim of(std::int64_t extent) { return {Kind::kInt, extent, {}}; }
+  static ShapeDim any() { return {Kind::kAny, 0, {}}; }
+  static ShapeDim named(std::string name) { return {Kind::kSymbol, 0, std::move(name)}; }
+  friend bool operator==(const ShapeDim&, const ShapeDim&) = default;
+};
+
+/// A type in has_type: a tensor type (rank 0 is a scalar) or a tuple of types.
+struct PatternType {
+  enum class Kind : std::uint8_t { kTensor, kTuple };
+  Kind kind = Kind::kTensor;
+  std::string dtype;
+  std::vector<ShapeDim> shape;
+  std::vector<PatternType> fields;
+
+  static PatternType tensor(std::vector<ShapeDim> shape, std::string dtype) {
+    return {Kind::kTensor, std::move(dtype), std::move(shape), {}};
+  }
+  static PatternType tuple(std::vector<PatternType> fields) {
+    return {Kind::kTuple, {}, {}, std::move(fields)};
+  }
+  friend bool operator==(const PatternType&, const PatternType&) = default;
+};
+
+/// An attribute value in has_attr, as Python writes it: None, a bool, an int, a float, a
+/// string (also what a dtype is compared with) or a list.
+struct PatternValue {
+  enum class Kind : std::uint8_t { kNull, kBool, kInt, kFloat, kString, kArray };
+  Kind kind = Kind::kNull;
+  std::int64_t integer = 0;  // kBool (0/1) and kInt
+  double floating = 0;
+  std::string text;
+  std::vector<PatternValue> elements;
+
+  PatternValue() = default;
+  PatternValue(int value) : kind(Kind::kInt), integer(value) {}           // NOLINT: literal sugar
+  PatternValue(std::int64_t value) : kind(Kind::kInt), integer(value) {}  // NOLINT
+  PatternValue(double value) : kind(Kind::kFloat), floating(value) {}     // NOLINT
+  PatternValue(const char* value) : kind(Kind::kString), text(value) {}   // NOLINT
+  PatternValue(std::string value) : kind(Kind::kString), text(std::move(value)) {}  // NOLINT
+  PatternValue(std::initializer_list<PatternValue> list)  // NOLINT: {3, 3}
+      : kind(Kind::kArray), elements(list) {}
+  static PatternValue boolean(bool value) {
+    PatternValue v;
+    v.kind = Kind::kBool;
+    v.integer = value ? 1 : 0;
+    return v;
+  }
+  static PatternValue array(std::vector<PatternValue> elements) {
+    PatternValue v;
+    v.kind = Kind::kArray;
+    v.elements = std::move(elements);
+    return v;
+  }
+  friend bool operator==(const PatternValue&, const PatternValue&) = default;
+};
+
+/// The dictionary of has_attr, in the order written.
+using PatternAttrs = std::vector<std::pair<std::string, PatternValue>>;
+
+namespace detail {
+
+/// The expression of an is_expr pattern; the matcher of dialect D reads ExprHolder<D>
+/// (expr_pattern.hpp). Patterns themselves stay dialect-free.
+struct ExprHolderBase {
+  virtual ~ExprHolderBase() = default;
+};
+
+inline std::uint64_t next_pattern_uid() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
+}
+
+}  // namespace detail
+
+/// One pattern node. Operands by kind:
+///   Call: callee, args...          Function: params..., body      Tuple: fields...
+///   TupleGetItem: tuple            If: cond, then, else           Let: var, value, body
+///   Alt / And: left, right         Not: the negated pattern       Dominator: parent, path, child
+///   Attr / Type / DataType / Shape: the constrained pattern
+struct PatternNode {
+  PatternKind kind = PatternKind::kWildcard;
+  std::vector<PatternId> operands;
+  bool any_arity = false;   // Call p(None), Function params None, Tuple is_tuple(None)
+  std::int64_t index = -1;  // TupleGetItem: -1 = any index
+  std::string name;         // Op: op name; Var: name hint ("" any); Expr: its name; DataType: dtype
+  PatternId redirect;       // Wildcard: redirect_to target
+  PatternAttrs attrs;       // Attr
+  PatternType type;         // Type
+  std::vector<ShapeDim> shape;                         // Shape
+  std::shared_ptr<const detail::ExprHolderBase> expr;  // Expr
+  std::uint64_t uid = 0;                               // identity across graph merges
+};
+
+/// A graph of pattern nodes; operands may come after their users (redirects close cycles).
+class PatternGraph {
+ public:
+  [[nodiscard]] std::uint32_t size() const { return static_cast<std::uint32_t>(nodes_.size()); }
+  [[nodiscard]] const PatternNode& node(PatternId id) const { return nodes_[id.index()]; }
+  [[nodiscard]] PatternNode& mutable_node(PatternId id) { return nodes_[id.index()]; }
+  [[nodiscard]] PatternKind kind(PatternId id) const { return node(id).kind; }
+  [[nodiscard]] const std::vector<PatternId>& operands(PatternId id) const {
+    return node(id).operands;
+  }
+  PatternId add(PatternNode node) {
+    if (node.uid == 0) node.uid = detail::next_pattern_uid();
+    nodes_.push_back(std::move(node));
+    return PatternId(size() - 1);
+  }
+
+  /// Every pattern node reachable from `root` (through operands and redirects), in depth-first
+  /// post-order: operands before users, except along a redirect cycle. Iterative.
+  [[nodiscard]] std::vector<PatternId> post_order(PatternId root) const {
+    std::vector<PatternId> order;
+    std::vector<std::uint8_t> state(size(), 0);  // 0 new, 1 open, 2 done
+    struct Frame {
+      PatternId id;
+      std::size_t next;
+    };
+    std::vector<Frame> stack{{root, 0}};
+    state[root.index()] = 1;
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      const PatternNode& n = node(top.id);
+      std::size_t edges = n.operands.size() + (n.redirect.valid() ? 1 : 0);
+      if (top.next == edges) {
+        state[top.id.index()] = 2;
+        order.push_back(top.id);
+        stack.pop_back();
+        continue;
+      }
+      PatternId next = top.next < n.operands.size() ? n.operands[top.next] : n.redirect;
+      ++top.next;
+      if (state[next.index()] != 0) continue;
+      state[next.index()] = 1;
+      stack.push_back({next, 0});
+    }
+    return order;
+  }
+
+ private:
+  std::vector<PatternNode> nodes_;
+};
+
+namespace detail {
+
+/// The storage behind Pattern handles; merged stores forward to the store they joined.
+struct PatternStore {
+  PatternGraph graph;
+  std::shared_ptr<PatternStore> forward;
+  std::vector<PatternId> forward_ids;  // this store's ids in `forward`
+};
+
+}  // namespace detail
+
+/// A handle to one pattern node. Copying a handle copies the reference, not the node.
+class Pattern {
+ public:
+  Pattern() = default;
+
+  [[nodiscard]] bool valid() const { return store_ != nullptr; }
+  /// The graph holding this node (and every node reachable from it).
+  [[nodiscard]] const PatternGraph& graph() const { return resolve().store_->graph; }
+  [[nodiscard]] PatternId id() const { return resolve().id_; }
+  [[nodiscard]] const PatternNode& node() const { return graph().node(id()); }
+  [[nodiscard]] PatternKind kind() const { return node().kind; }
+  /// What identifies the node across graph merges (and in Match::bound).
+  [[nodiscard]] std::uint64_t uid() const { return node().uid; }
+  /// Whether two handles are the same pattern node.
+  [[nodiscard]] bool same_as(const Pattern& other) const {
+    return valid() && other.valid() && uid() == other.uid();
+  }
+
+  /// A new node of `node.kind` whose operands are `operands` (handles from any graphs).
+  static Pattern make(PatternNode node, const std::vector<Pattern>& operands) {
+    std::vector<const Pattern*> pointers;
+    pointers.reserve(operands.size());
+    for (const Pattern& operand : operands) pointers.push_back(&operand);
+    std::shared_ptr<detail::PatternStore> store = unify(pointers);
+    for (const Pattern* operand : pointers) node.operands.push_back(operand->id());
+    PatternId id = store->graph.add(std::move(node));
+    return Pattern(std::move(store), id);
+  }
+
+  /// Makes this wildcard stand for `target` (Relay's `redirect_to`), which may contain this
+  /// wildcard: that is how recursive patterns are written.
+  ///   Pattern w = wildcard();
+  ///   Pattern cast = is_op("cast")(w);
+  ///   w.redirect_to(cast | is_op("nn.dense")(wildcard(), wildcard()));
+  void redirect_to(const Pattern& target) {
+    assert(kind() == PatternKind::kWildcard);
+    std::shared_ptr<detail::PatternStore> store = unify({this, &target});
+    store->graph.mutable_node(id()).redirect = target.id();
+  }
+
+  // Method sugar of the pattern language; dsl.hpp defines them.
+  template <class... Args>
+  Pattern operator()(const Args&... args) const;
+  Pattern call(const std::vector<Pattern>& args) const;
+  Pattern optional(const Pattern& callee) const;
+  template <class F>
+  requires std::is_invocable_r_v<Pattern, F, const Pattern&> Pattern optional(F&& make)
+  const { return alternative(make(*this)); }
+  Pattern has_attr(PatternAttrs attrs) const;
+  Pattern has_type(PatternType type) const;
+  Pattern has_dtype(std::string dtype) const;
+  Pattern has_shape(std::vector<ShapeDim> shape) const;
+  Pattern has_shape(std::initializer_list<std::int64_t> shape) const;
+  Pattern dominates(const Pattern& parent, const Pattern& path) const;
+  Pattern dominates(const Pattern& parent) const;
+  Pattern alternative(const Pattern& other) const;
+
+ private:
+  Pattern(std::shared_ptr<detail::PatternStore> store, PatternId id)
+      : store_(std::move(store)), id_(id) {}
+
+  // Follows forwarding notes (and shortens them for this handle).
+  const Pattern& resolve() const {
+    assert(valid());
+    while (store_->forward) {
+      id_ = store_->forward_ids[id_.index()];
+      store_ = store_->forward;
+    }
+    return *this;
+  }
+
+  // Merges the stores of `patterns` into one (the largest) and returns it.
+  static std::shared_ptr<detail::PatternStore> unify(const std::vector<const Pattern*>& patterns) {
+    std::shared_ptr<detail::PatternStore> target;
+    for (const Pattern* p : patterns) {
+      p->resolve();
+      if (!target || p->store_->graph.size() > target->graph.size()) target = p->store_;
+    }
+    if (!target) return std::make_shared<detail::PatternStore>();
+    for (const Pattern* p : patterns) {
+      p->resolve();
+      if (p->store_ == target) continue;
+      merge_into(*p->store_, target);
+      p->resolve();
+    }
+    return target;
+  }
+
+  static void merge_into(detail::PatternStore& source,
+                         const std::shared_ptr<detail::PatternStore>& target) {
+    const std::uint32_t base = target->graph.size();
+    source.forward_ids.resize(source.graph.size());
+    for (std::uint32_t i = 0; i < source.graph.size(); ++i)
+      source.forward_ids[i] = PatternId(base + i);
+    for (std::uint32_t i = 0; i < source.graph.size(); ++i) {
+      PatternNode copy = source.graph.node(PatternId(i));
+      for (PatternId& operand : copy.operands) operand = source.forward_ids[operand.index()];
+      if (copy.redirect.valid()) copy.redirect = source.forward_ids[copy.redirect.index()];
+      target->graph.add(std::move(copy));
+    }
+    source.graph = PatternGraph();
+    source.forward = target;
+  }
+
+  mutable std::shared_ptr<detail::PatternStore> store_;
+  mutable PatternId id_;
+};
+
+}  // namespace graphpat

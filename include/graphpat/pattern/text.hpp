@@ -1,0 +1,858 @@
+// parse_pattern: reads a pattern written in TVM's Python DPL spelling, as TVM's tests and
+// users write them, into a Pattern.
+//
+//   absl::StatusOr<graphpat::Pattern> p = graphpat::parse_pattern(
+//       "is_tuple_get_item(is_op('nn.batch_norm')(wildcard(), wildcard(), wildcard(),"
+//       " wildcard(), wildcard()), 0)");
+//   if (!p.ok()) return p.status();   // "[graphpat.pattern_text.unknown_name] 1:5: ..."
+//
+//   // Several lines: `name = expr` statements, the last line is the pattern. A name used twice
+//   // is one pattern node (identity binding).
+//   auto diamond = graphpat::parse_pattern(R"(
+//       conv = is_op('nn.conv2d')(wildcard(), wildcard())
+//       is_op('add')(is_op('nn.relu')(conv), is_op('nn.leaky_relu')(conv)))");
+//
+// What it reads: wildcard, is_op, is_var, is_constant, is_expr, is_tuple, is_tuple_get_item,
+// is_if, is_let, has_attr, has_type, has_dtype, has_shape, dominates; the classes
+// FunctionPattern, CallPattern, TuplePattern, TupleGetItemPattern, WildcardPattern, VarPattern,
+// ConstantPattern, ExprPattern, AltPattern, IfPattern, LetPattern, DominatorPattern; methods
+// .has_attr .has_type .has_dtype .has_shape .optional .dominates .redirect_to; calling a
+// pattern (`p(a, b)`, `p(None)` for any arguments); `|` `&` `~` `!` `+` `-` `*` `/`;
+// `lambda x: ...` in optional; relay.TensorType / relay.TupleType / relay.Any() and types in
+// Relay syntax given as strings (`has_type('Tensor[(10, 10), float32]')`). is_expr(name) takes
+// `name` from PatternParseOptions::names, where the caller put a dsl::is_expr pattern.
+//
+// Errors are located and carry stable ids: `[graphpat.pattern_text.<what>] line:column: ...`.
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/status/statusor.h>
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/pattern/dsl.hpp"
+#include "graphpat/pattern/pattern_graph.hpp"
+#include "graphpat/pattern/text_syntax.hpp"
+
+namespace graphpat {
+
+/// Options of parse_pattern.
+struct PatternParseOptions {
+  /// Names defined before the text runs, e.g. {"zero", dsl::is_expr(graph, node, "zero")} for
+  /// `is_expr(zero)`. is_expr of a name gives a new node holding the same expression.
+  absl::flat_hash_map<std::string, Pattern> names;
+  /// Deepest syntactic nesting accepted.
+  std::uint32_t max_depth = 256;
+};
+
+namespace detail {
+
+struct TextValue {
+  enum class Kind : std::uint8_t {
+    kNone,
+    kBool,
+    kInt,
+    kFloat,
+    kString,
+    kList,
+    kTuple,
+    kDict,
+    kPattern,
+    kType,
+    kAnyDim,
+    kLambda,
+    kBuiltin,
+    kMethod,
+    kModule,
+  };
+  Kind kind = Kind::kNone;
+  std::int64_t integer = 0;
+  double floating = 0;
+  std::string text;                 // string; builtin, method or lambda parameter name
+  std::vector<TextValue> elements;  // list / tuple; dict: key, value, ...
+  Pattern pattern;                  // pattern; method receiver
+  PatternType type;
+  std::uint32_t body = 0;  // lambda
+
+  static TextValue of_pattern(Pattern p) {
+    TextValue v;
+    v.kind = Kind::kPattern;
+    v.pattern = std::move(p);
+    return v;
+  }
+  static TextValue named(Kind kind, std::string text) {
+    TextValue v;
+    v.kind = kind;
+    v.text = std::move(text);
+    return v;
+  }
+  [[nodiscard]] std::string_view what() const {
+    switch (kind) {
+      case Kind::kNone:
+        return "None";
+      case Kind::kBool:
+        return "a bool";
+      case Kind::kInt:
+        return "an int";
+      case Kind::kFloat:
+        return "a float";
+      case Kind::kString:
+        return "a string";
+      case Kind::kList:
+        return "a list";
+      case Kind::kTuple:
+        return "a tuple";
+      case Kind::kDict:
+        return "a dict";
+      case Kind::kPattern:
+        return "a pattern";
+      case Kind::kType:
+        return "a type";
+      case Kind::kAnyDim:
+        return "relay.Any()";
+      case Kind::kLambda:
+        return "a lambda";
+      case Kind::kBuiltin:
+        return "a function";
+      case Kind::kMethod:
+        return "a method";
+      case Kind::kModule:
+        return "a module";
+    }
+    return "?";
+  }
+};
+
+/// A builtin's parameters (Python names, in order) and how many are required.
+struct Signature {
+  std::string_view name;
+  std::vector<std::string_view> params;
+  std::size_t required;
+};
+
+inline const std::vector<Signature>& builtin_signatures() {
+  static const std::vector<Signature> kSignatures = {
+      {"wildcard", {}, 0},
+      {"WildcardPattern", {}, 0},
+      {"is_op", {"op_name"}, 1},
+      {"is_var", {"name"}, 0},
+      {"VarPattern", {"name_hint"}, 0},
+      {"is_constant", {}, 0},
+      {"ConstantPattern", {}, 0},
+      {"is_expr", {"expr"}, 1},
+      {"ExprPattern", {"expr"}, 1},
+      {"is_tuple", {"fields"}, 1},
+      {"TuplePattern", {"fields"}, 1},
+      {"is_tuple_get_item", {"tuple_value", "index"}, 1},
+      {"TupleGetItemPattern", {"tuple_value", "index"}, 1},
+      {"is_if", {"cond", "true_branch", "false_branch"}, 3},
+      {"IfPattern", {"cond", "true_branch", "false_branch"}, 3},
+      {"is_let", {"var", "value", "body"}, 3},
+      {"LetPattern", {"var", "value", "body"}, 3},
+      {"FunctionPattern", {"params", "body"}, 2},
+      {"CallPattern", {"op", "args"}, 2},
+      {"AltPattern", {"left", "right"}, 2},
+      {"has_attr", {"attrs", "pattern"}, 1},
+      {"has_type", {"ttype", "pattern"}, 1},
+      {"has_dtype", {"dtype", "pattern"}, 1},
+      {"has_shape", {"shape", "pattern"}, 1},
+      {"dominates", {"parent", "path", "child"}, 3},
+      {"DominatorPattern", {"parent", "path", "child"}, 3},
+      {"relay.TensorType", {"shape", "dtype"}, 1},
+      {"relay.TupleType", {"fields"}, 1},
+      {"relay.Any", {}, 0},
+      {"relay.scalar_type", {"dtype"}, 1},
+      // methods: the receiver is not a parameter
+      {".has_attr", {"attrs"}, 1},
+      {".has_type", {"ttype"}, 1},
+      {".has_dtype", {"dtype"}, 1},
+      {".has_shape", {"shape"}, 1},
+      {".optional", {"option_constructor"}, 1},
+      {".dominates", {"parent", "path"}, 1},
+      {".redirect_to", {"pat"}, 1},
+  };
+  return kSignatures;
+}
+
+inline const Signature* find_signature(std::string_view name) {
+  for (const Signature& signature : builtin_signatures()) {
+    if (signature.name == name) return &signature;
+  }
+  return nullptr;
+}
+
+/// Reads a Relay type (`Tensor[(1, 3), float32]`, `float32`, `(T1, T2)`) from `text`.
+class RelayTypeReader {
+ public:
+  explicit RelayTypeReader(std::string_view text) : text_(text) {}
+
+  std::optional<PatternType> read() {
+    std::optional<PatternType> type = read_type(0);
+    skip_spaces();
+    if (!type || pos_ != text_.size()) return std::nullopt;
+    return type;
+  }
+
+ private:
+  void skip_spaces() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+  }
+  bool eat(char c) {
+    skip_spaces();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  std::string word() {
+    skip_spaces();
+    std::size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_' ||
+            text_[pos_] == '.' || text_[pos_] == '-')) {
+      ++pos_;
+    }
+    return std::string(text_.substr(start, pos_ - start));
+  }
+  std::optional<PatternType> read_type(int depth) {
+    if (depth > 64) return std::nullopt;
+    if (eat('(')) {
+      std::vector<PatternType> fields;
+      while (!eat(')')) {
+        std::optional<PatternType> field = read_type(depth + 1);
+        if (!field) return std::nullopt;
+        fields.push_back(std::move(*field));
+        if (!eat(',')) {
+          if (!eat(')')) return std::nullopt;
+          break;
+        }
+      }
+      return PatternType::tuple(std::move(fields));
+    }
+    std::string name = word();
+    if (name.empty()) return std::nullopt;
+    if (name != "Tensor") return PatternType::tensor({}, name);
+    if (!eat('[') || !eat('(')) return std::nullopt;
+    std::vector<ShapeDim> shape;
+    while (!eat(')')) {
+      if (eat('?')) {
+        shape.push_back(ShapeDim::any());
+      } else {
+        std::string dim = word();
+        if (dim.empty()) return std::nullopt;
+        if (std::isdigit(static_cast<unsigned char>(dim[0]))) {
+          std::size_t digits = 0;
+          while (digits < dim.size() && std::isdigit(static_cast<unsigned char>(dim[digits])))
+            ++digits;
+          std::string_view suffix = std::string_view(dim).substr(digits);
+          if (!suffix.empty() && suffix != "i64" && suffix != "i32") return std::nullopt;
+          shape.push_back(ShapeDim::of(std::stoll(dim.substr(0, digits))));
+        } else {
+          shape.push_back(ShapeDim::named(dim));
+        }
+      }
+      if (!eat(',')) {
+        if (!eat(')')) return std::nullopt;
+        break;
+      }
+    }
+    if (!eat(',')) return std::nullopt;
+    std::string dtype = word();
+    if (dtype.empty() || !eat(']')) return std::nullopt;
+    return PatternType::tensor(std::move(shape), std::move(dtype));
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+};
+
+class PatternEvaluator {
+ public:
+  PatternEvaluator(std::string_view text, const PatternParseOptions& options)
+      : syntax_(text, options.max_depth), options_(options) {
+    for (const auto& [name, pattern] : options.names)
+      globals_[name] = TextValue::of_pattern(pattern);
+  }
+
+  absl::StatusOr<Pattern> run() {
+    auto statements = syntax_.parse();
+    if (!statements.ok()) return statements.status();
+    if (statements->empty()) {
+      return pattern_text_error("no_pattern", 1, 1, "the text holds no pattern");
+    }
+    std::optional<TextValue> last;
+    for (const Statement& statement : *statements) {
+      auto value = evaluate(statement.expression, globals_);
+      if (!value.ok()) return value.status();
+      if (statement.target.empty()) {
+        last = std::move(*value);
+      } else {
+        globals_[statement.target] = std::move(*value);
+        last.reset();
+      }
+    }
+    const Statement& final_statement = statements->back();
+    if (!last) {
+      return pattern_text_error("no_pattern", final_statement.line, final_statement.column,
+                                "the last line must be the pattern expression, not an assignment");
+    }
+    if (last->kind != TextValue::Kind::kPattern) {
+      return pattern_text_error("not_a_pattern", final_statement.line, final_statement.column,
+                                fmt::format("the last line is {}, not a pattern", last->what()));
+    }
+    return last->pattern;
+  }
+
+ private:
+  using Env = absl::flat_hash_map<std::string, TextValue>;
+  using Args = std::vector<std::optional<TextValue>>;
+
+  const AstNode& node(std::uint32_t id) const { return syntax_.nodes()[id]; }
+
+  static absl::Status error_at(const AstNode& at, std::string_view what, std::string_view message) {
+    return pattern_text_error(what, at.line, at.column, message);
+  }
+
+  absl::StatusOr<TextValue> evaluate(std::uint32_t id, const Env& env) {
+    const AstNode& n = node(id);
+    switch (n.kind) {
+      case AstKind::kName:
+        return lookup(n, env);
+      case AstKind::kInt: {
+        TextValue v;
+        v.kind = TextValue::Kind::kInt;
+        v.integer = n.integer;
+        return v;
+      }
+      case AstKind::kFloat: {
+        TextValue v;
+        v.kind = TextValue::Kind::kFloat;
+        v.floating = n.floating;
+        return v;
+      }
+      case AstKind::kString:
+        return TextValue::named(TextValue::Kind::kString, n.text);
+      case AstKind::kList:
+      case AstKind::kTuple:
+      case AstKind::kDict: {
+        TextValue v;
+        v.kind = n.kind == AstKind::kList    ? TextValue::Kind::kList
+                 : n.kind == AstKind::kTuple ? TextValue::Kind::kTuple
+                                             : TextValue::Kind::kDict;
+        for (std::uint32_t child : n.children) {
+          auto element = evaluate(child, env);
+          if (!element.ok()) return element;
+          v.elements.push_back(std::move(*element));
+        }
+        return v;
+      }
+      case AstKind::kLambda: {
+        TextValue v = TextValue::named(TextValue::Kind::kLambda, n.text);
+        v.body = n.children[0];
+        return v;
+      }
+      case AstKind::kAttribute: {
+        auto object = evaluate(n.children[0], env);
+        if (!object.ok()) return object;
+        if (object->kind == TextValue::Kind::kModule) {
+          std::string name = object->text + "." + n.text;
+          if (!find_signature(name)) {
+            return error_at(n, "unknown_name", fmt::format("unknown name '{}'", name));
+          }
+          return TextValue::named(TextValue::Kind::kBuiltin, name);
+        }
+        if (object->kind != TextValue::Kind::kPattern) {
+          return error_at(n, "unknown_method",
+                          fmt::format("{} has no method '{}'", object->what(), n.text));
+        }
+        if (!find_signature("." + n.text)) {
+          return error_at(n, "unknown_method", fmt::format("patterns have no method '{}'", n.text));
+        }
+        TextValue method = TextValue::named(TextValue::Kind::kMethod, "." + n.text);
+        method.pattern = object->pattern;
+        return method;
+      }
+      case AstKind::kSubscript:
+        return error_at(n, "unsupported", "subscripts are not part of the pattern syntax");
+      case AstKind::kUnary:
+        return unary(n, env);
+      case AstKind::kBinary:
+        return binary(n, env);
+      case AstKind::kCall:
+        return call(n, env);
+    }
+    return error_at(n, "unsupported", "unsupported syntax");
+  }
+
+  absl::StatusOr<TextValue> lookup(const AstNode& n, const Env& env) {
+    if (auto found = env.find(n.text); found != env.end()) return found->second;
+    if (n.text == "None") return TextValue();
+    if (n.text == "True" || n.text == "False") {
+      TextValue v;
+      v.kind = TextValue::Kind::kBool;
+      v.integer = n.text == "True" ? 1 : 0;
+      return v;
+    }
+    if (n.text == "relay") return TextValue::named(TextValue::Kind::kModule, "relay");
+    if (find_signature(n.text)) return TextValue::named(TextValue::Kind::kBuiltin, n.text);
+    return error_at(n, "unknown_name", fmt::format("unknown name '{}'", n.text));
+  }
+
+  absl::StatusOr<TextValue> unary(const AstNode& n, const Env& env) {
+    auto operand = evaluate(n.children[0], env);
+    if (!operand.ok()) return operand;
+    if (n.text == "-" || n.text == "+") {
+      double sign = n.text == "-" ? -1 : 1;
+      if (operand->kind == TextValue::Kind::kInt) {
+        operand->integer *= static_cast<std::int64_t>(sign);
+        return operand;
+      }
+      if (operand->kind == TextValue::Kind::kFloat) {
+        operand->floating *= sign;
+        return operand;
+      }
+      return error_at(n, "bad_operand",
+                      fmt::format("unary '{}' needs a number, got {}", n.text, operand->what()));
+    }
+    if (operand->kind != TextValue::Kind::kPattern) {
+      return error_at(n, "bad_operand",
+                      fmt::format("'{}' needs a pattern, got {}", n.text, operand->what()));
+    }
+    return TextValue::of_pattern(!operand->pattern);
+  }
+
+  absl::StatusOr<TextValue> binary(const AstNode& n, const Env& env) {
+    auto left = evaluate(n.children[0], env);
+    if (!left.ok()) return left;
+    auto right = evaluate(n.children[1], env);
+    if (!right.ok()) return right;
+    if (left->kind != TextValue::Kind::kPattern || right->kind != TextValue::Kind::kPattern) {
+      return error_at(n, "bad_operand",
+                      fmt::format("'{}' needs two patterns, got {} and {}", n.text, left->what(),
+                                  right->what()));
+    }
+    const Pattern& a = left->pattern;
+    const Pattern& b = right->pattern;
+    switch (n.text[0]) {
+      case '|':
+        return TextValue::of_pattern(a | b);
+      case '&':
+        return TextValue::of_pattern(a & b);
+      case '+':
+        return TextValue::of_pattern(a + b);
+      case '-':
+        return TextValue::of_pattern(a - b);
+      case '*':
+        return TextValue::of_pattern(a * b);
+      default:
+        return TextValue::of_pattern(a / b);
+    }
+  }
+
+  absl::StatusOr<TextValue> call(const AstNode& n, const Env& env) {
+    auto callee = evaluate(n.children[0], env);
+    if (!callee.ok()) return callee;
+    std::vector<TextValue> values;
+    for (std::size_t i = 1; i < n.children.size(); ++i) {
+      auto value = evaluate(n.children[i], env);
+      if (!value.ok()) return value;
+      values.push_back(std::move(*value));
+    }
+    switch (callee->kind) {
+      case TextValue::Kind::kPattern: {
+        for (const std::string& keyword : n.keywords) {
+          if (!keyword.empty()) {
+            return error_at(n, "bad_argument", "a pattern call takes no keyword arguments");
+          }
+        }
+        if (values.size() == 1 && values[0].kind == TextValue::Kind::kNone) {
+          return TextValue::of_pattern(callee->pattern(any_args));
+        }
+        std::vector<Pattern> args;
+        for (std::size_t i = 0; i < values.size(); ++i) {
+          auto pattern = as_pattern(values[i], node(n.children[i + 1]), "a call argument");
+          if (!pattern.ok()) return pattern.status();
+          args.push_back(*pattern);
+        }
+        return TextValue::of_pattern(callee->pattern.call(args));
+      }
+      case TextValue::Kind::kLambda:
+        return apply(*callee, n, values, env);
+      case TextValue::Kind::kBuiltin:
+      case TextValue::Kind::kMethod: {
+        auto args = bind(n, *find_signature(callee->text), values);
+        if (!args.ok()) return args.status();
+        return builtin(n, *callee, *args, env);
+      }
+      default:
+        return error_at(n, "not_callable", fmt::format("{} cannot be called", callee->what()));
+    }
+  }
+
+  absl::StatusOr<TextValue> apply(const TextValue& lambda, const AstNode& at,
+                                  const std::vector<TextValue>& values, const Env& env) {
+    if (values.size() != 1) {
+      return error_at(at, "bad_lambda",
+                      fmt::format("the lambda takes 1 argument, got {}", values.size()));
+    }
+    if (++lambda_depth_ > options_.max_depth) {
+      return error_at(at, "too_deep", "lambdas nested too deeply");
+    }
+    Env inner = env;
+    inner[lambda.text] = values[0];
+    auto result = evaluate(lambda.body, inner);
+    --lambda_depth_;
+    return result;
+  }
+
+  absl::StatusOr<Args> bind(const AstNode& n, const Signature& signature,
+                            std::vector<TextValue>& values) {
+    Args args(signature.params.size());
+    std::string_view name = signature.name;
+    if (name.starts_with('.')) name.remove_prefix(1);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const AstNode& at = node(n.children[i + 1]);
+      std::size_t slot = i;
+      if (!n.keywords[i].empty()) {
+        slot = signature.params.size();
+        for (std::size_t p = 0; p < signature.params.size(); ++p) {
+          if (signature.params[p] == n.keywords[i]) slot = p;
+        }
+        if (slot == signature.params.size()) {
+          return error_at(at, "bad_argument",
+                          fmt::format("{}() has no parameter '{}'", name, n.keywords[i]));
+        }
+      }
+      if (slot >= signature.params.size()) {
+        return error_at(
+            at, "argument_count",
+            fmt::format("{}() takes {} argument{}, got {}", name, signature.params.size(),
+                        signature.params.size() == 1 ? "" : "s", values.size()));
+      }
+      if (args[slot]) {
+        return error_at(at, "bad_argument",
+                        fmt::format("{}() got '{}' twice", name, signature.params[slot]));
+      }
+      args[slot] = std::move(values[i]);
+    }
+    for (std::size_t p = 0; p < signature.required; ++p) {
+      if (!args[p]) {
+        return error_at(
+            n, "argument_count",
+            fmt::format("{}() is missing its argument '{}'", name, signature.params[p]));
+      }
+    }
+    return args;
+  }
+
+  // ----- conversions ----------------------------------------------------------------------------
+
+  static absl::StatusOr<Pattern> as_pattern(const TextValue& v, const AstNode& at,
+                                            std::string_view role) {
+    if (v.kind == TextValue::Kind::kPattern) return v.pattern;
+    return error_at(at, "not_a_pattern",
+                    fmt::format("{} must be a pattern, got {}", role, v.what()));
+  }
+  // A list or tuple of patterns; None gives nullopt (any arity).
+  static absl::StatusOr<std::optional<std::vector<Pattern>>> as_pattern_list(
+      const TextValue& v, const AstNode& at, std::string_view role) {
+    if (v.kind == TextValue::Kind::kNone) return std::optional<std::vector<Pattern>>();
+    if (v.kind != TextValue::Kind::kList && v.kind != TextValue::Kind::kTuple) {
+      return error_at(at, "bad_argument",
+                      fmt::format("{} must be a list of patterns or None, got {}", role, v.what()));
+    }
+    std::vector<Pattern> patterns;
+    for (const TextValue& element : v.elements) {
+      if (element.kind != TextValue::Kind::kPattern) {
+        return error_at(at, "not_a_pattern",
+                        fmt::format("{} must hold patterns, got {}", role, element.what()));
+      }
+      patterns.push_back(element.pattern);
+    }
+    return std::optional<std::vector<Pattern>>(std::move(patterns));
+  }
+  static absl::StatusOr<std::string> as_string(const TextValue& v, const AstNode& at,
+                                               std::string_view role) {
+    if (v.kind == TextValue::Kind::kString) return v.text;
+    return error_at(at, "bad_argument", fmt::format("{} must be a string, got {}", role, v.what()));
+  }
+  static absl::StatusOr<PatternValue> as_value(const TextValue& v, const AstNode& at) {
+    switch (v.kind) {
+      case TextValue::Kind::kNone:
+        return PatternValue();
+      case TextValue::Kind::kBool:
+        return PatternValue::boolean(v.integer != 0);
+      case TextValue::Kind::kInt:
+        return PatternValue(v.integer);
+      case TextValue::Kind::kFloat:
+        return PatternValue(v.floating);
+      case TextValue::Kind::kString:
+        return PatternValue(v.text);
+      case TextValue::Kind::kList:
+      case TextValue::Kind::kTuple: {
+        std::vector<PatternValue> elements;
+        for (const TextValue& element : v.elements) {
+          auto value = as_value(element, at);
+          if (!value.ok()) return value;
+          elements.push_back(std::move(*value));
+        }
+        return PatternValue::array(std::move(elements));
+      }
+      default:
+        return error_at(at, "bad_attribute",
+                        fmt::format("an attribute value cannot be {}", v.what()));
+    }
+  }
+  static absl::StatusOr<PatternAttrs> as_attrs(const TextValue& v, const AstNode& at) {
+    if (v.kind != TextValue::Kind::kDict) {
+      return error_at(at, "bad_attribute", fmt::format("has_attr takes a dict, got {}", v.what()));
+    }
+    PatternAttrs attrs;
+    for (std::size_t i = 0; i < v.elements.size(); i += 2) {
+      if (v.elements[i].kind != TextValue::Kind::kString) {
+        return error_at(at, "bad_attribute", "attribute names must be strings");
+      }
+      auto value = as_value(v.elements[i + 1], at);
+      if (!value.ok()) return value.status();
+      attrs.emplace_back(v.elements[i].text, std::move(*value));
+    }
+    return attrs;
+  }
+  static absl::StatusOr<std::vector<ShapeDim>> as_shape(const TextValue& v, const AstNode& at) {
+    if (v.kind != TextValue::Kind::kList && v.kind != TextValue::Kind::kTuple) {
+      return error_at(at, "bad_shape", fmt::format("a shape is a list of dims, got {}", v.what()));
+    }
+    std::vector<ShapeDim> shape;
+    for (const TextValue& dim : v.elements) {
+      if (dim.kind == TextValue::Kind::kInt) {
+        shape.push_back(ShapeDim::of(dim.integer));
+      } else if (dim.kind == TextValue::Kind::kAnyDim) {
+        shape.push_back(ShapeDim::any());
+      } else if (dim.kind == TextValue::Kind::kString) {
+        shape.push_back(ShapeDim::named(dim.text));
+      } else {
+        return error_at(at, "bad_shape",
+                        fmt::format("a dim is an int, relay.Any() or a name, got {}", dim.what()));
+      }
+    }
+    return shape;
+  }
+  static absl::StatusOr<PatternType> as_type(const TextValue& v, const AstNode& at) {
+    if (v.kind == TextValue::Kind::kType) return v.type;
+    if (v.kind == TextValue::Kind::kString) {
+      std::optional<PatternType> type = RelayTypeReader(v.text).read();
+      if (!type) {
+        return error_at(at, "bad_type", fmt::format("'{}' is not a Relay type", v.text));
+      }
+      return *type;
+    }
+    return error_at(at, "bad_type", fmt::format("expected a type, got {}", v.what()));
+  }
+
+  // ----- builtins -------------------------------------------------------------------------------
+
+  absl::StatusOr<TextValue> builtin(const AstNode& n, const TextValue& callee, Args& args,
+                                    const Env& env) {
+    std::string_view name = callee.text;
+    auto at = [&](std::size_t i) -> const AstNode& {
+      // The argument's own node when given positionally, else the call.
+      return i + 1 < n.children.size() ? node(n.children[i + 1]) : n;
+    };
+    auto pattern_arg = [&](std::size_t i, std::string_view role) -> absl::StatusOr<Pattern> {
+      if (!args[i] || args[i]->kind == TextValue::Kind::kNone) return dsl::wildcard();
+      return as_pattern(*args[i], at(i), role);
+    };
+    auto result = [](absl::StatusOr<Pattern> p) -> absl::StatusOr<TextValue> {
+      if (!p.ok()) return p.status();
+      return TextValue::of_pattern(*p);
+    };
+    if (name == "wildcard" || name == "WildcardPattern") return result(dsl::wildcard());
+    if (name == "is_constant" || name == "ConstantPattern") return result(dsl::is_constant());
+    if (name == "is_op") {
+      auto op = as_string(*args[0], at(0), "the op name");
+      if (!op.ok()) return op.status();
+      if (op->empty()) return error_at(at(0), "bad_argument", "the op name is empty");
+      return result(dsl::is_op(*op));
+    }
+    if (name == "is_var" || name == "VarPattern") {
+      if (!args[0] || args[0]->kind == TextValue::Kind::kNone) return result(dsl::is_var());
+      auto var = as_string(*args[0], at(0), "the var name");
+      if (!var.ok()) return var.status();
+      return result(dsl::is_var(*var));
+    }
+    if (name == "is_expr" || name == "ExprPattern") {
+      if (args[0]->kind != TextValue::Kind::kPattern ||
+          args[0]->pattern.kind() != PatternKind::kExpr) {
+        return error_at(at(0), "bad_expr",
+                        "is_expr takes an expression given in PatternParseOptions::names");
+      }
+      PatternNode copy = args[0]->pattern.node();
+      copy.uid = 0;
+      return result(Pattern::make(std::move(copy), {}));
+    }
+    if (name == "is_tuple" || name == "TuplePattern") {
+      auto fields = as_pattern_list(*args[0], at(0), "the tuple fields");
+      if (!fields.ok()) return fields.status();
+      return result(*fields ? dsl::is_tuple(**fields) : dsl::is_tuple(any_args));
+    }
+    if (name == "is_tuple_get_item" || name == "TupleGetItemPattern") {
+      auto tuple = as_pattern(*args[0], at(0), "the tuple");
+      if (!tuple.ok()) return tuple.status();
+      std::int64_t index = -1;
+      if (args[1] && args[1]->kind != TextValue::Kind::kNone) {
+        if (args[1]->kind != TextValue::Kind::kInt) {
+          return error_at(at(1), "bad_argument",
+                          fmt::format("the index must be an int or None, got {}", args[1]->what()));
+        }
+        index = args[1]->integer;
+      }
+      return result(dsl::is_tuple_get_item(*tuple, index));
+    }
+    if (name == "is_if" || name == "IfPattern" || name == "is_let" || name == "LetPattern" ||
+        name == "dominates" || name == "DominatorPattern" || name == "AltPattern") {
+      std::vector<Pattern> parts;
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        auto part = as_pattern(*args[i], at(i),
+                               fmt::format("argument '{}'", find_signature(name)->params[i]));
+        if (!part.ok()) return part.status();
+        parts.push_back(*part);
+      }
+      if (name == "AltPattern") return result(parts[0] | parts[1]);
+      if (name == "is_if" || name == "IfPattern")
+        return result(dsl::is_if(parts[0], parts[1], parts[2]));
+      if (name == "is_let" || name == "LetPattern")
+        return result(dsl::is_let(parts[0], parts[1], parts[2]));
+      return result(dsl::dominates(parts[0], parts[1], parts[2]));
+    }
+    if (name == "FunctionPattern") {
+      auto params = as_pattern_list(*args[0], at(0), "the function params");
+      if (!params.ok()) return params.status();
+      auto body = as_pattern(*args[1], at(1), "the function body");
+      if (!body.ok()) return body.status();
+      return result(*params ? dsl::function_pattern(**params, *body)
+                            : dsl::function_pattern(any_args, *body));
+    }
+    if (name == "CallPattern") {
+      auto op = as_pattern(*args[0], at(0), "the callee");
+      if (!op.ok()) return op.status();
+      auto call_args = as_pattern_list(*args[1], at(1), "the call arguments");
+      if (!call_args.ok()) return call_args.status();
+      return result(*call_args ? op->call(**call_args) : (*op)(any_args));
+    }
+    if (name == "has_attr" || name == "has_type" || name == "has_dtype" || name == "has_shape" ||
+        name.starts_with(".has_")) {
+      bool method = name.starts_with('.');
+      auto inner = method ? absl::StatusOr<Pattern>(callee.pattern) : pattern_arg(1, "the pattern");
+      if (!inner.ok()) return inner.status();
+      std::string_view what = method ? name.substr(1) : name;
+      if (what == "has_attr") {
+        auto attrs = as_attrs(*args[0], at(0));
+        if (!attrs.ok()) return attrs.status();
+        return result(inner->has_attr(std::move(*attrs)));
+      }
+      if (what == "has_type") {
+        auto type = as_type(*args[0], at(0));
+        if (!type.ok()) return type.status();
+        return result(inner->has_type(std::move(*type)));
+      }
+      if (what == "has_dtype") {
+        auto dtype = as_string(*args[0], at(0), "the dtype");
+        if (!dtype.ok()) return dtype.status();
+        return result(inner->has_dtype(std::move(*dtype)));
+      }
+      auto shape = as_shape(*args[0], at(0));
+      if (!shape.ok()) return shape.status();
+      return result(inner->has_shape(std::move(*shape)));
+    }
+    if (name == ".optional") {
+      const TextValue& option = *args[0];
+      if (option.kind == TextValue::Kind::kPattern)
+        return result(callee.pattern.optional(option.pattern));
+      if (option.kind != TextValue::Kind::kLambda) {
+        return error_at(at(0), "bad_argument",
+                        fmt::format("optional takes a lambda or a pattern, got {}", option.what()));
+      }
+      auto made = apply(option, at(0), {TextValue::of_pattern(callee.pattern)}, env);
+      if (!made.ok()) return made;
+      auto pattern = as_pattern(*made, at(0), "the lambda's result");
+      if (!pattern.ok()) return pattern.status();
+      return result(callee.pattern | *pattern);
+    }
+    if (name == ".dominates") {
+      auto parent = as_pattern(*args[0], at(0), "the parent");
+      if (!parent.ok()) return parent.status();
+      auto path = pattern_arg(1, "the path");
+      if (!path.ok()) return path.status();
+      return result(callee.pattern.dominates(*parent, *path));
+    }
+    if (name == ".redirect_to") {
+      auto target = as_pattern(*args[0], at(0), "the redirect target");
+      if (!target.ok()) return target.status();
+      if (callee.pattern.kind() != PatternKind::kWildcard) {
+        return error_at(n, "redirect_not_wildcard",
+                        fmt::format("only a wildcard can be redirected, not {}",
+                                    pattern_kind_name(callee.pattern.kind())));
+      }
+      Pattern wildcard = callee.pattern;
+      wildcard.redirect_to(*target);
+      return TextValue();
+    }
+    if (name == "relay.Any") {
+      TextValue v;
+      v.kind = TextValue::Kind::kAnyDim;
+      return v;
+    }
+    TextValue type;
+    type.kind = TextValue::Kind::kType;
+    if (name == "relay.TensorType" || name == "relay.scalar_type") {
+      std::vector<ShapeDim> shape;
+      std::size_t dtype_slot = name == "relay.TensorType" ? 1 : 0;
+      if (name == "relay.TensorType") {
+        auto parsed = as_shape(*args[0], at(0));
+        if (!parsed.ok()) return parsed.status();
+        shape = std::move(*parsed);
+      }
+      std::string dtype = "float32";
+      if (args[dtype_slot]) {
+        auto given = as_string(*args[dtype_slot], at(dtype_slot), "the dtype");
+        if (!given.ok()) return given.status();
+        dtype = std::move(*given);
+      }
+      type.type = PatternType::tensor(std::move(shape), std::move(dtype));
+      return type;
+    }
+    // relay.TupleType
+    if (args[0]->kind != TextValue::Kind::kList && args[0]->kind != TextValue::Kind::kTuple) {
+      return error_at(at(0), "bad_type", "relay.TupleType takes a list of types");
+    }
+    std::vector<PatternType> fields;
+    for (const TextValue& field : args[0]->elements) {
+      auto parsed = as_type(field, at(0));
+      if (!parsed.ok()) return parsed.status();
+      fields.push_back(std::move(*parsed));
+    }
+    type.type = PatternType::tuple(std::move(fields));
+    return type;
+  }
+
+  PatternSyntax syntax_;
+  const PatternParseOptions& options_;
+  Env globals_;
+  std::uint32_t lambda_depth_ = 0;
+};
+
+}  // namespace detail
+
+/// Reads a pattern from its text (see the top of this file).
+inline absl::StatusOr<Pattern> parse_pattern(std::string_view text,
+                                             const PatternParseOptions& options = {}) {
+  return detail::PatternEvaluator(text, options).run();
+}
+
+}  // namespace graphpat

@@ -1,0 +1,532 @@
+// The pattern text syntax, part 1: tokens and syntax tree of the Python subset TVM's pattern
+// strings are written in. text.hpp evaluates the tree into a Pattern; users call
+// parse_pattern() there, not this.
+//
+//   detail::PatternSyntax syntax(text, max_depth);
+//   absl::StatusOr<std::vector<detail::Statement>> program = syntax.parse();
+//
+// The subset: statements `name = expr` and bare expressions, one a line (or separated by `;`);
+// newlines inside brackets continue the line; `#` comments. Expressions: names, int / float /
+// string literals, None / True / False, lists, tuples, dicts, calls with positional and keyword
+// arguments, attribute access, subscripts, `lambda x: expr`, unary `-` `~` `!`, and the binary
+// operators `|`, `&`, `+`, `-`, `*`, `/` with Python's precedence.
+#pragma once
+
+#include <absl/status/statusor.h>
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphpat/ir/errors.hpp"
+
+namespace graphpat::detail {
+
+/// `[graphpat.pattern_text.<what>] L:C: message`.
+inline absl::Status pattern_text_error(std::string_view what, std::uint32_t line,
+                                       std::uint32_t column, std::string_view message) {
+  return make_error(absl::StatusCode::kInvalidArgument, fmt::format("pattern_text.{}", what),
+                    fmt::format("{}:{}: {}", line, column, message));
+}
+
+enum class TokenType : std::uint8_t { kName, kInt, kFloat, kString, kPunct, kNewline, kEnd };
+
+struct PatternToken {
+  TokenType type = TokenType::kEnd;
+  std::string text;  // name, punctuation, or the decoded string
+  std::int64_t integer = 0;
+  double floating = 0;
+  std::uint32_t line = 1;
+  std::uint32_t column = 1;
+
+  [[nodiscard]] bool is(std::string_view punct) const {
+    return type == TokenType::kPunct && text == punct;
+  }
+  [[nodiscard]] std::string describe() const {
+    switch (type) {
+      case TokenType::kName:
+        return fmt::format("name '{}'", text);
+      case TokenType::kInt:
+      case TokenType::kFloat:
+        return "a number";
+      case TokenType::kString:
+        return "a string";
+      case TokenType::kPunct:
+        return fmt::format("'{}'", text);
+      case TokenType::kNewline:
+        return "end of the line";
+      case TokenType::kEnd:
+        return "end of the text";
+    }
+    return "?";
+  }
+};
+
+enum class AstKind : std::uint8_t {
+  kName,
+  kInt,
+  kFloat,
+  kString,
+  kList,
+  kTuple,
+  kDict,
+  kCall,
+  kAttribute,
+  kSubscript,
+  kBinary,
+  kUnary,
+  kLambda,
+};
+
+struct AstNode {
+  AstKind kind = AstKind::kName;
+  std::uint32_t line = 1;
+  std::uint32_t column = 1;
+  std::string text;  // name, string value, operator, attribute name, lambda parameter
+  std::int64_t integer = 0;
+  double floating = 0;
+  std::vector<std::uint32_t> children;  // call: callee then arguments; dict: key, value, ...
+  std::vector<std::string> keywords;    // call: one per argument, "" when positional
+};
+
+struct Statement {
+  std::string target;  // empty for a bare expression
+  std::uint32_t expression = 0;
+  std::uint32_t line = 1;
+  std::uint32_t column = 1;
+};
+
+class PatternSyntax {
+ public:
+  PatternSyntax(std::string_view text, std::uint32_t max_depth)
+      : text_(text), max_depth_(max_depth) {}
+
+  /// The statements of the text; nodes() holds their syntax trees.
+  absl::StatusOr<std::vector<Statement>> parse() {
+    if (auto status = tokenize(); !status.ok()) return status;
+    std::vector<Statement> statements;
+    for (;;) {
+      while (peek().type == TokenType::kNewline) ++pos_;
+      if (peek().type == TokenType::kEnd) break;
+      Statement statement;
+      statement.line = peek().line;
+      statement.column = peek().column;
+      if (peek().type == TokenType::kName && peek(1).is("=")) {
+        statement.target = peek().text;
+        pos_ += 2;
+      }
+      auto expression = parse_expression(0);
+      if (!expression.ok()) return expression.status();
+      statement.expression = *expression;
+      const PatternToken& after = peek();
+      if (after.is("=")) {
+        return pattern_text_error("bad_assignment", after.line, after.column,
+                                  "only a plain name can be assigned to");
+      }
+      if (after.type != TokenType::kNewline && after.type != TokenType::kEnd) {
+        return unexpected(after, "after an expression");
+      }
+      statements.push_back(std::move(statement));
+    }
+    return statements;
+  }
+
+  [[nodiscard]] const std::vector<AstNode>& nodes() const { return nodes_; }
+
+ private:
+  // ----- tokens -----------------------------------------------------------------------------
+
+  absl::Status tokenize() {
+    std::uint32_t line = 1;
+    std::size_t line_start = 0;
+    int nesting = 0;
+    std::size_t i = 0;
+    auto column_of = [&](std::size_t at) {
+      return static_cast<std::uint32_t>(at - line_start + 1);
+    };
+    while (i < text_.size()) {
+      char c = text_[i];
+      if (c == '\n' || c == ';') {
+        if (nesting == 0 && (tokens_.empty() || tokens_.back().type != TokenType::kNewline)) {
+          tokens_.push_back({TokenType::kNewline, std::string(1, c), 0, 0, line, column_of(i)});
+        }
+        if (c == '\n') {
+          ++line;
+          line_start = i + 1;
+        }
+        ++i;
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r') {
+        ++i;
+        continue;
+      }
+      if (c == '\\' && i + 1 < text_.size() && text_[i + 1] == '\n') {
+        i += 2;
+        ++line;
+        line_start = i;
+        continue;
+      }
+      if (c == '#') {
+        while (i < text_.size() && text_[i] != '\n') ++i;
+        continue;
+      }
+      PatternToken token;
+      token.line = line;
+      token.column = column_of(i);
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        std::size_t start = i;
+        while (i < text_.size() &&
+               (std::isalnum(static_cast<unsigned char>(text_[i])) || text_[i] == '_')) {
+          ++i;
+        }
+        token.type = TokenType::kName;
+        token.text = std::string(text_.substr(start, i - start));
+      } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+                 (c == '.' && i + 1 < text_.size() &&
+                  std::isdigit(static_cast<unsigned char>(text_[i + 1])))) {
+        if (auto status = read_number(i, token); !status.ok()) return status;
+      } else if (c == '"' || c == '\'') {
+        if (auto status = read_string(i, token); !status.ok()) return status;
+      } else if (std::string_view("()[]{},:.=|&~!+-*/").find(c) != std::string_view::npos) {
+        token.type = TokenType::kPunct;
+        token.text = std::string(1, c);
+        if (c == '(' || c == '[' || c == '{') ++nesting;
+        if ((c == ')' || c == ']' || c == '}') && nesting > 0) --nesting;
+        ++i;
+      } else {
+        return pattern_text_error("unexpected_character", token.line, token.column,
+                                  fmt::format("unexpected character '{}'", c));
+      }
+      tokens_.push_back(std::move(token));
+    }
+    std::uint32_t end_line = line;
+    tokens_.push_back({TokenType::kEnd, "", 0, 0, end_line, column_of(i)});
+    return absl::OkStatus();
+  }
+
+  absl::Status read_number(std::size_t& i, PatternToken& token) {
+    std::size_t start = i;
+    bool is_float = false;
+    while (i < text_.size() &&
+           (std::isdigit(static_cast<unsigned char>(text_[i])) || text_[i] == '_'))
+      ++i;
+    if (i < text_.size() && text_[i] == '.') {
+      is_float = true;
+      ++i;
+      while (i < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i]))) ++i;
+    }
+    if (i < text_.size() && (text_[i] == 'e' || text_[i] == 'E')) {
+      std::size_t exponent = i + 1;
+      if (exponent < text_.size() && (text_[exponent] == '+' || text_[exponent] == '-')) ++exponent;
+      if (exponent < text_.size() && std::isdigit(static_cast<unsigned char>(text_[exponent]))) {
+        is_float = true;
+        i = exponent;
+        while (i < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i]))) ++i;
+      }
+    }
+    std::string digits;
+    for (char d : text_.substr(start, i - start)) {
+      if (d != '_') digits += d;
+    }
+    if (i < text_.size() &&
+        (std::isalpha(static_cast<unsigned char>(text_[i])) || text_[i] == '_')) {
+      return pattern_text_error("bad_number", token.line, token.column,
+                                fmt::format("malformed number '{}{}'", digits, text_[i]));
+    }
+    try {
+      if (is_float) {
+        token.type = TokenType::kFloat;
+        token.floating = std::stod(digits);
+      } else {
+        token.type = TokenType::kInt;
+        token.integer = std::stoll(digits);
+      }
+    } catch (const std::exception&) {
+      return pattern_text_error("bad_number", token.line, token.column,
+                                fmt::format("number '{}' is out of range", digits));
+    }
+    token.text = digits;
+    return absl::OkStatus();
+  }
+
+  absl::Status read_string(std::size_t& i, PatternToken& token) {
+    char quote = text_[i++];
+    std::string value;
+    while (i < text_.size() && text_[i] != quote) {
+      char c = text_[i];
+      if (c == '\n') break;
+      if (c == '\\' && i + 1 < text_.size()) {
+        char escaped = text_[i + 1];
+        i += 2;
+        switch (escaped) {
+          case 'n':
+            value += '\n';
+            break;
+          case 't':
+            value += '\t';
+            break;
+          case 'r':
+            value += '\r';
+            break;
+          case '0':
+            value += '\0';
+            break;
+          case 'x': {
+            if (i + 2 > text_.size() || !std::isxdigit(static_cast<unsigned char>(text_[i])) ||
+                !std::isxdigit(static_cast<unsigned char>(text_[i + 1]))) {
+              return pattern_text_error("bad_string", token.line, token.column,
+                                        "\\x needs two hex digits");
+            }
+            value += static_cast<char>(std::stoi(std::string(text_.substr(i, 2)), nullptr, 16));
+            i += 2;
+            break;
+          }
+          default:
+            value += escaped;
+        }
+        continue;
+      }
+      value += c;
+      ++i;
+    }
+    if (i >= text_.size() || text_[i] != quote) {
+      return pattern_text_error("unterminated_string", token.line, token.column,
+                                "string is not closed on its line");
+    }
+    ++i;
+    token.type = TokenType::kString;
+    token.text = std::move(value);
+    return absl::OkStatus();
+  }
+
+  // ----- expressions ------------------------------------------------------------------------
+
+  const PatternToken& peek(std::size_t ahead = 0) const {
+    return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+  }
+  const PatternToken& next() { return tokens_[std::min(pos_++, tokens_.size() - 1)]; }
+
+  absl::Status unexpected(const PatternToken& token, std::string_view where) const {
+    std::string_view what = token.type == TokenType::kEnd ? "unexpected_end" : "unexpected_token";
+    return pattern_text_error(what, token.line, token.column,
+                              fmt::format("unexpected {} {}", token.describe(), where));
+  }
+  absl::Status expect(std::string_view punct, std::string_view where) {
+    const PatternToken& token = peek();
+    if (token.is(punct)) {
+      ++pos_;
+      return absl::OkStatus();
+    }
+    std::string_view what = token.type == TokenType::kEnd ? "unexpected_end" : "unexpected_token";
+    return pattern_text_error(
+        what, token.line, token.column,
+        fmt::format("expected '{}' {}, found {}", punct, where, token.describe()));
+  }
+
+  std::uint32_t add(AstNode node) {
+    nodes_.push_back(std::move(node));
+    return static_cast<std::uint32_t>(nodes_.size() - 1);
+  }
+  AstNode at(const PatternToken& token, AstKind kind) const {
+    AstNode node;
+    node.kind = kind;
+    node.line = token.line;
+    node.column = token.column;
+    return node;
+  }
+
+  absl::StatusOr<std::uint32_t> parse_expression(std::uint32_t depth) {
+    if (depth > max_depth_) {
+      return pattern_text_error("too_deep", peek().line, peek().column,
+                                fmt::format("nesting deeper than {}", max_depth_));
+    }
+    if (peek().type == TokenType::kName && peek().text == "lambda") {
+      AstNode lambda = at(next(), AstKind::kLambda);
+      const PatternToken& param = next();
+      if (param.type != TokenType::kName) {
+        return pattern_text_error("bad_lambda", param.line, param.column,
+                                  "a lambda takes exactly one parameter name");
+      }
+      lambda.text = param.text;
+      if (auto status = expect(":", "after the lambda parameter"); !status.ok()) return status;
+      auto body = parse_expression(depth + 1);
+      if (!body.ok()) return body;
+      lambda.children.push_back(*body);
+      return add(std::move(lambda));
+    }
+    return parse_binary(0, depth);
+  }
+
+  // Levels: 0 `|`, 1 `&`, 2 `+ -`, 3 `* /`.
+  absl::StatusOr<std::uint32_t> parse_binary(int level, std::uint32_t depth) {
+    static constexpr std::string_view kOperators[] = {"|", "&", "+-", "*/"};
+    if (level == 4) return parse_unary(depth);
+    auto left = parse_binary(level + 1, depth);
+    if (!left.ok()) return left;
+    while (peek().type == TokenType::kPunct && peek().text.size() == 1 &&
+           kOperators[level].find(peek().text[0]) != std::string_view::npos) {
+      AstNode binary = at(peek(), AstKind::kBinary);
+      binary.text = next().text;
+      auto right = parse_binary(level + 1, depth + 1);
+      if (!right.ok()) return right;
+      binary.children = {*left, *right};
+      left = add(std::move(binary));
+    }
+    return left;
+  }
+
+  absl::StatusOr<std::uint32_t> parse_unary(std::uint32_t depth) {
+    if (depth > max_depth_) {
+      return pattern_text_error("too_deep", peek().line, peek().column,
+                                fmt::format("nesting deeper than {}", max_depth_));
+    }
+    if (peek().is("-") || peek().is("~") || peek().is("!") || peek().is("+")) {
+      AstNode unary = at(peek(), AstKind::kUnary);
+      unary.text = next().text;
+      auto operand = parse_unary(depth + 1);
+      if (!operand.ok()) return operand;
+      unary.children = {*operand};
+      return add(std::move(unary));
+    }
+    return parse_postfix(depth);
+  }
+
+  absl::StatusOr<std::uint32_t> parse_postfix(std::uint32_t depth) {
+    auto primary = parse_primary(depth);
+    if (!primary.ok()) return primary;
+    std::uint32_t current = *primary;
+    for (;;) {
+      if (peek().is("(")) {
+        AstNode call = at(peek(), AstKind::kCall);
+        call.line = nodes_[current].line;  // a call is where its callee is
+        call.column = nodes_[current].column;
+        ++pos_;
+        call.children.push_back(current);
+        while (!peek().is(")")) {
+          std::string keyword;
+          if (peek().type == TokenType::kName && peek(1).is("=")) {
+            keyword = peek().text;
+            pos_ += 2;
+          } else if (!call.keywords.empty() && !call.keywords.back().empty()) {
+            return pattern_text_error("bad_argument", peek().line, peek().column,
+                                      "positional argument after a keyword argument");
+          }
+          auto argument = parse_expression(depth + 1);
+          if (!argument.ok()) return argument;
+          call.children.push_back(*argument);
+          call.keywords.push_back(std::move(keyword));
+          if (!peek().is(",")) break;
+          ++pos_;
+        }
+        if (auto status = expect(")", "after call arguments"); !status.ok()) return status;
+        current = add(std::move(call));
+      } else if (peek().is(".")) {
+        AstNode attribute = at(peek(), AstKind::kAttribute);
+        ++pos_;
+        const PatternToken& name = next();
+        if (name.type != TokenType::kName) return unexpected(name, "after '.'");
+        attribute.text = name.text;
+        attribute.line = name.line;
+        attribute.column = name.column;
+        attribute.children = {current};
+        current = add(std::move(attribute));
+      } else if (peek().is("[")) {
+        AstNode subscript = at(peek(), AstKind::kSubscript);
+        ++pos_;
+        auto index = parse_expression(depth + 1);
+        if (!index.ok()) return index;
+        if (auto status = expect("]", "after a subscript"); !status.ok()) return status;
+        subscript.children = {current, *index};
+        current = add(std::move(subscript));
+      } else {
+        return current;
+      }
+    }
+  }
+
+  absl::StatusOr<std::uint32_t> parse_primary(std::uint32_t depth) {
+    if (depth > max_depth_) {
+      return pattern_text_error("too_deep", peek().line, peek().column,
+                                fmt::format("nesting deeper than {}", max_depth_));
+    }
+    const PatternToken& token = peek();
+    switch (token.type) {
+      case TokenType::kName: {
+        AstNode name = at(next(), AstKind::kName);
+        name.text = token.text;
+        return add(std::move(name));
+      }
+      case TokenType::kInt: {
+        AstNode number = at(next(), AstKind::kInt);
+        number.integer = token.integer;
+        return add(std::move(number));
+      }
+      case TokenType::kFloat: {
+        AstNode number = at(next(), AstKind::kFloat);
+        number.floating = token.floating;
+        return add(std::move(number));
+      }
+      case TokenType::kString: {
+        AstNode string = at(next(), AstKind::kString);
+        string.text = token.text;
+        // Adjacent literals concatenate, as in Python.
+        while (peek().type == TokenType::kString) string.text += next().text;
+        return add(std::move(string));
+      }
+      default:
+        break;
+    }
+    if (token.is("(") || token.is("[")) {
+      bool list = token.is("[");
+      AstNode sequence = at(next(), list ? AstKind::kList : AstKind::kTuple);
+      std::string_view close = list ? "]" : ")";
+      bool trailing_comma = false;
+      while (!peek().is(close)) {
+        auto element = parse_expression(depth + 1);
+        if (!element.ok()) return element;
+        sequence.children.push_back(*element);
+        trailing_comma = false;
+        if (!peek().is(",")) break;
+        ++pos_;
+        trailing_comma = true;
+      }
+      if (auto status = expect(close, list ? "to close the list" : "to close the parenthesis");
+          !status.ok()) {
+        return status;
+      }
+      if (!list && sequence.children.size() == 1 && !trailing_comma) {
+        return sequence.children.front();  // (expr) is just expr
+      }
+      return add(std::move(sequence));
+    }
+    if (token.is("{")) {
+      AstNode dict = at(next(), AstKind::kDict);
+      while (!peek().is("}")) {
+        auto key = parse_expression(depth + 1);
+        if (!key.ok()) return key;
+        if (auto status = expect(":", "after a dictionary key"); !status.ok()) return status;
+        auto value = parse_expression(depth + 1);
+        if (!value.ok()) return value;
+        dict.children.push_back(*key);
+        dict.children.push_back(*value);
+        if (!peek().is(",")) break;
+        ++pos_;
+      }
+      if (auto status = expect("}", "to close the dictionary"); !status.ok()) return status;
+      return add(std::move(dict));
+    }
+    return unexpected(token, "where an expression should start");
+  }
+
+  std::string_view text_;
+  std::uint32_t max_depth_;
+  std::vector<PatternToken> tokens_;
+  std::size_t pos_ = 0;
+  std::vector<AstNode> nodes_;
+};
+
+}  // namespace graphpat::detail

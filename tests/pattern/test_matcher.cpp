@@ -1,0 +1,351 @@
+// The matcher's semantics case by case (pattern-semantics.md §1.3), its API for the partition
+// and rewrite engines (bindings, find_matches), genericity over dialects, and the large tests:
+// a million-node graph and a recursive pattern over a million-node chain, without recursion.
+#include <chrono>
+#include <string>
+
+#include "pattern/corpus_support.hpp"
+#include "support/arith_dialect.hpp"
+
+using namespace graphpat;
+using namespace graphpat::dsl;
+using namespace graphpat::testing;
+
+namespace {
+
+struct Program {
+  relay::Module module;
+  NodeId body;
+  const relay::Graph& graph() const { return module.graph; }
+};
+
+Program program(const std::string& main_text) {
+  Program p{parse_module_text("#[version = \"0.0.5\"]\n" + main_text), NodeId()};
+  p.body = p.module.graph.body(*p.module.find("main"));
+  return p;
+}
+
+bool matches(const Pattern& pattern, const Program& p, MatchOptions options = {}) {
+  return static_cast<bool>(match(pattern, p.graph(), p.body, options));
+}
+
+}  // namespace
+
+TEST_CASE("v0.19 test_match_dominator2: var arguments on the path are skipped",
+          "[pattern][matcher][dominator]") {
+  // conformance.md §2.1, end (apache/tvm#16983): expected True.
+  Program p = program(
+      R"(def @main(%input: Tensor[(1, 3, 12, 12), float32], %weight: Tensor[(3, 3, 3, 3), float32], %bias: Tensor[(3), float32]) {
+  %0 = nn.conv2d(%input, %weight, padding=[0, 0, 0, 0]);
+  %1 = nn.bias_add(%0, %bias);
+  %2 = nn.relu(%1);
+  reshape(%2, newshape=[1, 300])
+})");
+  Pattern pattern = pattern_of(R"(
+conv2d_pat = is_op("nn.conv2d")(wildcard(), wildcard())
+eltwise_pat = (wildcard().has_attr({"TOpPattern": 0}))(None)
+broadcast_pat = (wildcard().has_attr({"TOpPattern": 1}))(None)
+path_pat = eltwise_pat | broadcast_pat
+injective_pat = (wildcard().has_attr({"TOpPattern": 2}))(wildcard())
+DominatorPattern(conv2d_pat, path_pat, injective_pat))");
+  CHECK(matches(pattern, p, {.relay_compat = true}));
+  CHECK(matches(pattern, p));
+  Match m = match(pattern, p.graph(), p.body);
+  REQUIRE(m);
+  // The parent binds the conv; the path binds every node it matched.
+  const PatternGraph& g = m.pattern_graph();
+  PatternId dominator = m.pattern_root();
+  CHECK(p.graph().called_op(m.bound(g.operands(dominator)[0])) ==
+        p.graph().context().op("nn.conv2d"));
+  CHECK(m.bindings(g.operands(dominator)[1]).size() == 2);  // relu, bias_add
+}
+
+TEST_CASE("bindings are visible on success only, one node per pattern node", "[pattern][matcher]") {
+  Program diamond = program(R"(def @main(%x, %w) {
+  %0 = nn.conv2d(%x, %w);
+  %1 = nn.relu(%0);
+  %2 = nn.leaky_relu(%0);
+  add(%1, %2)
+})");
+  Pattern conv = is_op("nn.conv2d")(wildcard(), wildcard());
+  Pattern relu = is_op("nn.relu")(conv);
+  Pattern pattern = is_op("add")(relu, is_op("nn.leaky_relu")(conv));
+  Match m = match(pattern, diamond.graph(), diamond.body);
+  REQUIRE(m);
+  const relay::Graph& g = diamond.graph();
+  CHECK(g.called_op(m.bound(conv)) == g.context().op("nn.conv2d"));
+  CHECK(m.bindings(conv).size() == 1);
+  CHECK(m.bound(relu) == g.args(diamond.body)[0]);
+  CHECK(m.bound(pattern) == diamond.body);
+  CHECK_FALSE(m.bound(wildcard()).valid());  // not part of this pattern
+
+  Match failed = match(is_op("add")(relu, is_op("nn.relu")(conv)), g, diamond.body);
+  CHECK_FALSE(failed);
+  CHECK_FALSE(failed.bound(conv).valid());
+  CHECK(failed.binding_count() == 0);
+}
+
+TEST_CASE("identity binding, non-injective binding, committed alternation", "[pattern][matcher]") {
+  Program fake = program(R"(def @main(%x, %w) {
+  %0 = nn.conv2d(%x, %w);
+  %1 = nn.conv2d(%x, %w);
+  add(nn.relu(%0), nn.leaky_relu(%1))
+})");
+  Pattern conv = is_op("nn.conv2d")(wildcard(), wildcard());
+  CHECK_FALSE(matches(is_op("add")(is_op("nn.relu")(conv), is_op("nn.leaky_relu")(conv)), fake));
+  // Two pattern nodes may bind one graph node (Relay allows it; tlc-pack/relax#160).
+  Program shared = program(R"(def @main(%x, %w) {
+  %0 = nn.conv2d(%x, %w);
+  add(%0, %0)
+})");
+  Pattern c0 = is_op("nn.conv2d")(wildcard(), wildcard());
+  Pattern c1 = is_op("nn.conv2d")(wildcard(), wildcard());
+  Match m = match(c0 + c1, shared.graph(), shared.body);
+  REQUIRE(m);
+  CHECK(m.bound(c0) == m.bound(c1));
+  // `x | is_var()` commits to `x` on the first operand; the right side is never retried.
+  Pattern x = wildcard();
+  Pattern committed = is_op("subtract")(x | is_var(), x);
+  CHECK_FALSE(matches(committed, program("def @main(%a, %b) { subtract(%a, %b) }")));
+  CHECK(matches(committed, program("def @main(%a) { subtract(%a, %a) }")));
+}
+
+TEST_CASE("commutativity: Relay's pattern-op rule and graphpat's registry rule",
+          "[pattern][matcher]") {
+  Program swapped_add = program("def @main(%x, %y) { add(%y, %x) }");
+  Program swapped_max = program("def @main(%x, %y) { maximum(%y, %x) }");
+  Program swapped_sub = program("def @main(%x, %y) { subtract(%y, %x) }");
+  Pattern x = is_var("x"), y = is_var("y");
+  CHECK(matches(is_op("add")(x, y), swapped_add, {.relay_compat = true}));
+  CHECK(matches(is_op("add")(x, y), swapped_add));
+  // Relay retries only when the callee is written is_op("add") / is_op("multiply").
+  Pattern either = (is_op("add") | is_op("subtract"))(x, y);
+  CHECK_FALSE(matches(either, swapped_add, {.relay_compat = true}));
+  CHECK(matches(either, swapped_add));
+  CHECK_FALSE(matches(is_op("maximum")(x, y), swapped_max, {.relay_compat = true}));
+  CHECK(matches(is_op("maximum")(x, y), swapped_max));
+  CHECK_FALSE(matches(is_op("subtract")(x, y), swapped_sub, {.relay_compat = true}));
+  CHECK_FALSE(matches(is_op("subtract")(x, y), swapped_sub));
+}
+
+TEST_CASE("divide/multiply associativity retries keep leaf bindings only", "[pattern][matcher]") {
+  Pattern a = is_var("a"), b = is_var("b"), c = is_var("c");
+  Pattern product = is_op("multiply")(a, b);
+  Pattern quotient = is_op("divide")(product, c);
+  for (MatchOptions options : {MatchOptions{.relay_compat = true}, MatchOptions{}}) {
+    Program right = program("def @main(%a, %b, %c) { multiply(%a, divide(%b, %c)) }");
+    Match m = match(quotient, right.graph(), right.body, options);
+    REQUIRE(m);
+    CHECK(right.graph().name(m.bound(a)) == "a");
+    CHECK(right.graph().name(m.bound(c)) == "c");
+    CHECK_FALSE(m.bound(product).valid());   // the retry built its own multiply pattern
+    CHECK(m.bound(quotient) == right.body);  // the root pattern binds the root
+    CHECK(matches(quotient, program("def @main(%a, %b, %c) { multiply(%b, divide(%a, %c)) }"),
+                  options));
+    Pattern x = is_var("x"), p = is_var("p"), q = is_var("q");
+    CHECK(matches(is_op("multiply")(x, is_op("divide")(p, q)),
+                  program("def @main(%x, %p, %q) { divide(multiply(%p, %x), %q) }"), options));
+    CHECK_FALSE(matches(
+        quotient, program("def @main(%a, %b, %c) { multiply(%a, subtract(%b, %c)) }"), options));
+  }
+}
+
+TEST_CASE("& and ! combine patterns on the same node", "[pattern][matcher]") {
+  Program typed = program(R"(def @main(%x: Tensor[(2, 2), float32]) {
+  nn.relu(%x) /* ty=Tensor[(2, 2), float32] */
+})");
+  Pattern relu = is_op("nn.relu")(wildcard());
+  CHECK(matches(relu & has_dtype("float32"), typed));
+  CHECK_FALSE(matches(relu & has_dtype("int8"), typed));
+  CHECK_FALSE(matches(!relu, typed));
+  CHECK(matches(!is_op("nn.sigmoid")(wildcard()), typed));
+  CHECK(matches(~is_constant(), typed));
+  // Bindings made under a negation never survive it.
+  Pattern inner = wildcard();
+  Match m = match(is_op("nn.relu")(!is_op("tanh")(inner)), typed.graph(), typed.body);
+  REQUIRE(m);
+  CHECK_FALSE(m.bound(inner).valid());
+}
+
+TEST_CASE("types come from stored types; an untyped node matches no type pattern",
+          "[pattern][matcher]") {
+  Program typed = program(R"(def @main(%x: Tensor[(10, 10), float32]) {
+  nn.relu(%x) /* ty=Tensor[(10, 10), float32] */
+})");
+  Program untyped = program("def @main(%x) { nn.relu(%x) }");
+  Pattern t = has_type(tensor_type({10, 10}, "float32"));
+  CHECK(matches(t, typed));
+  CHECK_FALSE(matches(t, untyped));
+  CHECK(matches(has_shape({10, 10}), typed));
+  CHECK_FALSE(matches(has_shape({10, 5}), typed));
+  CHECK(matches(pattern_of("has_type('Tensor[(10, 10), float32]')"), typed));
+  CHECK(
+      explain(t, untyped.graph(), untyped.body) ==
+      fmt::format("{} = nn.relu(...) has no type (the matcher reads stored types and infers none)",
+                  untyped.body));
+}
+
+TEST_CASE("attribute values: ints, floats, strings, dtypes, arrays; others never match",
+          "[pattern][matcher]") {
+  Program p = program(R"(def @main(%x, %w) {
+  %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3]);
+  %1 = nn.leaky_relu(%0, alpha=0.1f);
+  cast(%1, dtype="float16")
+})");
+  const relay::Graph& g = p.graph();
+  NodeId cast = p.body;
+  NodeId leaky = g.args(cast)[0];
+  NodeId conv = g.args(leaky)[0];
+  auto at = [&](const Pattern& pattern, NodeId node) {
+    return static_cast<bool>(match(pattern, g, node));
+  };
+  Pattern any_call = wildcard()(any_args);
+  CHECK(at(any_call.has_attr({{"channels", 64}, {"kernel_size", {3, 3}}}), conv));
+  CHECK(at(any_call.has_attr({{"data_layout", "NCHW"}, {"groups", 1}}), conv));
+  CHECK_FALSE(at(any_call.has_attr({{"kernel_size", {3, 3, 3}}}), conv));
+  CHECK_FALSE(at(any_call.has_attr({{"out_dtype", PatternValue()}}), conv));  // None: unsupported
+  CHECK_FALSE(at(any_call.has_attr({{"no_such_field", 1}}), conv));
+  CHECK(at(any_call.has_attr({{"alpha", 0.1}}), leaky));      // `0.1f` keeps the value written
+  CHECK_FALSE(at(any_call.has_attr({{"alpha", 1}}), leaky));  // an int never matches a float
+  CHECK(at(any_call.has_attr({{"dtype", "float16"}}), cast));
+  CHECK(at(any_call.has_attr({}), cast));
+  CHECK_FALSE(at(wildcard().has_attr({{"dtype", "float16"}}), g.args(conv)[0]));  // a var
+  CHECK(at(is_op("nn.conv2d").has_attr({{"TOpPattern", 4}})(any_args), conv));
+}
+
+TEST_CASE("is_expr compares structurally; a var is only itself", "[pattern][matcher]") {
+  auto zero_float = relay::parse_expression("0f");
+  auto zero_int = relay::parse_expression("0");
+  REQUIRE((zero_float.ok() && zero_int.ok()));
+  Pattern zero = is_expr(zero_float->module.graph, zero_float->root, "zero");
+  Program p = program("def @main(%x) { (add(%x, 0f), add(%x, 0)) }");
+  const relay::Graph& g = p.graph();
+  NodeId first = g.fields(p.body)[0], second = g.fields(p.body)[1];
+  Pattern x = wildcard();
+  CHECK(match(x + zero, g, first));
+  CHECK_FALSE(match(x + zero, g, second));
+  CHECK(match(x + is_expr(zero_int->module.graph, zero_int->root), g, second));
+  Program two = program("def @main(%x, %y) { add(%x, %y) }");
+  NodeId vx = two.graph().args(two.body)[0], vy = two.graph().args(two.body)[1];
+  CHECK(match(is_expr(two.graph(), vx), two.graph(), vx));
+  CHECK_FALSE(match(is_expr(two.graph(), vx), two.graph(), vy));
+  // Against another graph, variables pair up by position (there is no identity to compare).
+  Program other = program("def @main(%z) { %z }");
+  CHECK(match(is_expr(two.graph(), vx), other.graph(), other.body));
+}
+
+TEST_CASE("recursive patterns follow chains of any length", "[pattern][matcher]") {
+  Program chain = program(R"(def @main(%x, %w) {
+  %0 = nn.dense(%x, %w, units=None);
+  %1 = cast(%0, dtype="float16");
+  %2 = cast(%1, dtype="float32");
+  cast(%2, dtype="float16")
+})");
+  for (const char* text :
+       {// 089 a, b, c: the three formulations of test_rewrite_with_pattern_recursion
+        "dense_pattern = is_op('nn.dense')(wildcard(), wildcard())\nw = wildcard()\n"
+        "the_pattern = is_op('cast')(w)\nw.redirect_to(the_pattern | dense_pattern)\nthe_pattern",
+        "dense_pattern = is_op('nn.dense')(wildcard(), wildcard())\nw = wildcard()\n"
+        "the_pattern = is_op('cast')(w | dense_pattern)\nw.redirect_to(the_pattern)\nthe_pattern",
+        "dense_pattern = is_op('nn.dense')(wildcard(), wildcard())\nw = wildcard()\n"
+        "the_pattern = is_op('cast')(dense_pattern | "
+        "w)\nw.redirect_to(the_pattern)\nthe_pattern"}) {
+    Pattern pattern = pattern_of(text);
+    CAPTURE(text);
+    CHECK(matches(pattern, chain));
+    CHECK_FALSE(matches(
+        pattern,
+        program("def @main(%x) { cast(cast(nn.relu(%x), dtype=\"int8\"), dtype=\"int8\") }")));
+    CHECK(describe(pattern_of(describe(pattern))) == describe(pattern));
+  }
+}
+
+TEST_CASE("find_matches gives every matching node with its bindings", "[pattern][matcher]") {
+  relay::Module model =
+      parse_module_text(read_file(kCorpus / "models" / "mobilenet_v2_mxnet_style.relay"));
+  NodeId main = *model.find("main");
+  Pattern bn = is_op("nn.batch_norm")(any_args);
+  Pattern pattern = is_tuple_get_item(bn, 0);
+  std::vector<Match> found = find_matches(pattern, model.graph, main);
+  CHECK(found.size() == 58);  // tvm/results.json: bn_get0 matches
+  absl::flat_hash_set<NodeId> batch_norms;
+  for (const Match& m : found) {
+    CHECK(model.graph.tuple(m.root()) == m.bound(bn));
+    batch_norms.insert(m.bound(bn));
+  }
+  CHECK(batch_norms.size() == 53);  // five batch_norms have two `.0` projections
+}
+
+TEST_CASE("the matcher is generic over dialects", "[pattern][matcher]") {
+  graphpat::testing::ArithGraph graph;
+  graphpat::testing::ArithBuilder b(graph);
+  NodeId x = b.var("x"), y = b.var("y");
+  NodeId product = b.call("mul", {x, y});
+  NodeId sum = b.call("add", {product, x});
+  Pattern v = is_var("x");
+  Pattern pattern = is_op("add")(v, is_op("mul")(any_args));
+  CHECK(match(pattern, graph, sum));  // add is commutative in the arith registry
+  CHECK(match(pattern, graph, sum, {.relay_compat = true}));  // the op is named "add"
+  CHECK_FALSE(match(is_op("sub")(v, is_op("mul")(any_args)), graph, sum));
+  CHECK(explain(is_op("sub")(any_args), graph, sum) == "expected op sub, got add");
+}
+
+TEST_CASE("find_matches over a 1,000,000-node graph, without recursion",
+          "[pattern][matcher][large]") {
+  relay::Module module;
+  relay::Builder b(module.graph);
+  NodeId x = b.var("x");
+  NodeId w = b.var("w");
+  NodeId current = x;
+  // relu(add(current, w)) repeated: about 500,000 matches of relu(add(*, w)).
+  std::size_t links = 0;
+  while (module.graph.size() < 1'000'000) {
+    current = b.call("nn.relu", {b.call("add", {current, w})}, {.fresh = true});
+    ++links;
+  }
+  NodeId main = b.function({x, w}, current);
+  module.add_function("main", main);
+  Pattern weight = is_var("w");
+  Pattern pattern = is_op("nn.relu")(wildcard() + weight);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<Match> found = find_matches(pattern, module.graph, main);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  WARN("find_matches over " << module.graph.size() << " nodes: " << found.size() << " matches in "
+                            << seconds << " s");
+  CHECK(found.size() == links);
+  CHECK(module.graph.name(found.back().bound(weight)) == "w");
+}
+
+TEST_CASE("a recursive pattern over a 1,000,000-node chain, on the default stack",
+          "[pattern][matcher][large]") {
+  relay::Module module;
+  relay::Builder b(module.graph);
+  NodeId x = b.var("x");
+  NodeId w = b.var("w");
+  NodeId current = b.call("nn.dense", {x, w});
+  CallOptions cast;
+  cast.attrs = module.graph.context().attrs.object(
+      "relay.attrs.CastAttrs", {{"dtype", module.graph.context().attrs.data_type("float32")}});
+  while (module.graph.size() < 1'000'000) current = b.call(b.op("cast"), {current}, cast);
+  Pattern dense = is_op("nn.dense")(wildcard(), wildcard());
+  Pattern redirect = wildcard();
+  Pattern casts = is_op("cast")(redirect);
+  redirect.redirect_to(casts | dense);
+  auto start = std::chrono::steady_clock::now();
+  Match m = match(casts, module.graph, current);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  WARN("recursive match down a chain of " << module.graph.size() << " nodes in " << seconds
+                                          << " s");
+  REQUIRE(m);
+  CHECK(m.bindings(casts).size() == module.graph.size() - 5);  // every cast
+  CHECK(m.bound(dense).valid());
+  // The same chain with a relu at the bottom fails, and says where.
+  NodeId bottom = b.call("nn.relu", {x});
+  NodeId failing = bottom;
+  for (int i = 0; i < 1'000'000; ++i) failing = b.call(b.op("cast"), {failing}, cast);
+  std::string why = explain(casts, module.graph, failing);
+  CAPTURE(why.substr(0, 300));
+  // The first failure met: the bottom cast's operand is neither a cast nor a dense.
+  CHECK(why.starts_with("expected op cast, got nn.relu; in operand 0 of %"));
+  CHECK(why.ends_with("more)"));
+}

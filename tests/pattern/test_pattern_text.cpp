@@ -1,0 +1,332 @@
+// The pattern text syntax: golden describe() texts, golden explain() texts, describe -> parse
+// -> describe stability, and malformed patterns with their exact located errors.
+#include <string>
+#include <vector>
+
+#include "pattern/corpus_support.hpp"
+
+using namespace graphpat;
+using namespace graphpat::testing;
+
+namespace {
+
+struct Golden {
+  const char* text;
+  const char* described;
+};
+
+// describe() of each text, written from describe.hpp's rules: TVM's Python spelling, sugar
+// expanded, shared nodes named p0, p1, ... in order of definition, redirects last.
+const Golden kDescribe[] = {
+    {"wildcard()", "wildcard()"},
+    {"is_op(\"add\")", "is_op('add')"},
+    {"is_var()", "is_var()"},
+    {"is_var(name=\"x\")", "is_var('x')"},
+    {"is_constant()", "is_constant()"},
+    {"wildcard()(None)", "wildcard()(None)"},
+    {"is_tuple_get_item(is_op('nn.batch_norm')(wildcard(), wildcard(), wildcard(), wildcard(), "
+     "wildcard()), 0)",
+     "is_tuple_get_item(is_op('nn.batch_norm')(wildcard(), wildcard(), wildcard(), wildcard(), "
+     "wildcard()), 0)"},
+    {"is_tuple_get_item(wildcard())", "is_tuple_get_item(wildcard())"},
+    {"TupleGetItemPattern(wildcard(), 1)", "is_tuple_get_item(wildcard(), 1)"},
+    {"is_op('concatenate')(is_tuple(None))", "is_op('concatenate')(is_tuple(None))"},
+    {"is_tuple((is_var(\"x\"), wildcard()))", "is_tuple([is_var('x'), wildcard()])"},
+    {"TuplePattern([])", "is_tuple([])"},
+    {"CallPattern(is_op('nn.relu'), [wildcard()])", "is_op('nn.relu')(wildcard())"},
+    {"(is_op('nn.relu') | is_op('clip'))(wildcard())",
+     "(is_op('nn.relu') | is_op('clip'))(wildcard())"},
+    {"is_op('nn.conv2d')(wildcard(), wildcard()).has_attr({'kernel_size': [3, 3]})",
+     "is_op('nn.conv2d')(wildcard(), wildcard()).has_attr({'kernel_size': [3, 3]})"},
+    {"has_dtype(\"float32\")", "wildcard().has_dtype('float32')"},
+    {"has_shape((10, 10))", "wildcard().has_shape([10, 10])"},
+    {"has_type(relay.TensorType((10, 10), \"float32\"))",
+     "wildcard().has_type(relay.TensorType([10, 10], 'float32'))"},
+    {"has_type('Tensor[(1, ?), int8]')",
+     "wildcard().has_type(relay.TensorType([1, relay.Any()], 'int8'))"},
+    {"has_type('(float32, Tensor[(2), int8])')",
+     "wildcard().has_type(relay.TupleType([relay.TensorType([], 'float32'), relay.TensorType([2], "
+     "'int8')]))"},
+    {"x = wildcard()\ny = wildcard()\n(x + y) * (x - y)",
+     "p0 = wildcard()\np1 = wildcard()\n"
+     "is_op('multiply')(is_op('add')(p0, p1), is_op('subtract')(p0, p1))"},
+    {"is_op('nn.conv2d')(wildcard(), wildcard()).optional(lambda x: is_op('nn.bias_add')(x, "
+     "wildcard())).optional(lambda x: is_op('nn.relu')(x))",
+     "p0 = is_op('nn.conv2d')(wildcard(), wildcard())\n"
+     "p1 = p0 | is_op('nn.bias_add')(p0, wildcard())\n"
+     "p1 | is_op('nn.relu')(p1)"},
+    {"is_op('nn.conv2d')(wildcard(), wildcard()).optional(is_op('nn.relu'))",
+     "p0 = is_op('nn.conv2d')(wildcard(), wildcard())\np0 | is_op('nn.relu')(p0)"},
+    {"~is_op('nn.relu')(wildcard()) & is_constant()",
+     "~is_op('nn.relu')(wildcard()) & is_constant()"},
+    {"!(is_var() | is_constant())", "~(is_var() | is_constant())"},
+    {"is_var() | is_constant() & wildcard()", "is_var() | is_constant() & wildcard()"},
+    {"(is_var() | is_constant()) & wildcard()", "(is_var() | is_constant()) & wildcard()"},
+    {"(is_var() | is_constant()) | wildcard()", "is_var() | is_constant() | wildcard()"},
+    {"is_var() | (is_constant() | wildcard())", "is_var() | (is_constant() | wildcard())"},
+    {"FunctionPattern(None, wildcard() + wildcard())(None) + wildcard()",
+     "is_op('add')(FunctionPattern(None, is_op('add')(wildcard(), wildcard()))(None), wildcard())"},
+    {"a = wildcard()\nFunctionPattern([a], is_op('nn.relu')(a))",
+     "p0 = wildcard()\nFunctionPattern([p0], is_op('nn.relu')(p0))"},
+    {"is_conv2d = is_op(\"nn.conv2d\")(wildcard(), wildcard())\n"
+     "is_unary_elemwise = (wildcard().has_attr({\"TOpPattern\": 0}))(wildcard())\n"
+     "reduction = is_op(\"add\")(wildcard(), wildcard())\n"
+     "dominates(is_conv2d, is_unary_elemwise, reduction)",
+     "dominates(is_op('nn.conv2d')(wildcard(), wildcard()), "
+     "wildcard().has_attr({'TOpPattern': 0})(wildcard()), is_op('add')(wildcard(), wildcard()))"},
+    {"is_op('add')(None).dominates(is_op('nn.conv2d')(None))",
+     "dominates(is_op('nn.conv2d')(None), wildcard(), is_op('add')(None))"},
+    {"dense_pattern = is_op(\"nn.dense\")(wildcard(), wildcard())\n"
+     "wildcard_redirect = wildcard()\n"
+     "the_pattern = is_op(\"cast\")(wildcard_redirect)\n"
+     "the_pattern2 = the_pattern | dense_pattern\n"
+     "wildcard_redirect.redirect_to(the_pattern2)\n"
+     "the_pattern",
+     "p0 = wildcard()\np1 = is_op('cast')(p0)\n"
+     "p0.redirect_to(p1 | is_op('nn.dense')(wildcard(), wildcard()))\np1"},
+    {"x = is_var(\"x\")\ny = is_var(\"y\")\nis_if(is_op(\"less\")(x, y), x, y)",
+     "p0 = is_var('x')\np1 = is_var('y')\nis_if(is_op('less')(p0, p1), p0, p1)"},
+    {"v = is_var('let')\nis_let(v, is_op('less')(wildcard(), wildcard()), v)",
+     "p0 = is_var('let')\nis_let(p0, is_op('less')(wildcard(), wildcard()), p0)"},
+    {"wildcard().has_attr({'alpha': 0.5, 'layout': \"N'C\", 'flag': True, 'eps': 1e-05, 'x': None, "
+     "'n': -3})",
+     "wildcard().has_attr({'alpha': 0.5, 'layout': 'N\\'C', 'flag': True, 'eps': 1e-05, 'x': None, "
+     "'n': -3})"},
+    {"is_op('cast')(wildcard()).has_attr({'dtype': 'float32'}).has_dtype('float32')",
+     "is_op('cast')(wildcard()).has_attr({'dtype': 'float32'}).has_dtype('float32')"},
+    {"# a comment\nc = is_op('nn.conv2d')(wildcard(), wildcard())  # the conv\n\nis_op('add')(c, "
+     "c)",
+     "p0 = is_op('nn.conv2d')(wildcard(), wildcard())\nis_op('add')(p0, p0)"},
+};
+
+}  // namespace
+
+TEST_CASE("describe() writes the pattern in the text syntax", "[pattern][text][describe]") {
+  int count = 0;
+  for (const Golden& golden : kDescribe) {
+    INFO(golden.text);
+    Pattern pattern = pattern_of(golden.text);
+    CHECK(describe(pattern) == golden.described);
+    // describe -> parse -> describe is stable.
+    CHECK(describe(pattern_of(describe(pattern))) == describe(pattern));
+    ++count;
+  }
+  CHECK(count >= 20);
+}
+
+TEST_CASE("describe() names is_expr patterns by the names they were given",
+          "[pattern][text][describe]") {
+  auto zero = relay::parse_expression("0f");
+  REQUIRE(zero.ok());
+  PatternParseOptions options;
+  options.names["zero"] = dsl::is_expr(zero->module.graph, zero->root, "zero");
+  Pattern pattern = pattern_of("x = wildcard()\nx + is_expr(zero)", options);
+  CHECK(describe(pattern) == "is_op('add')(wildcard(), is_expr(zero))");
+  CHECK(describe(pattern_of(describe(pattern), options)) == describe(pattern));
+}
+
+TEST_CASE("explain() gives the first failing path in words", "[pattern][text][explain]") {
+  relay::Module module = parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 8), float32], %w: Tensor[(4, 8), float32], %b: Tensor[(4), float32]) {
+  %0 = nn.dense(%x, %w, units=None) /* ty=Tensor[(1, 4), float32] */;
+  %1 = nn.bias_add(%0, %b) /* ty=Tensor[(1, 4), float32] */;
+  %2 = nn.relu(%1) /* ty=Tensor[(1, 4), float32] */;
+  %3 = (%2, %1);
+  %4 = %3.1;
+  %5 = multiply(%4, 2f);
+  add(%2, %5)
+})");
+  const relay::Graph& g = module.graph;
+  NodeId main = *module.find("main");
+  NodeId root = g.body(main);
+  NodeId relu = g.args(root)[0], mul = g.args(root)[1];
+  NodeId item = g.args(mul)[0], tuple = g.tuple(item);
+  NodeId bias = g.args(relu)[0], dense = g.args(bias)[0];
+  NodeId x = g.args(dense)[0];
+  struct Case {
+    std::string pattern;
+    NodeId at;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"is_op('nn.bias_add')(is_op('nn.conv2d')(wildcard(), wildcard()), wildcard())", bias,
+       fmt::format("expected op nn.conv2d, got nn.dense; in operand 0 of {} = nn.bias_add(...)",
+                   bias)},
+      {"is_op('add')(wildcard(), wildcard())", root, "matched"},
+      {"is_op('subtract')(wildcard(), wildcard())", root, "expected op subtract, got add"},
+      {"is_op('nn.relu')(wildcard())", x, "expected a call, got var %x"},
+      {"is_op('add')(wildcard())", root,
+       fmt::format("expected 1 argument, got 2 in {} = add(...)", root)},
+      {"is_tuple([wildcard()])", tuple,
+       fmt::format("expected 1 field, got 2 in {} = (...)", tuple)},
+      {"is_tuple_get_item(wildcard(), 0)", item,
+       fmt::format("expected index 0, got 1 in {} = {}.1", item, tuple)},
+      {"is_tuple_get_item(is_tuple([is_op('nn.relu')(wildcard()), is_constant()]))", item,
+       fmt::format("expected a constant, got {} = nn.bias_add(...); in field 1 of {} = (...); "
+                   "in the tuple of {} = {}.1",
+                   bias, tuple, item, tuple)},
+      {"is_var('y')", x, "expected var %y, got var %x"},
+      {"is_constant()", x, "expected a constant, got var %x"},
+      {"wildcard().has_dtype('int8')", relu,
+       fmt::format("dtype of {} = nn.relu(...) is float32, expected int8", relu)},
+      {"has_shape([1, 8])", relu,
+       fmt::format("type of {} = nn.relu(...) is Tensor[(1, 4), float32], expected shape (1, 8)",
+                   relu)},
+      {"has_type('Tensor[(1, 4), float16]')", relu,
+       fmt::format("type of {} = nn.relu(...) is Tensor[(1, 4), float32], expected "
+                   "Tensor[(1, 4), float16]",
+                   relu)},
+      {"has_dtype('float32')", tuple,
+       fmt::format("{} = (...) has no type (the matcher reads stored types and infers none)",
+                   tuple)},
+      {"is_op('nn.dense')(wildcard(), wildcard()).has_attr({'units': 4})", dense,
+       fmt::format("attribute units of {} = nn.dense(...) is None, expected 4", dense)},
+      {"is_op('nn.dense')(wildcard(), wildcard()).has_attr({'color': 'red'})", dense,
+       fmt::format("{} = nn.dense(...) has no attribute color", dense)},
+      {"is_op('nn.relu').has_attr({'TOpPattern': 1})(wildcard())", relu,
+       "attribute TOpPattern of op nn.relu is 0, expected 1"},
+      {"wildcard().has_attr({'Composite': 'x'})", x,
+       "attributes belong to ops, calls and functions, got var %x"},
+      {"x = wildcard()\nis_op('add')(x, x)", root,
+       fmt::format("expected the node this pattern already bound ({} = nn.relu(...)), got {} = "
+                   "multiply(...); in operand 1 of {} = add(...)",
+                   relu, mul, root)},
+      {"~is_op('add')(wildcard(), wildcard())", root,
+       fmt::format("matched a negated pattern at {} = add(...)", root)},
+      {"is_op('nn.relu')(wildcard()) | is_op('nn.sigmoid')(wildcard())", bias,
+       "expected op nn.relu, got nn.bias_add"},
+      {"dominates(is_op('nn.conv2d')(None), wildcard(), is_op('add')(None))", root,
+       fmt::format("{} = nn.dense(...) has no input on a dominator path; "
+                   "on the dominator path at operand 0 of {} = nn.bias_add(...); "
+                   "on the dominator path at operand 0 of {} = nn.relu(...); "
+                   "on the dominator path at operand 0 of {} = add(...)",
+                   dense, bias, relu, root)},
+      {"is_op('multiply')(wildcard(), is_constant())", mul, "matched"},
+      {"FunctionPattern([wildcard()], wildcard())", main,
+       fmt::format("expected 1 parameter, got 3 in {} = fn (...)", main)},
+      {"FunctionPattern(None, is_op('nn.relu')(wildcard()))", main,
+       fmt::format("expected op nn.relu, got add; in the body of {} = fn (...)", main)},
+  };
+  for (const Case& c : cases) {
+    INFO(c.pattern);
+    Pattern pattern = pattern_of(c.pattern);
+    CHECK(explain(pattern, g, c.at) == c.expected);
+    CHECK(describe(pattern_of(describe(pattern))) == describe(pattern));
+  }
+  CHECK(cases.size() >= 20);
+}
+
+TEST_CASE("malformed patterns give located errors with stable ids", "[pattern][text][errors]") {
+  struct Bad {
+    std::string text;
+    std::string message;
+  };
+  const std::vector<Bad> table = {
+      {"", "[graphpat.pattern_text.no_pattern] 1:1: the text holds no pattern"},
+      {"wildcard(",
+       "[graphpat.pattern_text.unexpected_end] 1:10: unexpected end of the text where an "
+       "expression should start"},
+      {"is_op('add'",
+       "[graphpat.pattern_text.unexpected_end] 1:12: expected ')' after call arguments, found end "
+       "of the text"},
+      {"foo()", "[graphpat.pattern_text.unknown_name] 1:1: unknown name 'foo'"},
+      {"is_op()",
+       "[graphpat.pattern_text.argument_count] 1:1: is_op() is missing its argument 'op_name'"},
+      {"is_op(1)",
+       "[graphpat.pattern_text.bad_argument] 1:7: the op name must be a string, got an int"},
+      {"is_op('')", "[graphpat.pattern_text.bad_argument] 1:7: the op name is empty"},
+      {"wildcard() +",
+       "[graphpat.pattern_text.unexpected_end] 1:13: unexpected end of the text where an "
+       "expression should start"},
+      {"wildcard() + 1",
+       "[graphpat.pattern_text.bad_operand] 1:12: '+' needs two patterns, got a pattern and an "
+       "int"},
+      {"is_op('add')(wildcard(), 3)",
+       "[graphpat.pattern_text.not_a_pattern] 1:26: a call argument must be a pattern, got an int"},
+      {"is_op('add')(None, wildcard())",
+       "[graphpat.pattern_text.not_a_pattern] 1:14: a call argument must be a pattern, got None"},
+      {"wildcard().has_attr(['x'])",
+       "[graphpat.pattern_text.bad_attribute] 1:21: has_attr takes a dict, got a list"},
+      {"wildcard().has_attr({1: 2})",
+       "[graphpat.pattern_text.bad_attribute] 1:21: attribute names must be strings"},
+      {"wildcard().has_attr({'a': wildcard()})",
+       "[graphpat.pattern_text.bad_attribute] 1:21: an attribute value cannot be a pattern"},
+      {"wildcard().has_shape(3)",
+       "[graphpat.pattern_text.bad_shape] 1:22: a shape is a list of dims, got an int"},
+      {"wildcard().has_shape([1.5])",
+       "[graphpat.pattern_text.bad_shape] 1:22: a dim is an int, relay.Any() or a name, got a "
+       "float"},
+      {"has_type('Tensor[(1, 2), float32')",
+       "[graphpat.pattern_text.bad_type] 1:10: 'Tensor[(1, 2), float32' is not a Relay type"},
+      {"has_type(3)", "[graphpat.pattern_text.bad_type] 1:10: expected a type, got an int"},
+      {"wildcard().frobnicate()",
+       "[graphpat.pattern_text.unknown_method] 1:12: patterns have no method 'frobnicate'"},
+      {"is_op('add').redirect_to(wildcard())",
+       "[graphpat.pattern_text.redirect_not_wildcard] 1:14: only a wildcard can be redirected, not "
+       "OpPattern"},
+      {"x = wildcard()",
+       "[graphpat.pattern_text.no_pattern] 1:1: the last line must be the pattern expression, not "
+       "an assignment"},
+      {"3", "[graphpat.pattern_text.not_a_pattern] 1:1: the last line is an int, not a pattern"},
+      {"is_op('add') = wildcard()",
+       "[graphpat.pattern_text.bad_assignment] 1:14: only a plain name can be assigned to"},
+      {"wildcard() wildcard()",
+       "[graphpat.pattern_text.unexpected_token] 1:12: unexpected name 'wildcard' after an "
+       "expression"},
+      {"is_op('add)",
+       "[graphpat.pattern_text.unterminated_string] 1:7: string is not closed on its line"},
+      {"wildcard() $",
+       "[graphpat.pattern_text.unexpected_character] 1:12: unexpected character '$'"},
+      {"is_tuple_get_item(wildcard(), 'a')",
+       "[graphpat.pattern_text.bad_argument] 1:31: the index must be an int or None, got a string"},
+      {"is_tuple(wildcard())",
+       "[graphpat.pattern_text.bad_argument] 1:10: the tuple fields must be a list of patterns or "
+       "None, got a pattern"},
+      {"is_tuple([wildcard(), 1])",
+       "[graphpat.pattern_text.not_a_pattern] 1:10: the tuple fields must hold patterns, got an "
+       "int"},
+      {"wildcard().optional(3)",
+       "[graphpat.pattern_text.bad_argument] 1:21: optional takes a lambda or a pattern, got an "
+       "int"},
+      {"wildcard().optional(lambda: wildcard())",
+       "[graphpat.pattern_text.bad_lambda] 1:27: a lambda takes exactly one parameter name"},
+      {"wildcard().optional(lambda x: 3)",
+       "[graphpat.pattern_text.not_a_pattern] 1:21: the lambda's result must be a pattern, got an "
+       "int"},
+      {"is_var(name=1)",
+       "[graphpat.pattern_text.bad_argument] 1:13: the var name must be a string, got an int"},
+      {"is_var(nme='x')",
+       "[graphpat.pattern_text.bad_argument] 1:12: is_var() has no parameter 'nme'"},
+      {"is_op('a', 'b')",
+       "[graphpat.pattern_text.argument_count] 1:12: is_op() takes 1 argument, got 2"},
+      {"is_expr(x)", "[graphpat.pattern_text.unknown_name] 1:9: unknown name 'x'"},
+      {"is_expr(wildcard())",
+       "[graphpat.pattern_text.bad_expr] 1:9: is_expr takes an expression given in "
+       "PatternParseOptions::names"},
+      {"3(wildcard())", "[graphpat.pattern_text.not_callable] 1:1: an int cannot be called"},
+      {"-wildcard()",
+       "[graphpat.pattern_text.bad_operand] 1:1: unary '-' needs a number, got a pattern"},
+      {"~3", "[graphpat.pattern_text.bad_operand] 1:1: '~' needs a pattern, got an int"},
+      {std::string(300, '(') + "wildcard()" + std::string(300, ')'),
+       "[graphpat.pattern_text.too_deep] 1:258: nesting deeper than 256"},
+      {"1x", "[graphpat.pattern_text.bad_number] 1:1: malformed number '1x'"},
+      {"x = wildcard()\ny = is_op('add')(x, z)",
+       "[graphpat.pattern_text.unknown_name] 2:21: unknown name 'z'"},
+      {"wildcard()[0]",
+       "[graphpat.pattern_text.unsupported] 1:11: subscripts are not part of the pattern syntax"},
+      {"relay.Foo()", "[graphpat.pattern_text.unknown_name] 1:7: unknown name 'relay.Foo'"},
+      {"is_op('add')(wildcard(), name=wildcard())",
+       "[graphpat.pattern_text.bad_argument] 1:1: a pattern call takes no keyword arguments"},
+      {"is_op('add')(is_var(), wildcard(),",
+       "[graphpat.pattern_text.unexpected_end] 1:35: unexpected end of the text where an "
+       "expression should start"},
+  };
+  for (const Bad& bad : table) {
+    INFO(bad.text);
+    absl::StatusOr<Pattern> pattern = parse_pattern(bad.text);
+    REQUIRE_FALSE(pattern.ok());
+    CHECK(std::string(pattern.status().message()) == bad.message);
+    CHECK(error_id(pattern.status()).starts_with("graphpat.pattern_text."));
+  }
+  CHECK(table.size() >= 30);
+}
