@@ -11,9 +11,10 @@ using namespace graphpat::testing;
 namespace {
 
 // Builds the case's input and root. Non-operator calls with DictAttrs are printed by TVM as
-// `%a(%b, __dict__=meta[Map][0], attrs_type_key="DictAttrs")`, which relay::parse_text does not
-// read; the README says to read the map as the dictionary itself, and options.call_attrs states
-// it, so the call is rebuilt here with those attributes.
+// `%a(%b, __dict__=meta[Map][0], attrs_type_key="DictAttrs")`; relay::parse_text keeps such a
+// `meta[Map][0]` value as a reference and does not decode it from the metadata section yet.
+// The README says to read the map as the dictionary itself, and options.call_attrs states it,
+// so the call is rebuilt here with those attributes.
 struct CaseInput {
   relay::Module module;
   NodeId root;

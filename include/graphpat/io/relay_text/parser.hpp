@@ -711,13 +711,12 @@ class RelayTextParser {
     StringId type_key_field = context_.strings.intern("attrs_type_key");
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       if (pairs[i].key != type_key_field) continue;
-      std::string_view key = context_.attrs.text(pairs[i].value);
-      schema = context_.ops.find_schema(key);
-      if (schema == nullptr) {
-        return text_error("bad_attribute", at.line, at.column,
-                          fmt::format("unknown attrs_type_key '{}'", key));
-      }
+      std::string key(context_.attrs.text(pairs[i].value));
       pairs.erase(pairs.begin() + static_cast<std::ptrdiff_t>(i));
+      schema = context_.ops.find_schema(key);
+      // A struct the registry does not know (DictAttrs, a vendor's attrs) is carried through
+      // with the fields as written.
+      if (schema == nullptr) return context_.attrs.object(key, pairs);
       break;
     }
     const graphpat::Graph<relay::Dialect>& graph = module_.graph;
