@@ -47,24 +47,26 @@ inline std::optional<NumberLiteral> read_number(std::string_view text, std::stri
   std::string_view body = text.substr(0, suffix_at);
   std::string_view suffix =
       suffix_at == std::string_view::npos ? std::string_view() : text.substr(suffix_at);
-  auto width = [&](std::string_view digits, std::uint8_t fallback) -> std::optional<std::uint8_t> {
+  // The width a suffix names, or -1 (an int, not an optional: GCC 12 warns falsely about
+  // optional<uint8_t> here).
+  auto width = [&](std::string_view digits, int fallback) -> int {
     if (digits.empty()) return fallback;
     if (digits == "8") return 8;
     if (digits == "16") return 16;
     if (digits == "32") return 32;
     if (digits == "64") return 64;
-    return std::nullopt;
+    return -1;
   };
   NumberLiteral literal;
   bool looks_float = body.find_first_of(".eE") != std::string_view::npos;
   if (suffix.starts_with("f") || (allow_unsuffixed_float && suffix.empty() && looks_float)) {
     literal.is_float = true;
-    auto bits = suffix.empty() ? std::optional<std::uint8_t>(0) : width(suffix.substr(1), 32);
-    if (!bits || *bits == 8) {
+    int bits = suffix.empty() ? 0 : width(suffix.substr(1), 32);
+    if (bits < 0 || bits == 8) {
       error = "bad float width";
       return std::nullopt;
     }
-    literal.bits = *bits;
+    literal.bits = static_cast<std::uint8_t>(bits);
     if (body == "inf") {
       literal.floating = std::numeric_limits<double>::infinity();
     } else if (body == "nan") {
@@ -82,16 +84,16 @@ inline std::optional<NumberLiteral> read_number(std::string_view text, std::stri
     if (negative) literal.floating = -literal.floating;
     return literal;
   }
-  auto bits = suffix.empty() ? std::optional<std::uint8_t>(32) : width(suffix.substr(1), 32);
-  if (!suffix.empty() && !suffix.starts_with("i")) bits.reset();
+  int bits = suffix.empty() ? 32 : width(suffix.substr(1), 32);
+  if (!suffix.empty() && !suffix.starts_with("i")) bits = -1;
   std::uint64_t magnitude = 0;
   auto [end, status] = std::from_chars(body.data(), body.data() + body.size(), magnitude);
-  if (body.empty() || status != std::errc() || end != body.data() + body.size() || !bits) {
+  if (body.empty() || status != std::errc() || end != body.data() + body.size() || bits < 0) {
     error = looks_float && suffix.empty() ? "a float literal needs an 'f' suffix"
                                           : "malformed integer literal";
     return std::nullopt;
   }
-  literal.bits = *bits;
+  literal.bits = static_cast<std::uint8_t>(bits);
   // Unlike TVM, INT64_MIN is readable: the magnitude is checked against the negative range.
   std::uint64_t limit = (std::uint64_t{1} << (literal.bits - 1)) - (negative ? 0 : 1);
   if (magnitude > limit) {

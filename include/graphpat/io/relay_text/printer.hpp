@@ -313,7 +313,11 @@ class RelayTextPrinter {
     std::string text = atomic(node) || inline_it ? leaf_text(node) : std::move(leaf_texts_[node.index()]);
     if (atomic(node)) return text;
     if (!inline_it && graph_.kind(node) == NodeKind::kLet) {
-      text = "(" + indent("\n" + text) + "\n)";
+      // Appended piecewise: `"(" + ... + "\n)"` trips GCC 12's false -Wrestrict (bug 105329).
+      std::string wrapped = "(";
+      wrapped += indent(std::string("\n").append(text));
+      wrapped += "\n)";
+      text = std::move(wrapped);
     }
     if (annotated_.insert(node.index()).second) text += annotation(node);
     if (inline_it) return text;

@@ -1,0 +1,262 @@
+// graphpat_bench: what graphpat's passes cost per node, each next to a floor measured on the
+// same workload in the same run, so that every figure is also a ratio that machine noise
+// largely cancels out of.
+//
+// Workloads: every real model of tests/data/corpus/models (NAME.unbound.relay, parsed; its
+// NAME.unbound.json for the JSON loader), and five synthetic shapes (generators.cpp: chain,
+// resnet, transformer, dag, mobilenet) at 1e3, 1e4, 1e5, 1e6 and 1e7 nodes.
+// Passes (passes.cpp): build (every node again through a Builder), cse, cse_relay_compat,
+// parse_text, print_text, load_json, save_json (the last four up to 1e6 nodes: memory). Floors (floors.hpp):
+// linear scan, iterative DFS, absl::flat_hash_map hash-cons, memcpy of the text / JSON bytes.
+// Each pass is one Google Benchmark benchmark timed with process CPU time (manual time); see
+// report.hpp for the figures and registry.hpp / passes.cpp for how to add a pass.
+//
+// Run (Release; benchmarks/run.sh configures, builds and runs this in one command):
+//   graphpat_bench                       # everything, ~20 min, up to ~8 GB
+//   graphpat_bench --quick               # 1e3 and 1e4 only, 2 short repetitions: < 2 min
+//   graphpat_bench --out results.json    # also write every figure as JSON
+//   graphpat_bench --workloads=mlp,dag --sizes=1e4,1e5 --passes=cse,build
+// Other flags go to Google Benchmark (--benchmark_filter=REGEX on "workload[/size]/pass").
+// Progress goes to stderr, the table to stdout; the exit status is 1 if a benchmark failed.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "heap.hpp"
+#include "registry.hpp"
+#include "report.hpp"
+#include "workload.hpp"
+
+namespace bench {
+namespace {
+
+struct Options {
+  bool quick = false;
+  std::string out;
+  std::vector<std::uint64_t> sizes;  // empty: the mode's
+  std::vector<std::string> workloads;  // empty: all
+  std::vector<std::string> passes;     // empty: all
+};
+
+constexpr std::string_view kUsage = R"(usage: graphpat_bench [--quick] [--out FILE]
+       [--sizes=1e3,1e4,...] [--workloads=NAME,...] [--passes=NAME,...] [--benchmark_...]
+  --quick       sizes 1e3 and 1e4, 2 short repetitions (a smoke run, < 2 min)
+  --out FILE    also write every figure as JSON
+  --sizes       synthetic sizes (default 1e3..1e7; --quick: 1e3,1e4)
+  --workloads   model names (mlp, resnet18, ...) and shapes (chain, resnet, transformer, dag,
+                mobilenet); default: all
+  --passes      pass names (build, cse, ...); floors run as the passes need them
+)";
+
+std::vector<std::string> split(std::string_view list) {
+  std::vector<std::string> items;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    if (comma != 0) items.emplace_back(list.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return items;
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return list.empty() || std::find(list.begin(), list.end(), item) != list.end();
+}
+
+/// Takes the harness's own flags out of argv; the rest is for Google Benchmark.
+Options parse_options(int& argc, char** argv) {
+  Options options;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&](std::string_view flag) -> std::optional<std::string_view> {
+      if (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=') {
+        return arg.substr(flag.size() + 1);
+      }
+      if (arg == flag && i + 1 < argc) return std::string_view(argv[++i]);
+      return std::nullopt;
+    };
+    if (arg == "--quick") {
+      options.quick = true;
+    } else if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (auto out = value("--out")) {
+      options.out = *out;
+    } else if (auto sizes = value("--sizes")) {
+      for (const std::string& size : split(*sizes)) {
+        options.sizes.push_back(static_cast<std::uint64_t>(std::stod(size)));
+      }
+    } else if (auto workloads = value("--workloads")) {
+      options.workloads = split(*workloads);
+    } else if (auto passes = value("--passes")) {
+      options.passes = split(*passes);
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  if (options.sizes.empty()) {
+    options.sizes = options.quick ? std::vector<std::uint64_t>{1'000, 10'000}
+                                  : std::vector<std::uint64_t>{1'000, 10'000, 100'000, 1'000'000,
+                                                               10'000'000};
+  }
+  return options;
+}
+
+/// A sample of at least this many node visits, so the clock's cost stays negligible.
+constexpr double kNodesPerSample = 1e5;
+
+/// The pass set up on its workload: kept across the calls Google Benchmark makes for one
+/// benchmark (iteration-count probes, repetitions), so setup and the untimed run happen once.
+struct Current {
+  std::string name;
+  std::unique_ptr<Job> job;
+  std::string error;
+  double peak_bytes = 0;
+  double input_bytes = 0;
+};
+
+void measure(benchmark::State& state, const Entry& entry, const Pass& pass) {
+  static Current current;
+  const Workload* w = nullptr;
+  try {
+    if (current.name != entry.name()) {
+      current = Current();  // drop the previous job before its workload may go
+      current.name = entry.name();
+      w = &workload(entry.spec);
+      const Input input = pass.input();
+      if (input == Input::kText) current.input_bytes = static_cast<double>(w->text().size());
+      if (input == Input::kJson) current.input_bytes = static_cast<double>(w->json().size());
+      const std::size_t before = reset_peak_heap();
+      current.job = pass.start(*w);
+      current.error = current.job->run_once();
+      current.peak_bytes = static_cast<double>(peak_heap_bytes() - before);
+    }
+    w = &workload(entry.spec);
+  } catch (const std::exception& e) {
+    current.error = e.what();
+  }
+  if (!current.error.empty()) {
+    state.SkipWithError(current.error.c_str());
+    return;
+  }
+  const double nodes = w->nodes();
+  const auto batch = static_cast<std::size_t>(std::max(1.0, kNodesPerSample / nodes));
+  double seconds = 0;
+  for (auto _ : state) {
+    const double elapsed = current.job->timed(batch);
+    state.SetIterationTime(elapsed);
+    seconds += elapsed;
+  }
+  const double runs = static_cast<double>(state.iterations()) * static_cast<double>(batch);
+  state.counters["nodes"] = nodes;
+  state.counters["batch"] = static_cast<double>(batch);
+  state.counters["ns_per_node"] = seconds * 1e9 / (runs * nodes);
+  state.counters["peak_bytes_per_node"] = current.peak_bytes / nodes;
+  if (current.input_bytes > 0 && seconds > 0) {
+    state.counters["mb_per_s"] = current.input_bytes * runs / seconds / 1e6;
+  }
+}
+
+/// Repetitions and timing for a workload of `size` nodes (0: a real model, all small).
+void configure(benchmark::internal::Benchmark* b, const Options& options, std::uint64_t size) {
+  b->UseManualTime()->Unit(benchmark::kMillisecond);
+  if (options.quick) {
+    b->Repetitions(2)->MinTime(0.02);
+  } else if (size >= 10'000'000) {
+    b->Repetitions(2)->Iterations(1);  // after the untimed run: three runs in all
+  } else if (size >= 1'000'000) {
+    b->Repetitions(3)->Iterations(1);
+  } else {
+    b->Repetitions(3)->MinTime(0.1);
+  }
+}
+
+}  // namespace
+}  // namespace bench
+
+int main(int argc, char** argv) {
+  using namespace bench;
+  keep_freed_memory();
+  const Options options = parse_options(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+  static PassRegistry registry;
+  add_floors(registry);
+  add_passes(registry);
+
+  std::vector<WorkloadSpec> specs;
+  for (const std::string& model : model_names()) {
+    if (contains(options.workloads, model)) specs.push_back({model, 0});
+  }
+  for (const std::string& shape : shape_names()) {
+    if (!contains(options.workloads, shape)) continue;
+    for (std::uint64_t size : options.sizes) specs.push_back({shape, size});
+  }
+
+  // Per workload: the floors its passes need (and floors no pass uses, for reference), then
+  // the passes. Entries are registered in this order and Google Benchmark runs them so.
+  std::vector<Entry> entries;
+  std::vector<const Pass*> entry_passes;
+  for (const WorkloadSpec& spec : specs) {
+    auto runs = [&](const Pass& pass) {
+      return pass.floor != Floor::kNone && contains(options.passes, pass.name) &&
+             spec.size <= pass.options.max_nodes;
+    };
+    for (const Pass& floor : registry.passes()) {
+      if (floor.floor != Floor::kNone) continue;
+      bool needed = false, used = false;
+      for (const Pass& pass : registry.passes()) {
+        if (floor.name != floor_pass_name(pass.floor)) continue;
+        used = true;
+        needed = needed || runs(pass);
+      }
+      if (needed || !used) {
+        entries.push_back({spec, floor.name, ""});
+        entry_passes.push_back(&floor);
+      }
+    }
+    for (const Pass& pass : registry.passes()) {
+      if (!runs(pass)) continue;
+      entries.push_back({spec, pass.name, floor_pass_name(pass.floor)});
+      entry_passes.push_back(&pass);
+    }
+  }
+  static std::vector<Entry> registered = entries;
+  for (std::size_t i = 0; i < registered.size(); ++i) {
+    const Entry* entry = &registered[i];
+    const Pass* pass = entry_passes[i];
+    configure(benchmark::RegisterBenchmark(
+                  entry->name().c_str(),
+                  [entry, pass](benchmark::State& state) { measure(state, *entry, *pass); }),
+              options, entry->spec.size);
+  }
+
+  nlohmann::json settings = {{"mode", options.quick ? "quick" : "full"},
+                             {"sizes", options.sizes},
+                             {"workloads", options.workloads},
+                             {"passes", options.passes}};
+  Report report(entries, settings);
+  benchmark::RunSpecifiedBenchmarks(&report);
+  benchmark::Shutdown();
+  report.print(stdout);
+  if (!options.out.empty()) {
+    std::ofstream(options.out) << report.to_json().dump(2) << "\n";
+    std::fprintf(stdout, "figures written to %s\n", options.out.c_str());
+  }
+  return report.failed() ? 1 : 0;
+}

@@ -1,0 +1,113 @@
+// Workload: real models read from the project's tests/data (GRAPHPAT_BENCH_DATA_DIR, set by
+// benchmarks/CMakeLists.txt), synthetic graphs from generators.cpp, and the text and JSON
+// inputs of the parsers.
+#include "workload.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+#include <graphpat/io/relay_json.hpp>
+#include <graphpat/io/relay_text.hpp>
+
+#ifndef GRAPHPAT_BENCH_DATA_DIR
+#error "GRAPHPAT_BENCH_DATA_DIR must name the project's tests/data directory"
+#endif
+
+namespace bench {
+namespace {
+
+constexpr std::string_view kModelSuffix = ".unbound.relay";
+
+std::filesystem::path models_dir() {
+  return std::filesystem::path(GRAPHPAT_BENCH_DATA_DIR) / "corpus" / "models";
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return std::move(bytes).str();
+}
+
+std::string model_file(const std::string& name, std::string_view suffix) {
+  return read_file(models_dir() / (name + std::string(suffix)));
+}
+
+}  // namespace
+
+std::string WorkloadSpec::size_label() const {
+  if (!synthetic()) return "model";
+  int exponent = 0;
+  std::uint64_t rest = size;
+  while (rest % 10 == 0 && rest > 1) {
+    rest /= 10;
+    ++exponent;
+  }
+  return rest == 1 ? fmt::format("1e{}", exponent) : std::to_string(size);
+}
+
+std::string WorkloadSpec::label() const {
+  return synthetic() ? fmt::format("{}/{}", name, size_label()) : name;
+}
+
+Workload::Workload(WorkloadSpec spec) : spec_(std::move(spec)) {
+  if (spec_.synthetic()) {
+    generate(spec_.name, spec_.size, module_);
+    return;
+  }
+  text_ = model_file(spec_.name, kModelSuffix);
+  auto parsed = graphpat::relay::parse_text(*text_);
+  if (!parsed.ok()) {
+    throw std::runtime_error(fmt::format("{}: {}", spec_.name, parsed.status().ToString()));
+  }
+  module_ = *std::move(parsed);
+}
+
+const std::string& Workload::text() const {
+  if (!text_) text_ = graphpat::relay::print_text(module_);
+  return *text_;
+}
+
+const std::string& Workload::json() const {
+  if (!json_) {
+    if (!spec_.synthetic()) {
+      json_ = model_file(spec_.name, ".unbound.json");
+    } else {
+      auto saved = graphpat::relay::save_json(module_);
+      if (!saved.ok()) throw std::runtime_error(saved.status().ToString());
+      json_ = *std::move(saved);
+    }
+  }
+  return *json_;
+}
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(models_dir())) {
+    const std::string file = entry.path().filename().string();
+    if (file.size() > kModelSuffix.size() && file.ends_with(kModelSuffix)) {
+      names.push_back(file.substr(0, file.size() - kModelSuffix.size()));
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+const Workload& workload(const WorkloadSpec& spec) {
+  static std::unique_ptr<Workload> current;
+  if (current == nullptr || current->spec().name != spec.name ||
+      current->spec().size != spec.size) {
+    current.reset();  // free the previous graph before making the next
+    current = std::make_unique<Workload>(spec);
+  }
+  return *current;
+}
+
+}  // namespace bench

@@ -1,0 +1,65 @@
+// The graphs the harness measures: the real models of tests/data/corpus/models and synthetic
+// graphs of a requested size made by the generators of generators.cpp. A workload holds the
+// module plus, made on first request, the Relay text and TVM JSON bytes the parsers read (for a
+// real model the files themselves; for a synthetic graph what print_text / save_json make of it).
+//
+//   const bench::Workload& w = bench::workload({"resnet", 10'000});  // generated on first use
+//   w.module().graph.size();   // ~10,000 nodes
+//   w.text();                  // its Relay text, printed once and kept
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <graphpat/relay/dialect.hpp>
+
+namespace bench {
+
+/// Which workload: a real model (size 0) or a synthetic shape at `size` nodes.
+struct WorkloadSpec {
+  std::string name;        // "resnet18" (a model file's stem) or "chain" (a generator)
+  std::uint64_t size = 0;  // requested nodes of a synthetic graph; 0 for a real model
+
+  [[nodiscard]] bool synthetic() const { return size != 0; }
+  /// "1e4" for synthetic sizes (powers of ten), "model" for real models.
+  [[nodiscard]] std::string size_label() const;
+  /// "resnet18" or "chain/1e4".
+  [[nodiscard]] std::string label() const;
+};
+
+class Workload {
+ public:
+  explicit Workload(WorkloadSpec spec);
+
+  [[nodiscard]] const WorkloadSpec& spec() const { return spec_; }
+  [[nodiscard]] const graphpat::relay::Module& module() const { return module_; }
+  /// Nodes of the module's graph: what every ns/node and bytes/node figure divides by.
+  [[nodiscard]] std::uint32_t nodes() const { return module_.graph.size(); }
+  /// The Relay text parse_text reads (TVM's astext envelope).
+  [[nodiscard]] const std::string& text() const;
+  /// The TVM JSON load_json reads.
+  [[nodiscard]] const std::string& json() const;
+
+ private:
+  WorkloadSpec spec_;
+  graphpat::relay::Module module_;
+  mutable std::optional<std::string> text_;
+  mutable std::optional<std::string> json_;
+};
+
+/// The real models: the stems NAME of tests/data/corpus/models/NAME.unbound.relay, sorted
+/// (each has a NAME.unbound.json beside it).
+std::vector<std::string> model_names();
+/// The synthetic shapes generators.cpp makes, in the order the table lists them.
+std::vector<std::string> shape_names();
+
+/// The workload for `spec`, made on first use. Only the latest is kept, so 1e7-node graphs do
+/// not pile up: callers run everything for one workload before asking for the next.
+const Workload& workload(const WorkloadSpec& spec);
+
+/// Builds the synthetic graph `name` with about `nodes` nodes into `module` (generators.cpp).
+void generate(const std::string& name, std::uint64_t nodes, graphpat::relay::Module& module);
+
+}  // namespace bench
