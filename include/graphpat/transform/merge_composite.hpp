@@ -1,0 +1,90 @@
+// Pattern tables: Relay's MergeComposite (pattern-semantics.md §1.6). Each table entry is a
+// named pattern with an optional check; entries are partitioned one after the other, in table
+// order (earlier entries win: later patterns cannot look inside the functions already made),
+// and every function made carries `Composite=<name>` and `PartitionedFromPattern`.
+//
+//   std::vector<graphpat::CompositePattern<graphpat::relay::Dialect>> table = {
+//       {.name = "conv_bias_relu", .pattern = conv_bias_relu},
+//       {.name = "add_relu", .pattern = add_relu, .check = batch_is_one}};
+//   auto result = graphpat::merge_composite(table, module, {.relay_compat = true});
+//   fmt::print("{} composites\n", result.report.accepted);
+//
+// Functions carrying `Compiler`, `Extern` or `SkipOptimization` are left alone, as in TVM. The
+// default mode merges common subexpressions once before the first entry (see partition.hpp).
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "graphpat/transform/partition.hpp"
+
+namespace graphpat {
+
+/// One entry of a pattern table.
+template <Dialect D>
+struct CompositePattern {
+  std::string name;
+  Pattern pattern;
+  std::function<bool(const Graph<D>&, NodeId)> check = {};  // sees the original root
+  int benefit = 0;  // with MergeCompositeOptions::by_benefit: higher first
+};
+
+struct MergeCompositeOptions {
+  /// Reproduce TVM v0.14: TVM's matcher rules, no CSE.
+  bool relay_compat = false;
+  /// Apply entries by decreasing benefit (ties keep table order) instead of table order.
+  bool by_benefit = false;
+};
+
+namespace detail {
+
+/// Whether a module function is left alone (Relay's optimizable-function filter).
+template <Dialect D>
+bool skipped_by_merge_composite(const Graph<D>& graph, NodeId function) {
+  if (graph.kind(function) != NodeKind::kFunction || !graph.attrs(function).valid()) return false;
+  const AttrTable& attrs = graph.context().attrs;
+  if (attrs.kind(graph.attrs(function)) != AttrKind::kObject) return false;
+  for (std::string_view key : {"Compiler", "Extern", "SkipOptimization"}) {
+    if (attrs.find_field(graph.attrs(function), key).has_value()) return true;
+  }
+  return false;
+}
+
+}  // namespace detail
+
+/// Partitions `module` with every entry of `table`, as MergeComposite does.
+template <Dialect D>
+PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table,
+                                   const Module<D>& module,
+                                   const MergeCompositeOptions& options = {}) {
+  std::vector<const CompositePattern<D>*> order;
+  for (const CompositePattern<D>& entry : table) order.push_back(&entry);
+  if (options.by_benefit) {
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto* a, const auto* b) { return a->benefit > b->benefit; });
+  }
+  PartitionResult<D> result;
+  result.module = module;
+  if (!options.relay_compat) {
+    CseResult<D> merged = eliminate_common_subexpr(module);
+    result.report.cse = std::move(merged.report);
+    result.module = std::move(merged.module);
+  }
+  for (const CompositePattern<D>* entry : order) {
+    std::vector<NodeId> roots = result.module.roots();
+    std::vector<bool> skipped(roots.size());
+    for (std::size_t k = 0; k < roots.size(); ++k) {
+      skipped[k] = detail::skipped_by_merge_composite(result.module.graph, roots[k]);
+    }
+    PartitionOptions<D> partition_options{.attrs = {{"Composite", entry->name}},
+                                          .check = entry->check,
+                                          .relay_compat = options.relay_compat};
+    result.module = detail::partition_module(entry->pattern, result.module, partition_options,
+                                             result.report, &skipped);
+  }
+  return result;
+}
+
+}  // namespace graphpat

@@ -1,0 +1,245 @@
+// Partition: outline every accepted match of a pattern into a function literal called in its
+// place, as Relay's `pattern.partition(expr, attrs, check)` does (pattern-semantics.md §1.4).
+//
+//   using namespace graphpat::dsl;
+//   graphpat::Pattern bn0 = is_tuple_get_item(is_op("nn.batch_norm")(any_args), 0);
+//   auto result = graphpat::partition(bn0, module, {.attrs = {{"Composite", "bn"}}});
+//   fmt::print("{} groups, {} rejected\n", result.report.accepted, result.report.rejected.size());
+//   auto tvm = graphpat::partition(bn0, module, {.relay_compat = true});   // TVM's 48, not 53
+//
+// Groups are found on the input graph, output side first (a downward scan of the ids); a group's
+// parameters are its pattern's leaf bindings in pattern post-order, deduplicated by node and
+// named `FunctionVar_<g>_<i>`; constants are embedded iff bound by is_constant() or
+// is_expr(constant). A group is rejected when one of its interior nodes already belongs to an
+// earlier group (first claimant wins) or has a user outside the group that the group's root does
+// not post-dominate (when it does, the interior is duplicated). Functions carrying
+// `PartitionedFromPattern` are opaque. All of it is decided with the users index and the
+// post-dominator tree: time linear in the graph plus the matched groups, no recursion.
+//
+// Modes: `relay_compat` reproduces TVM exactly (TVM's matcher, no CSE). The default mode first
+// merges duplicated pure nodes (eliminate_common_subexpr), so two `%20.0` on one batch_norm are
+// one node and the batch_norm is partitioned (the origin bug, apache/tvm#5928).
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graphpat/analysis/compact.hpp"
+#include "graphpat/analysis/reachability.hpp"
+#include "graphpat/ir/builder.hpp"
+#include "graphpat/ir/module.hpp"
+#include "graphpat/transform/cse.hpp"
+#include "graphpat/transform/partition/grouper.hpp"
+#include "graphpat/transform/partition/report.hpp"
+
+namespace graphpat {
+
+template <Dialect D>
+struct PartitionOptions {
+  /// String attributes added to every created function (`{"Composite", "conv_bias"}`), after
+  /// PartitionedFromPattern.
+  std::vector<std::pair<std::string, std::string>> attrs = {};
+  /// Whether a group is outlined; sees the input graph and the group's original root (Relay's
+  /// `check(pre)`), or with `check_sees_group_only` the created function's body. A group whose
+  /// check fails keeps its nodes claimed (Relay's quirk: no overlapping group replaces it).
+  std::function<bool(const Graph<D>&, NodeId)> check = {};
+  /// Reproduce TVM v0.14: TVM's matcher rules and no CSE before grouping.
+  bool relay_compat = false;
+  /// tvm#9767: `check` gets the graph being built and the body of the group's function, whose
+  /// free variables are the FunctionVar parameters: nothing outside the group is visible.
+  bool check_sees_group_only = false;
+  /// tvm#14097: an input used twice gets a parameter per use (`f(x, x)` keeps two parameters),
+  /// as a BYOC codegen matching operand positions needs. Off: one parameter per input (#12901).
+  bool separate_duplicate_inputs = false;
+};
+
+template <Dialect D>
+struct PartitionResult {
+  Module<D> module;
+  PartitionReport report;
+};
+
+template <Dialect D>
+struct PartitionedExpression {
+  Graph<D> graph;
+  NodeId root;  // the input root, partitioned
+  PartitionReport report;
+};
+
+namespace detail {
+
+/// The function attributes of a group: PartitionedFromPattern, then the user's.
+template <Dialect D>
+AttrValueId partition_attrs(Graph<D>& graph, const std::string& name,
+                            const PartitionOptions<D>& options) {
+  AttrTable& attrs = graph.context().attrs;
+  StringPool& strings = graph.context().strings;
+  std::vector<AttrField> fields;
+  fields.push_back({strings.intern(kPartitionedFromPattern), attrs.string(name)});
+  for (const auto& [key, value] : options.attrs) {
+    fields.push_back({strings.intern(key), attrs.string(value)});
+  }
+  return attrs.object("DictAttrs", fields);
+}
+
+/// Partitions the expressions at `roots` of `graph` (no CSE), except those `opaque_roots` marks,
+/// which are only carried over. `new_roots` receives their ids in the result graph.
+template <Dialect D>
+Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
+                         std::span<const NodeId> roots, const PartitionOptions<D>& options,
+                         std::vector<NodeId>& new_roots, PartitionReport& report,
+                         const std::vector<bool>* opaque_roots = nullptr) {
+  PartitionGrouper<D> grouper(pattern, graph, roots, {.relay_compat = options.relay_compat},
+                              opaque_roots);
+  std::vector<PartitionGroup> groups = grouper.run(report);
+  absl::flat_hash_map<NodeId, std::size_t> group_at;
+  for (std::size_t g = 0; g < groups.size(); ++g) group_at.emplace(groups[g].root, g);
+
+  std::vector<bool> live = reachable_from(graph, roots);
+  Graph<D> out(graph.shared_context());
+  Builder<D> builder(out);
+  std::vector<NodeId> map(graph.size());
+  std::vector<NodeId> operands;
+  absl::flat_hash_map<NodeId, NodeId> inner;  // a group's body: input node -> its copy
+  std::uint32_t accepted = 0;
+  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+    if (!live[i]) continue;
+    NodeId id(i);
+    operands.clear();
+    for (NodeId operand : graph.operands(id)) operands.push_back(map[operand.index()]);
+    map[i] = builder.copy(graph, id, operands);
+    auto found = group_at.find(id);
+    if (found == group_at.end()) continue;
+    const PartitionGroup& group = groups[found->second];
+    if (options.check && !options.check_sees_group_only && !options.check(graph, id)) {
+      report.rejected.push_back({id, RejectionReason::kCheckFailed, {}, {}});
+      continue;
+    }
+    // The body: unchanged subexpressions are the outside nodes themselves (Relay's mutator
+    // returns the same object), the rest are copies reading the parameters.
+    inner.clear();
+    std::vector<NodeId> params;
+    std::vector<NodeId> args;
+    auto add_param = [&](NodeId input) {
+      params.push_back(builder.var(fmt::format("FunctionVar_{}_{}", group.number, params.size())));
+      args.push_back(map[input.index()]);
+      return params.back();
+    };
+    // With separate_duplicate_inputs, one parameter per use of an input (body order), grouped
+    // by input in parameter order; otherwise one per input.
+    absl::flat_hash_map<std::pair<NodeId, std::uint32_t>, NodeId> use_param;
+    if (options.separate_duplicate_inputs) {
+      absl::flat_hash_map<NodeId, std::vector<std::pair<NodeId, std::uint32_t>>> uses;
+      for (NodeId input : group.inputs) uses[input];
+      for (NodeId node : group.body) {
+        auto node_operands = graph.operands(node);
+        for (std::uint32_t slot = 0; slot < node_operands.size(); ++slot) {
+          auto found = uses.find(node_operands[slot]);
+          if (found != uses.end()) found->second.emplace_back(node, slot);
+        }
+      }
+      for (NodeId input : group.inputs) {
+        for (const auto& use : uses.at(input)) use_param.emplace(use, add_param(input));
+      }
+    } else {
+      for (NodeId input : group.inputs) inner.emplace(input, add_param(input));
+    }
+    for (NodeId node : group.body) {
+      operands.clear();
+      bool changed = false;
+      auto node_operands = graph.operands(node);
+      for (std::uint32_t slot = 0; slot < node_operands.size(); ++slot) {
+        NodeId operand = node_operands[slot];
+        auto copy = inner.find(operand);
+        NodeId mapped = copy == inner.end() ? map[operand.index()] : copy->second;
+        if (auto param = use_param.find({node, slot}); param != use_param.end()) {
+          mapped = param->second;
+        }
+        changed |= mapped != map[operand.index()];
+        operands.push_back(mapped);
+      }
+      inner[node] = changed ? builder.copy(graph, node, operands) : map[node.index()];
+    }
+    NodeId body = inner.at(id);
+    if (options.check && options.check_sees_group_only && !options.check(out, body)) {
+      report.rejected.push_back({id, RejectionReason::kCheckFailed, {}, {}});
+      continue;
+    }
+    NodeId function =
+        builder.function(params, body, {.attrs = partition_attrs(out, group.name, options)});
+    map[i] = builder.call(function, args);
+    ++accepted;
+  }
+  report.accepted += accepted;
+  new_roots.clear();
+  for (NodeId root : roots) new_roots.push_back(map[root.index()]);
+  if (accepted == 0) {
+    new_roots.assign(roots.begin(), roots.end());
+    return graph;  // unchanged: the same graph, the same roots
+  }
+  Compacted<D> compacted = compact(out, new_roots);
+  for (NodeId& root : new_roots) root = compacted.map(root);
+  return std::move(compacted.graph);
+}
+
+/// Partitions the functions of `module` (no CSE), except those `opaque_roots` marks (one flag
+/// per function, in module order; may be null).
+template <Dialect D>
+Module<D> partition_module(const Pattern& pattern, const Module<D>& module,
+                           const PartitionOptions<D>& options, PartitionReport& report,
+                           const std::vector<bool>* opaque_roots = nullptr) {
+  std::vector<NodeId> roots = module.roots();
+  std::vector<NodeId> new_roots;
+  Graph<D> graph =
+      partition_graph(pattern, module.graph, roots, options, new_roots, report, opaque_roots);
+  absl::flat_hash_map<NodeId, NodeId> root_map;
+  for (std::size_t k = 0; k < roots.size(); ++k) root_map.emplace(roots[k], new_roots[k]);
+  return module.remapped(std::move(graph), [&](NodeId old_id) { return root_map.at(old_id); });
+}
+
+}  // namespace detail
+
+/// Partitions the expression at `root` of `graph` (an expression or a function). Without
+/// groups the result is a copy of `graph` with the same root id.
+template <Dialect D>
+PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph, NodeId root,
+                                   const PartitionOptions<D>& options = {}) {
+  PartitionedExpression<D> result{Graph<D>(graph.shared_context()), root, {}};
+  std::vector<NodeId> roots;
+  if (options.relay_compat) {
+    result.graph = detail::partition_graph(pattern, graph, std::span(&root, 1), options, roots,
+                                           result.report);
+    result.root = roots.front();
+    return result;
+  }
+  CseFunctionResult<D> merged = eliminate_common_subexpr(graph, root);
+  result.report.cse = std::move(merged.report);
+  result.graph = detail::partition_graph(pattern, merged.graph, std::span(&merged.root, 1),
+                                         options, roots, result.report);
+  result.root = roots.front();
+  return result;
+}
+
+/// Partitions every function of `module`.
+template <Dialect D>
+PartitionResult<D> partition(const Pattern& pattern, const Module<D>& module,
+                             const PartitionOptions<D>& options = {}) {
+  PartitionResult<D> result;
+  if (options.relay_compat) {
+    result.module = detail::partition_module(pattern, module, options, result.report);
+    return result;
+  }
+  CseResult<D> merged = eliminate_common_subexpr(module);
+  result.report.cse = std::move(merged.report);
+  result.module = detail::partition_module(pattern, merged.module, options, result.report);
+  return result;
+}
+
+}  // namespace graphpat

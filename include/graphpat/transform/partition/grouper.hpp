@@ -1,0 +1,259 @@
+// The grouping half of partition and rewrite (Relay's PatternGrouper): which matches of a
+// pattern become groups, with their parameters, body and PartitionedFromPattern name, decided on
+// the input graph with the users index and the post-dominator tree. Internal; the public entry
+// points are partition.hpp and rewrite.hpp.
+//
+//   graphpat::detail::PartitionGrouper<D> grouper(pattern, graph, roots, {}, nullptr);
+//   std::vector<graphpat::detail::PartitionGroup> groups = grouper.run(report);
+#pragma once
+
+#include <absl/container/flat_hash_set.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphpat/analysis/post_dominators.hpp"
+#include "graphpat/analysis/reachability.hpp"
+#include "graphpat/analysis/users.hpp"
+#include "graphpat/ir/graph.hpp"
+#include "graphpat/pattern/matcher.hpp"
+#include "graphpat/transform/partition/report.hpp"
+
+namespace graphpat {
+
+/// The attribute a partitioned function carries: the node words of its body.
+inline constexpr std::string_view kPartitionedFromPattern = "PartitionedFromPattern";
+
+namespace detail {
+
+/// A group found on the input graph: its root, parameters (input nodes in order), and body nodes
+/// (everything from the root down to the inputs, in increasing id order).
+struct PartitionGroup {
+  NodeId root;
+  std::uint32_t number = 0;  // the attempt counter `g` of FunctionVar_<g>_<i>
+  std::vector<NodeId> inputs;
+  std::vector<NodeId> body;
+  std::string name;  // PartitionedFromPattern
+  Match match;       // what the pattern bound (rewrite callbacks read it)
+};
+
+/// The word a node adds to PartitionedFromPattern (Relay's MatchExtractor).
+template <Dialect D>
+void append_node_word(const Graph<D>& graph, NodeId id, std::string& name) {
+  switch (graph.kind(id)) {
+    case NodeKind::kCall: {
+      OpId op = graph.called_op(id);
+      if (op.valid()) {
+        name += graph.context().op_name(op);
+        name += '_';
+      } else {
+        name += "Call_";
+      }
+      break;
+    }
+    case NodeKind::kTuple: name += "Tuple_"; break;
+    case NodeKind::kTupleGetItem: name += fmt::format("TupleGetItem{}_", graph.index(id)); break;
+    case NodeKind::kFunction: name += "Function"; break;
+    case NodeKind::kLet: name += "Let_"; break;
+    case NodeKind::kIf: name += "If_"; break;
+    default: break;
+  }
+}
+
+/// Whether `id` is a function literal made by a partition.
+template <Dialect D>
+bool is_partitioned_function(const Graph<D>& graph, NodeId id) {
+  if (graph.kind(id) != NodeKind::kFunction || !graph.attrs(id).valid()) return false;
+  const AttrTable& attrs = graph.context().attrs;
+  return attrs.kind(graph.attrs(id)) == AttrKind::kObject &&
+         attrs.find_field(graph.attrs(id), kPartitionedFromPattern).has_value();
+}
+
+/// Finds the groups of one partition call: Relay's PatternGrouper, on id scans.
+template <Dialect D>
+class PartitionGrouper {
+ public:
+  /// Groups under `roots`, except under the roots `opaque_roots` marks (may be null).
+  PartitionGrouper(const Pattern& pattern, const Graph<D>& graph, std::span<const NodeId> roots,
+                   MatchOptions match_options, const std::vector<bool>* opaque_roots)
+      : graph_(graph),
+        matcher_(pattern, graph, match_options),
+        live_(reachable_from(graph, roots)),
+        users_(UsersIndex::build(graph, &live_)),
+        post_dominators_(PostDominatorTree::build(graph, roots)),
+        group_of_(graph.size(), kNoGroup),
+        opaque_(graph.size(), false),
+        visit_mark_(graph.size(), 0) {
+    for (std::size_t k = 0; opaque_roots != nullptr && k < roots.size(); ++k) {
+      if ((*opaque_roots)[k]) opaque_[roots[k].index()] = true;
+    }
+    // The function each node belongs to (for the dominator pattern's scope).
+    scope_.assign(graph.size(), NodeId());
+    for (NodeId root : roots) scope_[root.index()] = root;
+    for (std::uint32_t i = graph.size(); i-- > 0;) {
+      if (!live_[i]) continue;
+      for (NodeId operand : graph.operands(NodeId(i))) {
+        if (!scope_[operand.index()].valid()) scope_[operand.index()] = scope_[i];
+      }
+    }
+  }
+
+  /// Every accepted group, output side first; rejections go to `report`.
+  std::vector<PartitionGroup> run(PartitionReport& report) {
+    std::vector<PartitionGroup> groups;
+    std::vector<bool>& opaque = opaque_;
+    for (std::uint32_t i = graph_.size(); i-- > 0;) {
+      if (!live_[i]) continue;
+      NodeId id(i);
+      if (opaque[i] || is_partitioned_function(graph_, id)) {
+        for (NodeId operand : graph_.operands(id)) opaque[operand.index()] = true;
+        continue;
+      }
+      Match match = matcher_.match(id, scope_[i]);
+      if (!match) continue;
+      PartitionGroup group = make_group(std::move(match), report);
+      if (!group.root.valid()) continue;
+      for (NodeId member : group.body) group_of_[member.index()] = 0;
+      groups.push_back(std::move(group));
+    }
+    return groups;
+  }
+
+ private:
+  static constexpr std::uint32_t kNoGroup = NodeId::kNone;
+
+  // Relay's EmbedConst: a constant bound by is_constant() or is_expr(constant) stays in the body.
+  bool embedded_constant(NodeId node, const PatternGraph& patterns, PatternId leaf) const {
+    if (graph_.kind(node) != NodeKind::kConstant) return false;
+    const PatternNode& p = patterns.node(leaf);
+    return p.kind == PatternKind::kConstant || p.kind == PatternKind::kExpr;
+  }
+
+  // Nodes a dominator's parent or path bound, and everything inside a matched function pattern:
+  // never parameters.
+  absl::flat_hash_set<NodeId> fuzzy_nodes(const Match& match,
+                                          const std::vector<PatternId>& order) const {
+    absl::flat_hash_set<NodeId> fuzzy;
+    const PatternGraph& patterns = match.pattern_graph();
+    for (PatternId id : order) {
+      const PatternNode& p = patterns.node(id);
+      if (p.kind == PatternKind::kDominator) {
+        for (std::size_t k = 0; k < 2; ++k) {
+          for (NodeId bound : match.bindings(p.operands[k])) fuzzy.insert(bound);
+        }
+      } else if (p.kind == PatternKind::kFunction) {
+        for (NodeId function : match.bindings(id)) {
+          std::vector<NodeId> stack{graph_.body(function)};
+          while (!stack.empty()) {
+            NodeId top = stack.back();
+            stack.pop_back();
+            if (!fuzzy.insert(top).second) continue;
+            for (NodeId operand : graph_.operands(top)) stack.push_back(operand);
+          }
+        }
+      }
+    }
+    return fuzzy;
+  }
+
+  PartitionGroup make_group(Match match, PartitionReport& report) {
+    PartitionGroup group;
+    group.number = attempts_++;
+    const NodeId root = match.root();
+    const PatternGraph& patterns = match.pattern_graph();
+    std::vector<PatternId> order = patterns.post_order(match.pattern_root());
+    absl::flat_hash_set<NodeId> fuzzy = fuzzy_nodes(match, order);
+    absl::flat_hash_set<NodeId> inputs;
+    auto make_input = [&](NodeId node, PatternId leaf) {
+      NodeKind kind = graph_.kind(node);
+      if (fuzzy.contains(node) || kind == NodeKind::kOp || kind == NodeKind::kFunction ||
+          embedded_constant(node, patterns, leaf)) {
+        return;
+      }
+      if (inputs.insert(node).second) group.inputs.push_back(node);
+    };
+    for (PatternId id : order) {
+      const PatternNode& p = patterns.node(id);
+      if (p.any_arity && (p.kind == PatternKind::kTuple || p.kind == PatternKind::kCall)) {
+        // The items of is_tuple(None) / p(None); such a tuple pattern is not a leaf.
+        for (NodeId bound : match.bindings(id)) {
+          auto items = p.kind == PatternKind::kTuple ? graph_.fields(bound) : graph_.args(bound);
+          for (NodeId item : items) make_input(item, id);
+        }
+      } else if (p.operands.empty() && !p.redirect.valid()) {  // a redirect is not a leaf
+        for (NodeId bound : match.bindings(id)) make_input(bound, id);
+      }
+    }
+
+    // The body: everything from the root down to the inputs, named in Relay's visiting order
+    // (operands in order, post-order, each node once).
+    ++visit_epoch_;
+    struct Frame {
+      NodeId node;
+      std::uint32_t next;
+    };
+    std::vector<Frame> stack;
+    auto enter = [&](NodeId node) {
+      if (inputs.contains(node) || visit_mark_[node.index()] == visit_epoch_) return;
+      visit_mark_[node.index()] = visit_epoch_;
+      stack.push_back({node, 0});
+    };
+    enter(root);
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      auto operands = graph_.operands(top.node);
+      if (top.next < operands.size()) {
+        enter(operands[top.next++]);
+        continue;
+      }
+      append_node_word(graph_, top.node, group.name);
+      group.body.push_back(top.node);
+      stack.pop_back();
+    }
+
+    // Validity: no interior node in an earlier group, none used outside unless the root
+    // post-dominates that use.
+    for (NodeId node : group.body) {
+      NodeKind kind = graph_.kind(node);
+      if (kind == NodeKind::kOp || kind == NodeKind::kFunction || kind == NodeKind::kConstant) {
+        continue;
+      }
+      if (group_of_[node.index()] != kNoGroup) {
+        report.rejected.push_back({root, RejectionReason::kOverlap, node, {}});
+        return {};
+      }
+      if (node == root) continue;
+      for (NodeId user : users_.users(node)) {
+        if (visit_mark_[user.index()] == visit_epoch_ && !inputs.contains(user)) continue;
+        if (!post_dominators_.post_dominates(root, user)) {
+          report.rejected.push_back({root, RejectionReason::kUsedOutside, node, user});
+          return {};
+        }
+      }
+    }
+    std::sort(group.body.begin(), group.body.end());
+    group.root = root;
+    group.match = std::move(match);
+    return group;
+  }
+
+  const Graph<D>& graph_;
+  Matcher<D> matcher_;
+  std::vector<bool> live_;
+  UsersIndex users_;
+  PostDominatorTree post_dominators_;
+  std::vector<NodeId> scope_;
+  std::vector<std::uint32_t> group_of_;
+  std::vector<bool> opaque_;  // not searched: in a partitioned function or an opaque root
+  std::vector<std::uint32_t> visit_mark_;
+  std::uint32_t visit_epoch_ = 0;
+  std::uint32_t attempts_ = 0;
+};
+
+}  // namespace detail
+}  // namespace graphpat
