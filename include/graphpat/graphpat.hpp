@@ -1,5 +1,5 @@
 // Everything graphpat offers, in one include. Prefer the short entry points for one job
-// (<graphpat/ir.hpp>, <graphpat/analysis.hpp>, <graphpat/relay/dialect.hpp>, ...).
+// (<graphpat/partition.hpp>, <graphpat/cse.hpp>, <graphpat/io/relay_text.hpp>, ...).
 //
 //   #include <graphpat/graphpat.hpp>
 //   graphpat::relay::Graph graph;
@@ -9,5 +9,11 @@
 #pragma once
 
 #include "graphpat/analysis.hpp"
+#include "graphpat/cse.hpp"
+#include "graphpat/io/relay_json.hpp"
+#include "graphpat/io/relay_text.hpp"
 #include "graphpat/ir.hpp"
+#include "graphpat/partition.hpp"
+#include "graphpat/pattern.hpp"
 #include "graphpat/relay/dialect.hpp"
+#include "graphpat/rewrite.hpp"
