@@ -1,10 +1,7 @@
 // graphpat's passes as the harness measures them: one registration each (see registry.hpp).
 //
 // To add a pass once it lands, append one registration to add_passes() below and, for a new
-// header, its #include; nothing else changes. find_matches below is the model for the passes
-// still to come:
-//   registry.add_with_setup("partition", Floor::kDfs, ...);        // the same patterns
-//   registry.add_with_setup("merge_composite", Floor::kDfs, ...);  // a 10-entry table
+// header, its #include; nothing else changes. Still to come (issue 8):
 //   registry.add_with_setup("rewrite", Floor::kDfs, ...);          // 5 callbacks
 //
 // The floor says what a pass is divided by: kHashCons for passes that rebuild the graph
@@ -18,7 +15,9 @@
 #include <graphpat/cse.hpp>
 #include <graphpat/io/relay_json.hpp>
 #include <graphpat/io/relay_text.hpp>
+#include <graphpat/partition.hpp>
 #include <graphpat/pattern.hpp>
+#include <graphpat/transform/merge_composite.hpp>
 
 #include "floors.hpp"
 #include "registry.hpp"
@@ -42,18 +41,30 @@ struct BuilderTarget {
   }
 };
 
-/// The patterns of tests/data/corpus/patterns.txt (`name: pattern` lines, `#` comments).
-absl::StatusOr<std::vector<graphpat::Pattern>> corpus_patterns() {
+using CorpusPatterns = absl::StatusOr<std::vector<graphpat::CompositePattern<graphpat::relay::Dialect>>>;
+
+/// The ten named patterns of tests/data/corpus/patterns.txt (`name: pattern` lines), as a
+/// MergeComposite table in file order.
+CorpusPatterns corpus_patterns() {
   std::ifstream in(std::filesystem::path(GRAPHPAT_BENCH_DATA_DIR) / "corpus" / "patterns.txt");
-  std::vector<graphpat::Pattern> patterns;
+  std::vector<graphpat::CompositePattern<graphpat::relay::Dialect>> patterns;
   for (std::string line; std::getline(in, line);) {
     std::size_t colon = line.find(": ");
     if (line.empty() || line.front() == '#' || colon == std::string::npos) continue;
     absl::StatusOr<graphpat::Pattern> pattern = graphpat::parse_pattern(line.substr(colon + 2));
     if (!pattern.ok()) return pattern.status();
-    patterns.push_back(*std::move(pattern));
+    patterns.push_back({line.substr(0, colon), *std::move(pattern)});
   }
   return patterns;
+}
+
+/// Runs `pass(pattern)` for every corpus pattern; the sum of what it counts.
+template <class Pass>
+absl::StatusOr<std::size_t> for_each_pattern(CorpusPatterns& patterns, Pass&& pass) {
+  if (!patterns.ok()) return patterns.status();
+  std::size_t total = 0;
+  for (const auto& entry : *patterns) total += pass(entry.pattern);
+  return total;
 }
 
 }  // namespace
@@ -75,18 +86,34 @@ void add_passes(PassRegistry& registry) {
   // of the workload, the cost of trying ten patterns there.
   registry.add_with_setup(
       "find_matches", Floor::kLinearScan, [](const Workload&) { return corpus_patterns(); },
-      [](const Workload& w, absl::StatusOr<std::vector<graphpat::Pattern>>& patterns)
-          -> absl::StatusOr<std::size_t> {
-        if (!patterns.ok()) return patterns.status();
-        std::size_t found = 0;
-        for (const graphpat::Pattern& pattern : *patterns) {
+      [](const Workload& w, CorpusPatterns& patterns) {
+        return for_each_pattern(patterns, [&](const graphpat::Pattern& pattern) {
+          std::size_t found = 0;
           for (graphpat::NodeId root : w.module().roots()) {
             found += graphpat::find_matches(pattern, w.module().graph, root,
                                             {.relay_compat = true})
                          .size();
           }
-        }
-        return found;
+          return found;
+        });
+      });
+  // Partition with each of the ten patterns in turn (default mode: CSE first), each from the
+  // workload itself.
+  registry.add_with_setup(
+      "partition", Floor::kDfs, [](const Workload&) { return corpus_patterns(); },
+      [](const Workload& w, CorpusPatterns& patterns) {
+        return for_each_pattern(patterns, [&](const graphpat::Pattern& pattern) {
+          return static_cast<std::size_t>(
+              graphpat::partition(pattern, w.module()).report.accepted);
+        });
+      });
+  // MergeComposite with the ten patterns as one table, in file order.
+  registry.add_with_setup(
+      "merge_composite", Floor::kDfs, [](const Workload&) { return corpus_patterns(); },
+      [](const Workload& w, CorpusPatterns& table) -> absl::StatusOr<std::size_t> {
+        if (!table.ok()) return table.status();
+        return static_cast<std::size_t>(
+            graphpat::merge_composite(*table, w.module()).report.accepted);
       });
   registry.add(
       "parse_text", Floor::kMemcpyText,
