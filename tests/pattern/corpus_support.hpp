@@ -1,4 +1,5 @@
-// Helpers shared by the pattern tests: reading corpus files and conformance cases.
+// Helpers shared by the pattern tests: parsing corpus files and conformance cases (the corpus
+// path and file reading are support/test_files.hpp's).
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -11,18 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "support/test_files.hpp"
+
 namespace graphpat::testing {
-
-inline const std::filesystem::path kCorpus =
-    std::filesystem::path(GRAPHPAT_TEST_DATA_DIR) / "corpus";
-
-inline std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 inline relay::Module parse_module_text(const std::string& text) {
   absl::StatusOr<relay::Module> module = relay::parse_text(text);
