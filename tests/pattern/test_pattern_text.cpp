@@ -308,7 +308,7 @@ TEST_CASE("malformed patterns give located errors with stable ids", "[pattern][t
        "[graphpat.pattern_text.bad_operand] 1:1: unary '-' needs a number, got a pattern"},
       {"~3", "[graphpat.pattern_text.bad_operand] 1:1: '~' needs a pattern, got an int"},
       {std::string(300, '(') + "wildcard()" + std::string(300, ')'),
-       "[graphpat.pattern_text.too_deep] 1:258: nesting deeper than 256"},
+       "[graphpat.pattern_text.too_deep] 1:258: nesting deeper than 256 levels (max_depth)"},
       {"1x", "[graphpat.pattern_text.bad_number] 1:1: malformed number '1x'"},
       {"x = wildcard()\ny = is_op('add')(x, z)",
        "[graphpat.pattern_text.unknown_name] 2:21: unknown name 'z'"},

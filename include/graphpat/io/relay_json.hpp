@@ -46,9 +46,9 @@
 // and the JSON path: not_json (with nlohmann's byte position), missing_field, wrong_type,
 // unknown_key, duplicate_key, bad_value, dangling_reference, cyclic_reference,
 // null_reference, unexpected_type, unsupported, too_deep, bad_base64, bad_tensor, bad_shape,
-// unsupported_dtype (and, when saving, missing_tensor_data). Loading and saving are iterative:
-// a 1,000,000-node chain loads and saves; only the nesting of one type or attribute value is
-// followed recursively, bounded at 200 levels.
+// unsupported_dtype, too_many_nodes, tensor_too_large (and, when saving, missing_tensor_data).
+// Loading and saving are iterative: a 1,000,000-node chain loads and saves; only the nesting of
+// one type or attribute value is followed recursively, bounded by JsonLoadOptions::limits.
 #pragma once
 
 #include <absl/status/statusor.h>
@@ -95,6 +95,10 @@ struct JsonLoadOptions {
   /// Keep what a byte-exact save needs (the node table and the index maps, roughly the size
   /// of the file again). Off: the module alone, saved later as if built from Python.
   bool keep_provenance = true;
+  /// max_nodes bounds the node table, max_tensor_bytes each b64ndarrays tensor, max_depth the
+  /// nesting of one type or attribute value (a real one nests a handful of levels; it is the
+  /// one thing followed recursively).
+  InputLimits limits{.max_depth = 200};
 };
 
 /// A loaded file: the module, the root expression when the file held a bare expression, and
@@ -109,10 +113,11 @@ struct LoadedJson {
 inline absl::StatusOr<LoadedJson> load_json(std::string_view json,
                                             const JsonLoadOptions& options = {}) {
   auto data = std::make_shared<detail::ProvenanceData>();
-  GRAPHPAT_RELAY_JSON_CHECK(detail::parse_document(json, data->document));
+  GRAPHPAT_RELAY_JSON_CHECK(
+      detail::parse_document(json, data->document, options.limits.max_nodes));
   GRAPHPAT_RELAY_JSON_CHECK(detail::upgrade_document(data->document));
   LoadedJson loaded;
-  detail::JsonReader reader(*data, loaded.module);
+  detail::JsonReader reader(*data, loaded.module, options.limits);
   GRAPHPAT_RELAY_JSON_ASSIGN(loaded.expression, reader.read());
   if (options.keep_provenance) loaded.provenance = JsonProvenance(std::move(data));
   return loaded;

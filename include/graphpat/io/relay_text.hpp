@@ -27,6 +27,10 @@
 //   be used after it, as TVM's printer requires.
 // - refused with `relay_text.unsupported` (never silently dropped): ADT type definitions and
 //   types, `match`, `ref`/`ref_read`/`ref_write`, parameter virtual devices.
+// - refused with a located error: a constant whose `/* ty= */` disagrees with its value
+//   (`relay_text.type_mismatch`), raw string bytes that are not UTF-8 (`bad_string`), an
+//   attribute value of the wrong kind (`bad_attribute`, at the attribute), and input over
+//   TextParseOptions::limits (`too_deep`, `too_many_nodes`, `tensor_too_large`).
 // - read although TVM's own parser refuses them: escaped strings (`\"`, `\xHH`), `nanf`/`inff16`
 //   literals, INT64_MIN, ONNX-style names (`%input.1`, `%onnx::Conv_0`), modules without the
 //   version header (unless TextParseOptions::require_version).

@@ -33,4 +33,24 @@ inline std::string_view error_id(const absl::Status& status) {
   return message.substr(1, close - 1);
 }
 
+namespace detail {
+
+/// `text` with every byte outside printable ASCII (control characters, and every byte of a
+/// non-ASCII character, valid UTF-8 or not) spelt `\xNN`, so a message quoting an input stays
+/// printable UTF-8 whatever the input holds (`last read: '"x\xFF'`).
+inline std::string escape_unprintable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7F) {
+      out += fmt::format("\\x{:02X}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
 }  // namespace graphpat

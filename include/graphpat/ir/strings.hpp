@@ -49,4 +49,33 @@ class StringPool {
   absl::flat_hash_map<std::string_view, StringId> index_;
 };
 
+namespace detail {
+
+/// The offset of the first byte of `text` that is not part of a well-formed UTF-8 sequence
+/// (overlong forms, surrogates and code points past U+10FFFF included), or npos. Readers
+/// refuse such strings: they could not be written back as JSON.
+inline std::size_t invalid_utf8_at(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    auto byte = [&](std::size_t at) { return static_cast<unsigned char>(text[at]); };
+    unsigned char lead = byte(i);
+    std::size_t length = lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2
+                         : lead >= 0xE0 && lead <= 0xEF                 ? 3
+                         : lead >= 0xF0 && lead <= 0xF4                 ? 4
+                                                                        : 0;
+    if (length == 0 || i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((byte(i + k) & 0xC0) != 0x80) return i;
+    }
+    unsigned char second = length > 1 ? byte(i + 1) : 0;
+    if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second > 0x9F) ||
+        (lead == 0xF0 && second < 0x90) || (lead == 0xF4 && second > 0x8F)) {
+      return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace detail
 }  // namespace graphpat

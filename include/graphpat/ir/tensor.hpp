@@ -68,6 +68,24 @@ inline std::optional<DataType> parse_dtype(std::string_view text) {
   return std::nullopt;
 }
 
+/// The bytes a tensor of `shape` with `element_bytes`-byte elements takes, checked: nullopt
+/// when the count is 2^64 or more or an extent is negative. An extent of 0 makes it 0 whatever
+/// the other extents are (`{2^62, 4}` of 4-byte elements is nullopt, `{2^62, 4, 0}` is 0).
+inline std::optional<std::uint64_t> checked_tensor_bytes(std::span<const std::int64_t> shape,
+                                                         std::uint64_t element_bytes) {
+  for (std::int64_t extent : shape) {
+    if (extent < 0) return std::nullopt;
+    if (extent == 0) return 0;
+  }
+  std::uint64_t bytes = element_bytes;
+  for (std::int64_t extent : shape) {
+    if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(extent), &bytes)) {
+      return std::nullopt;
+    }
+  }
+  return bytes;
+}
+
 /// Shared, immutable bytes of a tensor.
 struct TensorBytes {
   std::shared_ptr<const std::uint8_t> data;  // may alias into a larger buffer

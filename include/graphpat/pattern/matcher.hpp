@@ -823,7 +823,9 @@ class Matcher {
     NodeKind kind = g.kind(e);
     if (kind == NodeKind::kOp) {
       const OpInfo& info = context.ops.info(g.op(e));
-      for (const auto& [key, value] : p.attrs) {
+      for (const auto& attr : p.attrs) {
+        const std::string& key = attr.first;
+        const PatternValue& value = attr.second;
         std::optional<std::int64_t> actual;
         if (info.known && key == "TOpPattern")
           actual = static_cast<std::int64_t>(info.pattern_kind);
@@ -851,7 +853,9 @@ class Matcher {
       return false;
     }
     AttrValueId attrs = g.attrs(e);
-    for (const auto& [key, value] : p.attrs) {
+    for (const auto& attr : p.attrs) {
+      const std::string& key = attr.first;
+      const PatternValue& value = attr.second;
       std::optional<AttrValueId> field;
       if (attrs.valid() && context.attrs.kind(attrs) == AttrKind::kObject) {
         field = context.attrs.find_field(attrs, key);

@@ -46,8 +46,9 @@ struct PatternParseOptions {
   /// Names defined before the text runs, e.g. {"zero", dsl::is_expr(graph, node, "zero")} for
   /// `is_expr(zero)`. is_expr of a name gives a new node holding the same expression.
   absl::flat_hash_map<std::string, Pattern> names;
-  /// Deepest syntactic nesting accepted.
-  std::uint32_t max_depth = 256;
+  /// max_depth bounds the syntactic nesting (and lambdas applied inside lambdas), max_nodes
+  /// the syntax tree (a pattern text is small; a huge one is a mistake or an attack).
+  InputLimits limits{.max_depth = 256, .max_nodes = 1'000'000};
 };
 
 namespace detail {
@@ -275,7 +276,7 @@ class RelayTypeReader {
 class PatternEvaluator {
  public:
   PatternEvaluator(std::string_view text, const PatternParseOptions& options)
-      : syntax_(text, options.max_depth), options_(options) {
+      : syntax_(text, options.limits), options_(options) {
     for (const auto& [name, pattern] : options.names)
       globals_[name] = TextValue::of_pattern(pattern);
   }
@@ -501,8 +502,9 @@ class PatternEvaluator {
       return error_at(at, "bad_lambda",
                       fmt::format("the lambda takes 1 argument, got {}", values.size()));
     }
-    if (++lambda_depth_ > options_.max_depth) {
-      return error_at(at, "too_deep", "lambdas nested too deeply");
+    if (++lambda_depth_ > options_.limits.max_depth) {
+      return error_at(at, "too_deep",
+                      fmt::format("lambdas {}", too_deep_problem(options_.limits.max_depth)));
     }
     Env inner = env;
     inner[lambda.text] = values[0];

@@ -2,7 +2,7 @@
 // strings are written in. text.hpp evaluates the tree into a Pattern; users call
 // parse_pattern() there, not this.
 //
-//   detail::PatternSyntax syntax(text, max_depth);
+//   detail::PatternSyntax syntax(text, InputLimits{.max_depth = 256});
 //   absl::StatusOr<std::vector<detail::Statement>> program = syntax.parse();
 //
 // The subset: statements `name = expr` and bare expressions, one a line (or separated by `;`);
@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "graphpat/ir/errors.hpp"
+#include "graphpat/ir/limits.hpp"
+#include "graphpat/ir/strings.hpp"
 
 namespace graphpat::detail {
 
@@ -101,8 +103,8 @@ struct Statement {
 
 class PatternSyntax {
  public:
-  PatternSyntax(std::string_view text, std::uint32_t max_depth)
-      : text_(text), max_depth_(max_depth) {}
+  PatternSyntax(std::string_view text, const InputLimits& limits)
+      : text_(text), limits_(limits) {}
 
   /// The statements of the text; nodes() holds their syntax trees.
   absl::StatusOr<std::vector<Statement>> parse() {
@@ -255,6 +257,7 @@ class PatternSyntax {
 
   absl::Status read_string(std::size_t& i, PatternToken& token) {
     char quote = text_[i++];
+    std::size_t body = i;
     std::string value;
     while (i < text_.size() && text_[i] != quote) {
       char c = text_[i];
@@ -281,7 +284,14 @@ class PatternSyntax {
               return pattern_text_error("bad_string", token.line, token.column,
                                         "\\x needs two hex digits");
             }
-            value += static_cast<char>(std::stoi(std::string(text_.substr(i, 2)), nullptr, 16));
+            // Python's '\xHH' is the code point U+00HH, stored as UTF-8.
+            auto code =
+                static_cast<unsigned>(std::stoi(std::string(text_.substr(i, 2)), nullptr, 16));
+            if (code >= 0x80) {
+              value += static_cast<char>(0xC0 | (code >> 6));
+              code = 0x80 | (code & 0x3F);
+            }
+            value += static_cast<char>(code);
             i += 2;
             break;
           }
@@ -296,6 +306,13 @@ class PatternSyntax {
     if (i >= text_.size() || text_[i] != quote) {
       return pattern_text_error("unterminated_string", token.line, token.column,
                                 "string is not closed on its line");
+    }
+    std::size_t bad = invalid_utf8_at(text_.substr(body, i - body));
+    if (bad != std::string_view::npos) {
+      return pattern_text_error("bad_string", token.line,
+                                token.column + 1 + static_cast<std::uint32_t>(bad),
+                                fmt::format("byte {:#04x} is not valid UTF-8",
+                                            static_cast<unsigned char>(text_[body + bad])));
     }
     ++i;
     token.type = TokenType::kString;
@@ -327,6 +344,19 @@ class PatternSyntax {
         fmt::format("expected '{}' {}, found {}", punct, where, token.describe()));
   }
 
+  // Every expression parser starts here: the nesting and the syntax tree stay bounded.
+  absl::Status check_limits(std::uint32_t depth) const {
+    if (depth > limits_.max_depth) {
+      return pattern_text_error("too_deep", peek().line, peek().column,
+                                too_deep_problem(limits_.max_depth));
+    }
+    if (nodes_.size() >= limits_.max_nodes) {
+      return pattern_text_error("too_many_nodes", peek().line, peek().column,
+                                too_many_nodes_problem(limits_.max_nodes));
+    }
+    return absl::OkStatus();
+  }
+
   std::uint32_t add(AstNode node) {
     nodes_.push_back(std::move(node));
     return static_cast<std::uint32_t>(nodes_.size() - 1);
@@ -340,10 +370,7 @@ class PatternSyntax {
   }
 
   absl::StatusOr<std::uint32_t> parse_expression(std::uint32_t depth) {
-    if (depth > max_depth_) {
-      return pattern_text_error("too_deep", peek().line, peek().column,
-                                fmt::format("nesting deeper than {}", max_depth_));
-    }
+    if (auto status = check_limits(depth); !status.ok()) return status;
     if (peek().type == TokenType::kName && peek().text == "lambda") {
       AstNode lambda = at(next(), AstKind::kLambda);
       const PatternToken& param = next();
@@ -361,7 +388,9 @@ class PatternSyntax {
     return parse_binary(0, depth);
   }
 
-  // Levels: 0 `|`, 1 `&`, 2 `+ -`, 3 `* /`.
+  // Levels: 0 `|`, 1 `&`, 2 `+ -`, 3 `* /`. A chain `a | b | c` is a left-deep tree the
+  // evaluator descends recursively, so each link counts as one more level of nesting (as each
+  // link of a method chain does in parse_postfix).
   absl::StatusOr<std::uint32_t> parse_binary(int level, std::uint32_t depth) {
     static constexpr std::string_view kOperators[] = {"|", "&", "+-", "*/"};
     if (level == 4) return parse_unary(depth);
@@ -369,6 +398,7 @@ class PatternSyntax {
     if (!left.ok()) return left;
     while (peek().type == TokenType::kPunct && peek().text.size() == 1 &&
            kOperators[level].find(peek().text[0]) != std::string_view::npos) {
+      if (auto status = check_limits(++depth); !status.ok()) return status;
       AstNode binary = at(peek(), AstKind::kBinary);
       binary.text = next().text;
       auto right = parse_binary(level + 1, depth + 1);
@@ -380,10 +410,7 @@ class PatternSyntax {
   }
 
   absl::StatusOr<std::uint32_t> parse_unary(std::uint32_t depth) {
-    if (depth > max_depth_) {
-      return pattern_text_error("too_deep", peek().line, peek().column,
-                                fmt::format("nesting deeper than {}", max_depth_));
-    }
+    if (auto status = check_limits(depth); !status.ok()) return status;
     if (peek().is("-") || peek().is("~") || peek().is("!") || peek().is("+")) {
       AstNode unary = at(peek(), AstKind::kUnary);
       unary.text = next().text;
@@ -399,7 +426,10 @@ class PatternSyntax {
     auto primary = parse_primary(depth);
     if (!primary.ok()) return primary;
     std::uint32_t current = *primary;
-    for (;;) {
+    for (;; ++depth) {
+      if (peek().is("(") || peek().is(".") || peek().is("[")) {
+        if (auto status = check_limits(depth + 1); !status.ok()) return status;
+      }
       if (peek().is("(")) {
         AstNode call = at(peek(), AstKind::kCall);
         call.line = nodes_[current].line;  // a call is where its callee is
@@ -449,10 +479,7 @@ class PatternSyntax {
   }
 
   absl::StatusOr<std::uint32_t> parse_primary(std::uint32_t depth) {
-    if (depth > max_depth_) {
-      return pattern_text_error("too_deep", peek().line, peek().column,
-                                fmt::format("nesting deeper than {}", max_depth_));
-    }
+    if (auto status = check_limits(depth); !status.ok()) return status;
     const PatternToken& token = peek();
     switch (token.type) {
       case TokenType::kName: {
@@ -523,7 +550,7 @@ class PatternSyntax {
   }
 
   std::string_view text_;
-  std::uint32_t max_depth_;
+  InputLimits limits_;
   std::vector<PatternToken> tokens_;
   std::size_t pos_ = 0;
   std::vector<AstNode> nodes_;

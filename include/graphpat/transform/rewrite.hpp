@@ -26,7 +26,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <span>
 #include <vector>
 
@@ -84,8 +83,9 @@ struct RewriteOptions {
   bool relay_compat = false;
   /// Budget of callback applications (one callback over the whole expression); TVM's is 100.
   std::uint32_t max_applications = 100;
-  /// Budget of iterations (one pass of every callback).
-  std::uint32_t max_iterations = std::numeric_limits<std::uint32_t>::max();
+  /// Budget of iterations (one pass of every callback); bounded even when max_applications is
+  /// raised, so a rewrite that never settles always stops with `converged == false`.
+  std::uint32_t max_iterations = 100;
 };
 
 template <Dialect D>

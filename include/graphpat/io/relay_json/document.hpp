@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "graphpat/ir/errors.hpp"
+#include "graphpat/ir/limits.hpp"
 #include "graphpat/ir/strings.hpp"
 
 namespace graphpat::relay::detail {
@@ -147,7 +148,8 @@ inline std::optional<std::string> decode_repr_b64(std::string_view base64) {
 /// so every value is checked against where it appears and anything else stops the parse.
 class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit DocumentBuilder(JsonDocument& document) : doc_(document) {}
+  DocumentBuilder(JsonDocument& document, std::uint64_t max_nodes)
+      : doc_(document), max_nodes_(max_nodes) {}
 
   absl::Status status = absl::OkStatus();
   bool seen_root = false;
@@ -210,6 +212,10 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
         state_ = State::kTop;
         return true;
       case State::kNodes:
+        if (doc_.nodes.size() >= max_nodes_) {
+          return fail("too_many_nodes", path(),
+                      graphpat::detail::too_many_nodes_problem(max_nodes_));
+        }
         doc_.nodes.emplace_back();
         doc_.nodes.back().first_field = static_cast<std::uint32_t>(doc_.fields.size());
         doc_.nodes.back().first_key = static_cast<std::uint32_t>(doc_.keys.size());
@@ -340,7 +346,10 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
 
   bool parse_error(std::size_t position, const std::string&,
                    const nlohmann::detail::exception& error) override {
-    status = json_error("not_json", fmt::format("byte {}", position), error.what());
+    // nlohmann quotes the bytes it read last; a message must stay printable UTF-8 even when
+    // the file is not.
+    status = json_error("not_json", fmt::format("byte {}", position),
+                        graphpat::detail::escape_unprintable(error.what()));
     return false;
   }
 
@@ -449,6 +458,7 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
   }
 
   JsonDocument& doc_;
+  std::uint64_t max_nodes_;
   State state_ = State::kStart;
   std::string member_;
   std::vector<std::string> top_members_;
@@ -459,9 +469,11 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
 };
 
 /// Parses the envelope of a TVM JSON file into `document` (a fresh one: StringPool does not
-/// move, so the caller owns where the table lives).
-inline absl::Status parse_document(std::string_view json, JsonDocument& document) {
-  DocumentBuilder builder(document);
+/// move, so the caller owns where the table lives); a file of more than `max_nodes` nodes is
+/// refused at the first node over.
+inline absl::Status parse_document(std::string_view json, JsonDocument& document,
+                                   std::uint64_t max_nodes = InputLimits{}.max_nodes) {
+  DocumentBuilder builder(document, max_nodes);
   bool ok = nlohmann::json::sax_parse(json.begin(), json.end(), &builder);
   if (!ok || !builder.status.ok()) {
     if (!builder.status.ok()) return builder.status;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "graphpat/io/relay_json/document.hpp"
+#include "graphpat/ir/limits.hpp"
 #include "graphpat/ir/tensor.hpp"
 
 namespace graphpat::relay::detail {
@@ -93,9 +94,11 @@ class ByteReader {
   std::size_t position_ = 0;
 };
 
-/// Decodes one `b64ndarrays` entry; `where` names it in errors.
-inline absl::StatusOr<DecodedTensor> decode_ndarray(std::string_view base64,
-                                                    std::string_view where) {
+/// Decodes one `b64ndarrays` entry; `where` names it in errors. A tensor of more than
+/// `max_bytes` bytes is refused (`tensor_too_large`) before its data is looked at.
+inline absl::StatusOr<DecodedTensor> decode_ndarray(
+    std::string_view base64, std::string_view where,
+    std::uint64_t max_bytes = InputLimits{}.max_tensor_bytes) {
   auto raw = std::make_shared<std::string>();
   if (!absl::Base64Unescape(absl::string_view(base64.data(), base64.size()), raw.get())) {
     return json_error("bad_base64", where, "not valid base64");
@@ -154,6 +157,10 @@ inline absl::StatusOr<DecodedTensor> decode_ndarray(std::string_view base64,
   if (!reader.ok) return truncated("byte count");
   std::uint64_t element_bytes = static_cast<std::uint64_t>((bits + 7) / 8) * lanes;
   std::uint64_t expected = elements * element_bytes;
+  if (expected > max_bytes) {
+    return json_error("tensor_too_large", where,
+                      graphpat::detail::tensor_too_large_problem("the array", expected, max_bytes));
+  }
   if (byte_count < 0 || static_cast<std::uint64_t>(byte_count) != expected) {
     return json_error("bad_tensor", where,
                       fmt::format("byte count {} does not match the shape ({} elements of {} "

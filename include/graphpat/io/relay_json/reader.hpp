@@ -6,7 +6,7 @@
 // Nothing here recurses over the graph: references are checked (dangling, cycles) by one
 // iterative depth-first walk, expressions are built by an explicit-stack post-order walk, and
 // only the nesting of one type or attribute value is followed recursively, bounded by
-// kMaxValueDepth.
+// InputLimits::max_depth.
 //
 //   graphpat::relay::detail::JsonReader reader(provenance, module);
 //   absl::StatusOr<std::optional<graphpat::NodeId>> root = reader.read();
@@ -31,12 +31,10 @@
 #include "graphpat/io/relay_json/ndarray.hpp"
 #include "graphpat/io/relay_json/provenance.hpp"
 #include "graphpat/io/relay_json/status_macros.hpp"
+#include "graphpat/ir/limits.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 namespace graphpat::relay::detail {
-
-/// How deep one type or attribute value may nest (a real one nests a handful of levels).
-inline constexpr int kMaxValueDepth = 200;
 
 /// Parses a double as TVM writes it (%.17g, plus inf/-inf/nan).
 inline std::optional<double> parse_double(std::string_view text) {
@@ -63,8 +61,9 @@ inline std::optional<IntegerType> integer_type(std::string_view dtype) {
 
 class JsonReader {
  public:
-  JsonReader(ProvenanceData& provenance, relay::Module& module)
-      : prov_(provenance),
+  JsonReader(ProvenanceData& provenance, relay::Module& module, const InputLimits& limits = {})
+      : limits_(limits),
+        prov_(provenance),
         doc_(provenance.document),
         module_(module),
         context_(module.graph.context()),
@@ -514,17 +513,19 @@ class JsonReader {
 
   // ----- types ---------------------------------------------------------------------------------
 
+  [[nodiscard]] bool over_depth(int depth) const {
+    return static_cast<std::uint32_t>(depth) > limits_.max_depth;
+  }
   absl::Status too_deep(std::uint32_t index) const {
     return json_error("too_deep", at_node(index),
-                      fmt::format("a type or value nested more than {} levels deep",
-                                  kMaxValueDepth));
+                      graphpat::detail::too_deep_problem(limits_.max_depth));
   }
 
   /// The type node `index` denotes (none for null); `where` is the referring field.
   absl::StatusOr<TypeId> type(std::uint32_t index, std::string_view where, int depth) {
     if (index == 0) return TypeId();
     if (prov_.type_of[index].valid()) return prov_.type_of[index];
-    if (depth > kMaxValueDepth) return too_deep(index);
+    if (over_depth(depth)) return too_deep(index);
     std::string_view key = doc_.type_key(index);
     TypeTable& types = context_.types;
     auto list = [&](std::string_view field) -> absl::StatusOr<std::vector<TypeId>> {
@@ -597,7 +598,7 @@ class JsonReader {
 
   /// A textual name for a symbolic shape expression (`n`, `(n * 2)`).
   absl::StatusOr<std::string> render_dim(std::uint32_t index, int depth) {
-    if (depth > kMaxValueDepth) return too_deep(index);
+    if (over_depth(depth)) return too_deep(index);
     std::string_view key = doc_.type_key(index);
     if (key == "IntImm") {
       GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, "value"));
@@ -689,7 +690,7 @@ class JsonReader {
     GRAPHPAT_RELAY_JSON_ASSIGN(
         DecodedTensor decoded,
         decode_ndarray(doc_.view(doc_.b64ndarrays[static_cast<std::size_t>(blob)]),
-                       fmt::format("b64ndarrays[{}]", blob)));
+                       fmt::format("b64ndarrays[{}]", blob), limits_.max_tensor_bytes));
     slot = context_.tensors.add(Tensor{context_.strings.intern(decoded.dtype),
                                        std::move(decoded.shape), std::move(decoded.bytes)});
     return slot;
@@ -748,7 +749,7 @@ class JsonReader {
     AttrTable& attrs = context_.attrs;
     if (index == 0) return attrs.null();
     if (prov_.attr_of[index].valid()) return prov_.attr_of[index];
-    if (depth > kMaxValueDepth) return too_deep(index);
+    if (over_depth(depth)) return too_deep(index);
     std::string_view key = doc_.type_key(index);
     AttrValueId result;
     if (key == "IntImm" || key == "FloatImm") {
@@ -886,6 +887,7 @@ class JsonReader {
     }
   }
 
+  InputLimits limits_;
   ProvenanceData& prov_;
   JsonDocument& doc_;
   relay::Module& module_;

@@ -26,6 +26,7 @@
 #include "graphpat/io/relay_text/literals.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/format.hpp"
+#include "graphpat/ir/limits.hpp"
 #include "graphpat/relay/attr_fields.hpp"
 
 namespace graphpat::detail {
@@ -96,8 +97,7 @@ class AttrValueReader {
     AttrTable& attrs = context_.attrs;
     Token token = lexer_.next();
     if (depth > max_depth_) {
-      return text_error("too_deep", token.line, token.column,
-                        fmt::format("attribute value nested deeper than {}", max_depth_));
+      return text_error("too_deep", token.line, token.column, too_deep_problem(max_depth_));
     }
     switch (token.kind) {
       case TokenKind::kNumber: {
@@ -236,6 +236,45 @@ inline std::optional<AttrValueId> to_field_form(Context& context, relay::FieldSt
   return std::nullopt;
 }
 
+/// "an int", "a string", ...: a value kind in an error message.
+inline std::string_view attr_kind_phrase(AttrKind kind) {
+  switch (kind) {
+    case AttrKind::kNull: return "None";
+    case AttrKind::kBool: return "a bool";
+    case AttrKind::kInt: return "an int";
+    case AttrKind::kFloat: return "a float";
+    case AttrKind::kString: return "a string";
+    case AttrKind::kDataType: return "a dtype";
+    case AttrKind::kArray: return "an array";
+    case AttrKind::kMap: return "a map";
+    case AttrKind::kObject: return "an object";
+  }
+  return "a value";
+}
+
+/// For a field of `cpp_type` held as an object (IndexExpr, Integer and arrays of them), the
+/// kind of the (element) value it cannot hold, e.g. a string among `strides`; nullopt when
+/// `value` is acceptable or the type is not one of these.
+inline std::optional<AttrKind> refused_kind(std::string_view cpp_type, const AttrTable& attrs,
+                                            AttrValueId value) {
+  auto scalar_refused = [](AttrKind kind) {
+    return kind == AttrKind::kFloat || kind == AttrKind::kString || kind == AttrKind::kDataType ||
+           kind == AttrKind::kArray || kind == AttrKind::kMap;
+  };
+  AttrKind kind = attrs.get(value).kind;
+  if (cpp_type == "IndexExpr" || cpp_type == "Integer" || cpp_type == "Optional<Integer>") {
+    return scalar_refused(kind) ? std::optional(kind) : std::nullopt;
+  }
+  if (cpp_type == "Array<IndexExpr>" || cpp_type == "Array<Integer>" ||
+      cpp_type == "Optional<Array<Integer>>" || cpp_type == "Array<PrimExpr>") {
+    if (kind != AttrKind::kArray) return kind == AttrKind::kNull ? std::nullopt : std::optional(kind);
+    for (AttrValueId element : attrs.elements(value)) {
+      if (scalar_refused(attrs.get(element).kind)) return attrs.get(element).kind;
+    }
+  }
+  return std::nullopt;
+}
+
 /// Per-context cache of every schema's parsed defaults, and the canonicaliser.
 class AttrSchemaCache {
  public:
@@ -268,10 +307,12 @@ class AttrSchemaCache {
   /// The canonical object for `written` pairs of a call of `op_name` whose struct is `schema`:
   /// every field, defaults filled in. Fields the schema does not know keep the pairs as
   /// written (nothing is dropped); a missing field without default is refused, as TVM does.
-  absl::StatusOr<AttrValueId> canonical(const AttrSchema& schema,
-                                        std::span<const AttrField> written,
-                                        std::string_view op_name, std::int32_t line,
-                                        std::int32_t column) {
+  /// `places`, when given, holds the line and column of each written pair, where an error
+  /// about that pair is placed (else at `line`:`column`).
+  absl::StatusOr<AttrValueId> canonical(
+      const AttrSchema& schema, std::span<const AttrField> written, std::string_view op_name,
+      std::int32_t line, std::int32_t column,
+      std::span<const std::pair<std::int32_t, std::int32_t>> places = {}) {
     AttrTable& attrs = context_.attrs;
     std::string_view type_key = context_.strings.view(schema.type_key);
     for (const AttrField& field : written) {
@@ -285,17 +326,23 @@ class AttrSchemaCache {
     for (std::size_t i = 0; i < schema.fields.size(); ++i) {
       const AttrSchemaField& declared = schema.fields[i];
       std::optional<AttrValueId> value;
-      for (const AttrField& field : written) {
-        if (field.key == declared.name) value = field.value;
+      std::pair<std::int32_t, std::int32_t> place{line, column};
+      for (std::size_t j = 0; j < written.size(); ++j) {
+        if (written[j].key != declared.name) continue;
+        value = written[j].value;
+        if (j < places.size()) place = places[j];
       }
       std::string_view name = context_.strings.view(declared.name);
       if (value) {
+        std::string_view cpp_type = context_.strings.view(declared.cpp_type);
+        std::optional<AttrKind> refused = refused_kind(cpp_type, attrs, *value);
+        AttrKind given = attrs.get(*value).kind;
         value = to_field_form(context_, storage(declared), *value);
-        if (!value) {
-          return text_error("bad_attribute", line, column,
-                            fmt::format("{}: attribute '{}' of {} cannot hold that value ({})",
-                                        type_key, name, op_name,
-                                        context_.strings.view(declared.cpp_type)));
+        if (!value || refused) {
+          return text_error("bad_attribute", place.first, place.second,
+                            fmt::format("{}: attribute '{}' of {} ({}) cannot hold {}", type_key,
+                                        name, op_name, cpp_type,
+                                        attr_kind_phrase(refused.value_or(given))));
         }
       } else if (declared_defaults[i]) {
         value = declared_defaults[i];

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "graphpat/ir/errors.hpp"
+#include "graphpat/ir/strings.hpp"
 
 namespace graphpat::detail {
 
@@ -217,6 +218,19 @@ class RelayLexer {
       while (pos_ < text_.size() && text_[pos_] != '"') advance(text_[pos_] == '\\' ? 2 : 1);
       if (pos_ >= text_.size()) {
         fail("unterminated_string", line, column, "unterminated string literal");
+        return make(TokenKind::kEnd, pos_, line, column);
+      }
+      // Raw bytes must be UTF-8 (escapes may still name any byte, as TVM prints them).
+      if (std::size_t bad = invalid_utf8_at(text_.substr(body, pos_ - body));
+          bad != std::string_view::npos) {
+        std::int32_t bad_line = line, bad_column = column + 1;
+        for (std::size_t k = body; k < body + bad; ++k) {
+          bad_column = text_[k] == '\n' ? 1 : bad_column + 1;
+          bad_line += text_[k] == '\n' ? 1 : 0;
+        }
+        fail("bad_string", bad_line, bad_column,
+             fmt::format("byte {:#04x} in a string literal is not valid UTF-8",
+                         static_cast<unsigned char>(text_[body + bad])));
         return make(TokenKind::kEnd, pos_, line, column);
       }
       Token token = make(TokenKind::kString, body, line, column);

@@ -89,8 +89,10 @@ inline std::optional<NumberLiteral> read_number(std::string_view text, std::stri
   std::uint64_t magnitude = 0;
   auto [end, status] = std::from_chars(body.data(), body.data() + body.size(), magnitude);
   if (body.empty() || status != std::errc() || end != body.data() + body.size() || bits < 0) {
-    error = looks_float && suffix.empty() ? "a float literal needs an 'f' suffix"
-                                          : "malformed integer literal";
+    error = looks_float && suffix.empty()               ? "a float literal needs an 'f' suffix"
+            : bits < 0 && suffix.starts_with("i")       ? "bad integer width"
+            : status == std::errc::result_out_of_range ? "integer literal out of range"
+                                                        : "malformed integer literal";
     return std::nullopt;
   }
   literal.bits = static_cast<std::uint8_t>(bits);

@@ -21,68 +21,12 @@
 #include <string_view>
 #include <vector>
 
+#include "graphpat/io/relay_json/ndarray.hpp"
 #include "graphpat/io/relay_text/attributes.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/errors.hpp"
 
 namespace graphpat::detail {
-
-/// Decodes one b64ndarrays blob (§3.6) into a tensor.
-inline absl::StatusOr<Tensor> decode_ndarray(Context& context, std::string_view base64) {
-  std::string raw;
-  auto fail = [](std::string_view why) {
-    return make_error(absl::StatusCode::kInvalidArgument, "relay_text.bad_metadata",
-                      fmt::format("b64ndarrays: {}", why));
-  };
-  if (!absl::Base64Unescape(absl::string_view(base64.data(), base64.size()), &raw)) {
-    return fail("invalid base64");
-  }
-  std::size_t at = 0;
-  auto read = [&](auto& value) {
-    if (at + sizeof(value) > raw.size()) return false;
-    std::memcpy(&value, raw.data() + at, sizeof(value));
-    at += sizeof(value);
-    return true;
-  };
-  std::uint64_t magic = 0, reserved = 0;
-  std::int32_t device_type = 0, device_id = 0, ndim = 0;
-  std::uint8_t code = 0, bits = 0;
-  std::uint16_t lanes = 0;
-  if (!read(magic) || magic != 0xDD5E40F096B4A13FULL) return fail("bad magic");
-  if (!read(reserved) || !read(device_type) || !read(device_id) || !read(ndim) || !read(code) ||
-      !read(bits) || !read(lanes) || ndim < 0 || ndim > 64) {
-    return fail("truncated header");
-  }
-  Tensor tensor;
-  std::uint64_t elements = 1;
-  for (std::int32_t i = 0; i < ndim; ++i) {
-    std::int64_t extent = 0;
-    if (!read(extent) || extent < 0) return fail("bad shape");
-    tensor.shape.push_back(extent);
-    elements *= static_cast<std::uint64_t>(extent);
-  }
-  std::int64_t byte_count = 0;
-  if (!read(byte_count) || byte_count < 0 ||
-      static_cast<std::uint64_t>(byte_count) != elements * ((bits + 7U) / 8U) * lanes ||
-      at + static_cast<std::size_t>(byte_count) > raw.size()) {
-    return fail("bad data size");
-  }
-  std::string dtype;
-  switch (code) {
-    case 0: dtype = fmt::format("int{}", bits); break;
-    case 1: dtype = bits == 1 ? "bool" : fmt::format("uint{}", bits); break;
-    case 2: dtype = fmt::format("float{}", bits); break;
-    case 4: dtype = fmt::format("bfloat{}", bits); break;
-    default: return fail("unsupported dtype code");
-  }
-  if (lanes != 1) dtype += fmt::format("x{}", lanes);
-  tensor.dtype = context.strings.intern(dtype);
-  auto bytes = std::make_shared<std::vector<std::uint8_t>>(
-      raw.begin() + static_cast<std::ptrdiff_t>(at),
-      raw.begin() + static_cast<std::ptrdiff_t>(at + static_cast<std::size_t>(byte_count)));
-  tensor.data = share_bytes(std::move(bytes));
-  return tensor;
-}
 
 /// What graphpat reads from a metadata section.
 struct MetadataSection {
@@ -132,6 +76,7 @@ inline absl::StatusOr<MetadataSection> read_metadata(std::string_view text) {
   };
   const nlohmann::json* root = node_at(json["root"]);
   if (root == nullptr || !root->contains("keys") || !root->contains("data") ||
+      !(*root)["keys"].is_array() || !(*root)["data"].is_array() ||
       (*root)["keys"].size() != (*root)["data"].size()) {
     return fail("root is not a Map");
   }
@@ -152,9 +97,11 @@ inline absl::StatusOr<MetadataSection> read_metadata(std::string_view text) {
   return section;
 }
 
-/// The tensor of a relay.Constant metadata node.
-inline absl::StatusOr<Tensor> metadata_constant(Context& context, const MetadataSection& section,
-                                                const nlohmann::json& node) {
+/// The tensor of a relay.Constant metadata node; its blob is decoded as the JSON loader does
+/// (errors name it `b64ndarrays[i]`), refusing one of more than `max_bytes` bytes.
+inline absl::StatusOr<Tensor> metadata_constant(
+    Context& context, const MetadataSection& section, const nlohmann::json& node,
+    std::uint64_t max_bytes = InputLimits{}.max_tensor_bytes) {
   const nlohmann::json* attrs = node.contains("attrs") ? &node["attrs"] : nullptr;
   if (attrs == nullptr || !attrs->contains("data") || !(*attrs)["data"].is_string()) {
     return make_error(absl::StatusCode::kInvalidArgument, "relay_text.bad_metadata",
@@ -163,42 +110,67 @@ inline absl::StatusOr<Tensor> metadata_constant(Context& context, const Metadata
   std::size_t blob = 0;
   const std::string& index = (*attrs)["data"].get_ref<const std::string&>();
   auto [end, error] = std::from_chars(index.data(), index.data() + index.size(), blob);
-  if (error != std::errc() || blob >= section.blobs.size()) {
+  if (error != std::errc() || end != index.data() + index.size()) {
     return make_error(absl::StatusCode::kInvalidArgument, "relay_text.bad_metadata",
-                      "#[metadata]: relay.Constant data index out of range");
+                      fmt::format("#[metadata]: relay.Constant data \"{}\" is not an index of "
+                                  "b64ndarrays",
+                                  index));
   }
-  return decode_ndarray(context, section.blobs[blob]);
+  if (blob >= section.blobs.size()) {
+    return make_error(absl::StatusCode::kInvalidArgument, "relay_text.bad_metadata",
+                      fmt::format("#[metadata]: relay.Constant data refers to b64ndarrays[{}], "
+                                  "but there are {} arrays",
+                                  blob, section.blobs.size()));
+  }
+  auto decoded = relay::detail::decode_ndarray(section.blobs[blob],
+                                               fmt::format("b64ndarrays[{}]", blob), max_bytes);
+  if (!decoded.ok()) return decoded.status();
+  return Tensor{context.strings.intern(decoded->dtype), std::move(decoded->shape),
+                std::move(decoded->bytes)};
 }
 
-/// An attribute value from a metadata object node (IntImm, FloatImm, String, Array, null).
+/// The string member `name` of a metadata JSON object; "" when it is absent or not a string.
+inline std::string_view metadata_string(const nlohmann::json& object, const char* name) {
+  if (!object.is_object()) return {};
+  auto found = object.find(name);
+  if (found == object.end() || !found->is_string()) return {};
+  return found->get_ref<const std::string&>();
+}
+
+/// An attribute value from a metadata object node (IntImm, FloatImm, String, Array, null);
+/// nullopt for anything else or anything malformed.
 inline std::optional<AttrValueId> metadata_value(Context& context, const MetadataSection& section,
                                                  std::string_view reference, int depth = 0) {
   AttrTable& attrs = context.attrs;
-  std::size_t index = 0;
-  auto [end, error] = std::from_chars(reference.data(), reference.data() + reference.size(), index);
-  if (error != std::errc() || index >= section.nodes.size() || depth > 64) return std::nullopt;
-  if (index == 0) return attrs.null();
-  const nlohmann::json& node = section.nodes[index];
-  std::string type_key = node.value("type_key", "");
-  const nlohmann::json empty = nlohmann::json::object();
-  const nlohmann::json& fields = node.contains("attrs") ? node["attrs"] : empty;
-  auto field = [&](const char* name) { return fields.value(name, std::string()); };
-  if (type_key == "runtime.String") return attrs.string(node.value("repr_str", ""));
+  auto index = relay::detail::parse_decimal<std::size_t>(reference);
+  if (!index || *index >= section.nodes.size() || depth > 64) return std::nullopt;
+  if (*index == 0) return attrs.null();
+  const nlohmann::json& node = section.nodes[*index];
+  std::string_view type_key = metadata_string(node, "type_key");
+  const nlohmann::json* fields = node.is_object() && node.contains("attrs") ? &node["attrs"] : &node;
+  auto number = [&]<class T>(T zero) -> std::optional<T> {
+    std::string_view text = metadata_string(*fields, "value");
+    return text.empty() ? zero : relay::detail::parse_decimal<T>(text);
+  };
+  if (type_key == "runtime.String") return attrs.string(metadata_string(node, "repr_str"));
   if (type_key == "IntImm") {
-    auto dtype = parse_dtype(field("dtype"));
-    std::int64_t value = std::stoll(field("value").empty() ? "0" : field("value"));
-    if (dtype && dtype->code == DataType::Code::kBool) return attrs.boolean(value != 0);
-    return attrs.integer(value, dtype ? static_cast<std::uint8_t>(dtype->bits) : 32);
+    auto dtype = parse_dtype(metadata_string(*fields, "dtype"));
+    std::optional<std::int64_t> value = number(std::int64_t{0});
+    if (!value) return std::nullopt;
+    if (dtype && dtype->code == DataType::Code::kBool) return attrs.boolean(*value != 0);
+    return attrs.integer(*value, dtype ? static_cast<std::uint8_t>(dtype->bits) : 32);
   }
   if (type_key == "FloatImm") {
-    auto dtype = parse_dtype(field("dtype"));
-    return attrs.floating(std::stod(field("value").empty() ? "0" : field("value")),
-                          dtype ? static_cast<std::uint8_t>(dtype->bits) : 32);
+    auto dtype = parse_dtype(metadata_string(*fields, "dtype"));
+    std::optional<double> value = number(0.0);
+    if (!value) return std::nullopt;
+    return attrs.floating(*value, dtype ? static_cast<std::uint8_t>(dtype->bits) : 32);
   }
   if (type_key == "Array") {
     std::vector<AttrValueId> elements;
     if (node.contains("data")) {
       for (const auto& item : node["data"]) {
+        if (!item.is_number_unsigned()) return std::nullopt;
         auto element = metadata_value(context, section, std::to_string(item.get<std::size_t>()),
                                       depth + 1);
         if (!element) return std::nullopt;
@@ -210,23 +182,35 @@ inline std::optional<AttrValueId> metadata_value(Context& context, const Metadat
   return std::nullopt;
 }
 
-/// A call attrs struct stored in the metadata section, as the canonical object of its schema.
+/// A call attrs struct stored in the metadata section, as the canonical object of its schema;
+/// nullopt when the node is not one, or is malformed.
 inline std::optional<AttrValueId> metadata_attrs(Context& context, AttrSchemaCache& cache,
                                                  const MetadataSection& section,
                                                  const nlohmann::json& node) {
-  const AttrSchema* schema = context.ops.find_schema(node.value("type_key", ""));
+  const AttrSchema* schema = context.ops.find_schema(metadata_string(node, "type_key"));
   if (schema == nullptr || !node.contains("attrs")) return std::nullopt;
   std::vector<AttrField> fields;
   for (const AttrSchemaField& declared : schema->fields) {
     std::string name(context.strings.view(declared.name));
-    if (!node["attrs"].contains(name)) return std::nullopt;
-    std::string raw = node["attrs"][name].get<std::string>();
+    const nlohmann::json& members = node["attrs"];
+    if (!members.is_object() || !members.contains(name) || !members[name].is_string()) {
+      return std::nullopt;
+    }
+    std::string_view raw = metadata_string(members, name.c_str());
     std::optional<AttrValueId> value;
     AttrTable& attrs = context.attrs;
     switch (cache.storage(declared)) {
-      case relay::FieldStorage::kInt: value = attrs.integer(std::stoll(raw), 32); break;
+      case relay::FieldStorage::kInt:
+        if (auto integer = relay::detail::parse_decimal<std::int64_t>(raw)) {
+          value = attrs.integer(*integer, 32);
+        }
+        break;
       case relay::FieldStorage::kBool: value = attrs.boolean(raw != "0"); break;
-      case relay::FieldStorage::kDouble: value = attrs.floating(std::stod(raw), 64); break;
+      case relay::FieldStorage::kDouble:
+        if (auto floating = relay::detail::parse_decimal<double>(raw)) {
+          value = attrs.floating(*floating, 64);
+        }
+        break;
       case relay::FieldStorage::kStdString: value = attrs.string(raw); break;
       case relay::FieldStorage::kDataType: value = attrs.data_type(raw); break;
       case relay::FieldStorage::kObject: value = metadata_value(context, section, raw); break;

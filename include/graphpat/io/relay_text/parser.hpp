@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,15 +26,17 @@
 #include "graphpat/io/relay_text/lexer.hpp"
 #include "graphpat/io/relay_text/literals.hpp"
 #include "graphpat/io/relay_text/metadata.hpp"
+#include "graphpat/ir/limits.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 namespace graphpat::relay {
 
 /// Limits and switches of parse_text / parse_expression.
 struct TextParseOptions {
-  std::uint32_t max_depth = 4096;        // syntactic nesting (calls in calls, fn in fn, ...)
-  std::uint64_t max_nodes = 100'000'000;  // nodes the parse may create
-  bool require_version = false;           // refuse a module without `#[version = "0.0.5"]`
+  /// max_depth bounds syntactic nesting (calls in calls, fn in fn, types, attribute values),
+  /// max_nodes the nodes the parse creates, max_tensor_bytes each `#[metadata]` constant.
+  InputLimits limits{};
+  bool require_version = false;  // refuse a module without `#[version = "0.0.5"]`
 };
 
 /// A bare expression read by parse_expression: its graph (in a module holding any `def`s
@@ -48,8 +52,12 @@ namespace graphpat::detail {
 
 class RelayTextParser {
  public:
-  RelayTextParser(std::string_view text, const relay::TextParseOptions& options)
+  /// `context`: the context to read into (parse_type_text reads a type into a caller's
+  /// graph); a new one when null.
+  RelayTextParser(std::string_view text, const relay::TextParseOptions& options,
+                  std::shared_ptr<Context> context = nullptr)
       : options_(options),
+        module_(context ? relay::Module(relay::Graph(std::move(context))) : relay::Module()),
         builder_(module_.graph),
         context_(module_.graph.context()),
         cache_(context_) {
@@ -90,6 +98,15 @@ class RelayTextParser {
     return std::move(module_);
   }
 
+  /// Reads the whole text as one type (`Tensor[(1, 3), float32]`), interned in the context.
+  absl::StatusOr<TypeId> parse_type_text() {
+    auto type = parse_type(lexer(), 0);
+    if (!type.ok()) return type;
+    Token token = lexer().next();
+    if (token.kind != TokenKind::kEnd) return unexpected(token, "expected the end of the type");
+    return type;
+  }
+
   absl::StatusOr<relay::ParsedExpression> parse_expression() {
     if (auto status = read_metadata_section(); !status.ok()) return status;
     if (lexer().peek().kind == TokenKind::kVersion) lexer().next();
@@ -123,12 +140,16 @@ class RelayTextParser {
     return absl::OkStatus();
   }
 
-  // A metadata error (made without a position) placed at LINE:COL.
+  // A metadata error (made without a position, by this reader or the JSON tensor decoder)
+  // placed at LINE:COL: `[graphpat.relay_json.bad_base64] b64ndarrays[0]: ...` becomes
+  // `[graphpat.relay_text.bad_base64] L:C: b64ndarrays[0]: ...`.
   static absl::Status relocate(const absl::Status& status, std::int32_t line, std::int32_t column) {
     std::string text(status.message());
+    std::string_view id = error_id(status);
+    std::size_t dot = id.rfind('.');
+    std::string_view what = dot == std::string_view::npos ? "bad_metadata" : id.substr(dot + 1);
     std::size_t close = text.find("] ");
-    std::string_view id = "relay_text.bad_metadata";
-    return text_error(id.substr(11), line, column,
+    return text_error(what, line, column,
                       close == std::string::npos ? text : text.substr(close + 2));
   }
 
@@ -153,14 +174,14 @@ class RelayTextParser {
     return token;
   }
   absl::Status check_depth(std::uint32_t depth, const Token& token) {
-    if (depth <= options_.max_depth) return absl::OkStatus();
+    if (depth <= options_.limits.max_depth) return absl::OkStatus();
     return text_error("too_deep", token.line, token.column,
-                      fmt::format("nesting deeper than {} levels", options_.max_depth));
+                      too_deep_problem(options_.limits.max_depth));
   }
   absl::Status check_size(const Token& token) {
-    if (module_.graph.size() <= options_.max_nodes) return absl::OkStatus();
+    if (module_.graph.size() <= options_.limits.max_nodes) return absl::OkStatus();
     return text_error("too_many_nodes", token.line, token.column,
-                      fmt::format("more than {} nodes", options_.max_nodes));
+                      too_many_nodes_problem(options_.limits.max_nodes));
   }
 
   // ----- annotations: `/* ty=T span=NAME:L:C */` ------------------------------------------
@@ -205,13 +226,28 @@ class RelayTextParser {
       if (line_colon == std::string_view::npos ||
           !number(span_text.substr(line_colon + 1, column_colon - line_colon - 1), span.line) ||
           !number(span_text.substr(column_colon + 1), span.column)) {
-        return text_error("bad_annotation", at.line, at.column,
+        auto [line, column] = place_of(span_text.data(), at);
+        return text_error("bad_annotation", line, column,
                           fmt::format("cannot read the span in annotation '{}'", span_text));
       }
       span.source = context_.strings.intern(span_text.substr(0, line_colon));
       result.span = context_.spans.intern(span);
     }
     return result;
+  }
+  // The line and column of `where` when it points into the text, else those of `fallback`
+  // (only errors ask, so the scan from the start costs nothing on good input).
+  std::pair<std::int32_t, std::int32_t> place_of(const char* where, const Token& fallback) const {
+    std::less<const char*> before;
+    if (before(where, body_.data()) || before(body_.data() + body_.size(), where)) {
+      return {fallback.line, fallback.column};
+    }
+    std::int32_t line = 1, column = 1;
+    for (const char* c = body_.data(); c < where; ++c) {
+      column = *c == '\n' ? 1 : column + 1;
+      line += *c == '\n' ? 1 : 0;
+    }
+    return {line, column};
   }
   // The annotation after the token consumed last.
   absl::StatusOr<Annotation> last_annotation(const Token& at) {
@@ -223,7 +259,7 @@ class RelayTextParser {
     TypeTable& types = context_.types;
     Token token = lex.next();
     last_annotation_ = token.annotation;
-    if (depth > options_.max_depth) return check_depth(depth, token);
+    if (depth > options_.limits.max_depth) return check_depth(depth, token);
     auto expect_in = [&](char punct, std::string_view where) -> absl::Status {
       Token next = lex.next();
       last_annotation_ = next.annotation;
@@ -282,9 +318,15 @@ class RelayTextParser {
           dims.push_back(types.symbolic_dim(dim.text, dim.meta_key));
         } else if (dim.kind == TokenKind::kNumber) {
           std::string error;
-          auto literal = read_number(dim.text, error);
-          if (!literal || literal->is_float) {
-            return text_error("bad_type", dim.line, dim.column, "expected a dimension");
+          auto literal = read_number(dim.text, error, /*allow_unsuffixed_float=*/true);
+          if (!literal) {
+            return text_error("bad_type", dim.line, dim.column,
+                              fmt::format("bad dimension {}: {}", describe(dim), error));
+          }
+          if (literal->is_float) {
+            return text_error("bad_type", dim.line, dim.column,
+                              fmt::format("expected an integer dimension, found {}",
+                                          describe(dim)));
           }
           dims.push_back(types.dim(literal->integer, literal->bits));
         } else {
@@ -299,7 +341,9 @@ class RelayTextParser {
       if (auto status = expect_in(',', "after the shape"); !status.ok()) return status;
       Token dtype = lex.next();
       if (dtype.kind != TokenKind::kIdent) {
-        return text_error("bad_type", dtype.line, dtype.column, "expected a dtype");
+        if (!lex.status().ok()) return lex.status();
+        return text_error("bad_type", dtype.line, dtype.column,
+                          fmt::format("expected a dtype, found {}", describe(dtype)));
       }
       if (auto status = expect_in(']', "after the dtype"); !status.ok()) return status;
       return types.tensor(dtype.text, dims);
@@ -485,8 +529,8 @@ class RelayTextParser {
     }
     // A `meta[KEY][i]` value stays a reference (printed back as written); only a whole attrs
     // argument is resolved from the metadata section (see meta_attr).
-    AttrValueReader reader(context_, lexer(), options_.max_depth - std::min(depth, options_.max_depth));
-    auto value = reader.read();
+    AttrValueReader reader(context_, lexer(), options_.limits.max_depth);
+    auto value = reader.read(depth);
     if (!value.ok()) return value.status();
     return AttrField{context_.strings.intern(key), *value};
   }
@@ -658,7 +702,7 @@ class RelayTextParser {
     auto index = read_number(index_token.text, error);
     if (!index || index->is_float || index->integer < 0) {
       return text_error("bad_literal", index_token.line, index_token.column,
-                        "expected a tuple index");
+                        fmt::format("expected a tuple index, found {}", describe(index_token)));
     }
     auto note = read_annotation(index_token.annotation, index_token);
     if (!note.ok()) return note.status();
@@ -670,10 +714,12 @@ class RelayTextParser {
     if (auto status = check_depth(depth + 1, open); !status.ok()) return status;
     std::vector<NodeId> args;
     std::vector<AttrField> pairs;
+    std::vector<std::pair<std::int32_t, std::int32_t>> places;  // of each pair's key
     std::optional<AttrValueId> meta_attrs;
     while (!lexer().peek().is(')')) {
       const Token& next = lexer().peek();
       if (next.kind == TokenKind::kIdent && lexer().peek(1).is('=')) {
+        places.emplace_back(next.line, next.column);
         auto pair = parse_attr_pair(depth);
         if (!pair.ok()) return pair.status();
         pairs.push_back(*pair);
@@ -696,15 +742,17 @@ class RelayTextParser {
     if (auto status = expect(')', "after call arguments"); !status.ok()) return status;
     auto note = last_annotation(open);
     if (!note.ok()) return note.status();
-    auto attrs = call_attrs(callee, pairs, meta_attrs, open);
+    auto attrs = call_attrs(callee, pairs, places, meta_attrs, open);
     if (!attrs.ok()) return attrs.status();
     NodeId call = builder_.call(callee, args, {*attrs, {}, note->type, note->span, true});
     if (auto status = check_size(open); !status.ok()) return status;
     return call;
   }
 
-  absl::StatusOr<AttrValueId> call_attrs(NodeId callee, std::vector<AttrField>& pairs,
-                                         std::optional<AttrValueId> meta_attrs, const Token& at) {
+  absl::StatusOr<AttrValueId> call_attrs(
+      NodeId callee, std::vector<AttrField>& pairs,
+      std::vector<std::pair<std::int32_t, std::int32_t>>& places,
+      std::optional<AttrValueId> meta_attrs, const Token& at) {
     if (meta_attrs) return *meta_attrs;
     const AttrSchema* schema = nullptr;
     std::string op_name = "the call";
@@ -713,6 +761,7 @@ class RelayTextParser {
       if (pairs[i].key != type_key_field) continue;
       std::string key(context_.attrs.text(pairs[i].value));
       pairs.erase(pairs.begin() + static_cast<std::ptrdiff_t>(i));
+      places.erase(places.begin() + static_cast<std::ptrdiff_t>(i));
       schema = context_.ops.find_schema(key);
       // A struct the registry does not know (DictAttrs, a vendor's attrs) is carried through
       // with the fields as written.
@@ -725,7 +774,9 @@ class RelayTextParser {
       schema = context_.ops.schema(info);
       op_name = std::string(context_.strings.view(info.name));
     }
-    if (schema != nullptr) return cache_.canonical(*schema, pairs, op_name, at.line, at.column);
+    if (schema != nullptr) {
+      return cache_.canonical(*schema, pairs, op_name, at.line, at.column, places);
+    }
     if (pairs.empty()) return AttrValueId();
     return context_.attrs.object(kUnknownAttrsKey, pairs);
   }
@@ -765,11 +816,48 @@ class RelayTextParser {
     return unexpected(token, "expected an expression");
   }
 
+  // A `/* ty= */` on a constant must describe its tensor: a tensor type of the same dtype and
+  // rank whose known extents are the tensor's (a symbolic or `?` extent matches any).
+  absl::Status check_constant_type(const Tensor& tensor, TypeId type, const Token& token) {
+    const TypeTable& types = context_.types;
+    if (!type.valid()) return absl::OkStatus();
+    auto tensor_text = [](std::string_view dtype, const std::vector<std::string>& dims) {
+      if (dims.empty()) return std::string(dtype);
+      return fmt::format("Tensor[({}), {}]", fmt::join(dims, ", "), dtype);
+    };
+    std::vector<std::string> have;
+    for (std::int64_t extent : tensor.shape) have.push_back(std::to_string(extent));
+    std::string_view dtype = context_.strings.view(tensor.dtype);
+    bool matches = types.kind(type) == TypeKind::kTensor &&
+                   types.get(type).name == tensor.dtype &&
+                   types.dims(type).size() == tensor.shape.size();
+    std::vector<std::string> said;
+    if (types.kind(type) == TypeKind::kTensor) {
+      auto dims = types.dims(type);
+      for (std::size_t i = 0; i < dims.size(); ++i) {
+        const Dim& dim = types.get_dim(dims[i]);
+        said.push_back(dim.kind == Dim::Kind::kInt ? std::to_string(dim.value) : "?");
+        matches &= dim.kind != Dim::Kind::kInt || i >= tensor.shape.size() ||
+                   dim.value == tensor.shape[i];
+      }
+    }
+    if (matches) return absl::OkStatus();
+    std::string annotation = types.kind(type) == TypeKind::kTensor
+                                 ? tensor_text(context_.strings.view(types.get(type).name), said)
+                                 : "not a tensor type";
+    return text_error("type_mismatch", token.line, token.column,
+                      fmt::format("the constant is {}, but its annotation says {}",
+                                  tensor_text(dtype, have), annotation));
+  }
+
   absl::StatusOr<NodeId> constant(Tensor tensor, const Token& token) {
     auto note = read_annotation(token.annotation, token);
     if (!note.ok()) return note.status();
+    if (auto status = check_constant_type(tensor, note->type, token); !status.ok()) return status;
     TensorId id = context_.tensors.add(std::move(tensor));
-    return builder_.constant(id, {note->type, note->span, true});
+    NodeId node = builder_.constant(id, {note->type, note->span, true});
+    if (auto status = check_size(token); !status.ok()) return status;
+    return node;
   }
 
   absl::StatusOr<NodeId> reference_local(const Token& token) {
@@ -815,9 +903,13 @@ class RelayTextParser {
         return text_error("bad_meta_reference", token.line, token.column,
                           fmt::format("{} is not in the metadata section", token.text));
       }
-      auto decoded = metadata_constant(context_, *metadata_, *node);
+      auto decoded =
+          metadata_constant(context_, *metadata_, *node, options_.limits.max_tensor_bytes);
       if (!decoded.ok()) return relocate(decoded.status(), token.line, token.column);
       tensor = std::move(*decoded);
+      if (auto status = check_constant_type(tensor, note->type, token); !status.ok()) {
+        return status;
+      }
     } else {
       // No metadata section (the str() / show_meta_data=False form): the constant keeps the
       // dtype and shape of its annotation and has no bytes; without an annotation its dtype
@@ -907,7 +999,9 @@ class RelayTextParser {
     if (!is_tuple) return fields.front();
     auto note = last_annotation(open);
     if (!note.ok()) return note.status();
-    return builder_.tuple(fields, {note->type, note->span, true});
+    NodeId tuple = builder_.tuple(fields, {note->type, note->span, true});
+    if (auto status = check_size(open); !status.ok()) return status;
+    return tuple;
   }
 
   relay::TextParseOptions options_;

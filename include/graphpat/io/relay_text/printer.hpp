@@ -46,13 +46,36 @@ inline constexpr std::string_view kOmittedTrailer =
     " * option to `True` when invoking `astext`. \n"
     " */";
 
-/// Adds two spaces after every line feed (TVM's Doc::Indent(2, ...)).
+// TVM's Doc::Indent(2, ...) adds two spaces after every line feed of a block. Indenting each
+// block as it is built copies it once per enclosing block, so fns or ifs nested D deep cost
+// O(D^3); instead indent() only brackets the block, and expand_indentation() turns the brackets
+// into spaces once, when the whole text is done.
+inline constexpr char kIndentIn = '\x01';
+inline constexpr char kIndentOut = '\x02';
+
 inline std::string indent(std::string_view text) {
   std::string out;
-  out.reserve(text.size() + 64);
+  out.reserve(text.size() + 2);
+  out += kIndentIn;
+  out += text;
+  out += kIndentOut;
+  return out;
+}
+
+/// The text with two spaces after every line feed per enclosing indent() bracket.
+inline std::string expand_indentation(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 4);
+  std::size_t level = 0;
   for (char c : text) {
-    out += c;
-    if (c == '\n') out += "  ";
+    if (c == kIndentIn) {
+      ++level;
+    } else if (c == kIndentOut) {
+      level -= level > 0;
+    } else {
+      out += c;
+      if (c == '\n') out.append(2 * level, ' ');
+    }
   }
   return out;
 }
@@ -86,7 +109,7 @@ class RelayTextPrinter {
       out += '\n';
     }
     append_trailer(out, module.text_metadata, /*is_module=*/true);
-    return out;
+    return expand_indentation(out);
   }
 
   std::string print_expression(NodeId root, std::string_view kept_metadata = {}) {
@@ -102,7 +125,15 @@ class RelayTextPrinter {
     }
     out += result;
     append_trailer(out, kept_metadata, /*is_module=*/false);
-    return out;
+    return expand_indentation(out);
+  }
+
+  /// After a print: the `N` of the `%N = ...` line `node` was printed on, or nullopt when it
+  /// was printed inline (tools use it to map nodes to lines of the text).
+  [[nodiscard]] std::optional<std::uint32_t> binding_number(NodeId node) const {
+    auto temp = temps_.find(node.index());
+    if (temp == temps_.end()) return std::nullopt;
+    return temp->second;
   }
 
  private:
@@ -121,17 +152,27 @@ class RelayTextPrinter {
         out += '\n';
         out += kOmittedTrailer;
         return;
-      case relay::TextEnvelope::kAstext:
+      case relay::TextEnvelope::kAstext: {
+        std::optional<std::string> section = metadata_json(kept);
+        if (!section) {
+          // Not writable: the show_meta_data=False trailer, which reads back (a `#[metadata]`
+          // line followed by the comment would not).
+          out += '\n';
+          out += kOmittedTrailer;
+          return;
+        }
         out += is_module ? "\n" : "";
         out += is_module ? "#[metadata]\n" : "\n#[metadata]\n";
-        out += metadata_json(kept);
+        out += *section;
         return;
+      }
     }
   }
 
   // The section read with the module when it still lists exactly what was printed (same keys
-  // and counts, same constant contents in order); otherwise a fresh one for the constants.
-  std::string metadata_json(std::string_view kept) {
+  // and counts, same constant contents in order); otherwise a fresh one for the constants, or
+  // nullopt when that cannot be written.
+  std::optional<std::string> metadata_json(std::string_view kept) {
     if (!kept.empty() && kept_section_matches(kept)) {
       std::size_t start = kept.find_first_not_of(" \t\r\n");
       return std::string(kept.substr(start == std::string_view::npos ? kept.size() : start));
@@ -167,10 +208,10 @@ class RelayTextPrinter {
   // A section for what graphpat knows of the printed constants (§3): each constant with its
   // bytes and type, TVM's shared unconstrained VirtualDevice, no object sharing beyond that.
   // Constants known only by their type (text read without its metadata section) cannot be
-  // written: the section is then the "omitted" comment, as show_meta_data=False prints it.
-  std::string fresh_metadata() {
+  // written: nullopt, and the caller prints the "omitted" comment as show_meta_data=False does.
+  std::optional<std::string> fresh_metadata() {
     for (NodeId constant : meta_constants_) {
-      if (!graph_.tensor(constant).has_data()) return std::string(kOmittedTrailer);
+      if (!graph_.tensor(constant).has_data()) return std::nullopt;
     }
     return write_constants_metadata(context_, graph_, meta_constants_);
   }
