@@ -10,6 +10,8 @@
 
 #include "graphpat/analysis.hpp"
 #include "graphpat/cse.hpp"
+#include "graphpat/io/dot.hpp"
+#include "graphpat/io/graph_json.hpp"
 #include "graphpat/io/relay_json.hpp"
 #include "graphpat/io/relay_text.hpp"
 #include "graphpat/ir.hpp"

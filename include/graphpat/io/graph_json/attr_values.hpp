@@ -1,0 +1,403 @@
+// Attribute values in graphpat's graph JSON (docs/graph-json.md): plain JSON for the common
+// forms (null, booleans, int32 integers, float64 numbers, strings, arrays) and small tagged
+// objects for the rest (`{"int": 5, "bits": 64}`, `{"float": 0.5, "bits": 32}`,
+// `{"dtype": "float32"}`, `{"map": [[k, v]]}`, `{"object": "Key", "fields": {...}}`), so every
+// interned value reads back as the same value, bit for bit.
+//
+//   graphpat::detail::AttrJsonDecoder decoder(context, 256);
+//   absl::StatusOr<AttrValueId> value = decoder.decode(json, graphpat::detail::JsonPath() /
+//   "attrs"); std::string text; graphpat::detail::append_attr_json(text, context, *value);  // [2,
+//   2]
+#pragma once
+
+#include <absl/status/statusor.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/ir/context.hpp"
+#include "graphpat/ir/errors.hpp"
+#include "graphpat/ir/limits.hpp"
+
+namespace graphpat::detail {
+
+/// The DOM graph JSON is read into: ordered, because attribute fields keep their order.
+using GraphJson = nlohmann::ordered_json;
+
+/// A place in a JSON document as a reader descends into it, spelt out as a JSON Pointer only
+/// when an error needs it. Each step refers to its parent: keep a step in a variable only when
+/// its parent outlives it (`JsonPath inputs = node / "inputs";`, never `a / "b" / "c"`).
+class JsonPath {
+ public:
+  JsonPath() = default;  // the document's root
+
+  [[nodiscard]] JsonPath operator/(std::string_view key) const { return {this, key, 0, false}; }
+  [[nodiscard]] JsonPath operator/(std::size_t index) const { return {this, {}, index, true}; }
+
+  /// `/functions/0/nodes/12` (`/` for the root); keys escaped as JSON Pointer tokens.
+  [[nodiscard]] std::string str() const {
+    std::vector<const JsonPath*> steps;
+    for (const JsonPath* step = this; step->parent_ != nullptr; step = step->parent_) {
+      steps.push_back(step);
+    }
+    if (steps.empty()) return "/";
+    std::string out;
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+      out += '/';
+      if ((*it)->is_index_) {
+        out += std::to_string((*it)->index_);
+      } else {
+        for (char c : (*it)->key_) {
+          if (c == '~') {
+            out += "~0";
+          } else if (c == '/') {
+            out += "~1";
+          } else {
+            out += c;
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  JsonPath(const JsonPath* parent, std::string_view key, std::size_t index, bool is_index)
+      : parent_(parent), key_(key), index_(index), is_index_(is_index) {}
+
+  const JsonPath* parent_ = nullptr;
+  std::string_view key_;
+  std::size_t index_ = 0;
+  bool is_index_ = false;
+};
+
+/// `[graphpat.graph_json.<id>] <path>: <problem>`.
+inline absl::Status graph_json_error(std::string_view id, std::string_view path,
+                                     std::string_view problem) {
+  return make_error(absl::StatusCode::kInvalidArgument, fmt::format("graph_json.{}", id),
+                    fmt::format("{}: {}", path, problem));
+}
+inline absl::Status graph_json_error(std::string_view id, const JsonPath& path,
+                                     std::string_view problem) {
+  return graph_json_error(id, path.str(), problem);
+}
+
+/// Appends `text` as a JSON string literal; false (and nothing appended) when `text` is not
+/// valid UTF-8, which JSON cannot carry.
+inline bool append_json_string(std::string& out, std::string_view text) {
+  bool plain = std::all_of(text.begin(), text.end(),
+                           [](char c) { return c >= 0x20 && c <= 0x7E && c != '"' && c != '\\'; });
+  if (plain) {  // the common case, without building a JSON value
+    out += '"';
+    out += text;
+    out += '"';
+    return true;
+  }
+  try {
+    out += GraphJson(std::string(text)).dump();
+    return true;
+  } catch (const GraphJson::type_error&) {
+    return false;
+  }
+}
+
+/// A finite double as a JSON number that reads back as the same double and as a float (a
+/// `.0` is added to integral values, which would otherwise read back as integers).
+inline std::string json_float(double value) {
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+/// Reads attribute values from graph JSON, nesting bounded by `max_depth`.
+class AttrJsonDecoder {
+ public:
+  AttrJsonDecoder(Context& context, std::uint32_t max_depth)
+      : context_(context), max_depth_(max_depth) {}
+
+  // Recursion follows the nesting of one value, bounded by max_depth; never a graph.
+  absl::StatusOr<AttrValueId> decode(const GraphJson& value, const JsonPath& path,
+                                     std::uint32_t depth = 0) {
+    AttrTable& attrs = context_.attrs;
+    if (depth > max_depth_) {
+      return graph_json_error("too_deep", path, too_deep_problem(max_depth_));
+    }
+    switch (value.type()) {
+      case GraphJson::value_t::null:
+        return attrs.null();
+      case GraphJson::value_t::boolean:
+        return attrs.boolean(value.get<bool>());
+      case GraphJson::value_t::number_integer:
+      case GraphJson::value_t::number_unsigned: {
+        auto integer = signed_integer(value, path);
+        if (!integer.ok()) return integer.status();
+        bool fits32 = *integer >= std::numeric_limits<std::int32_t>::min() &&
+                      *integer <= std::numeric_limits<std::int32_t>::max();
+        return attrs.integer(*integer, fits32 ? 32 : 64);
+      }
+      case GraphJson::value_t::number_float: {
+        double number = value.get<double>();
+        if (!std::isfinite(number))
+          return graph_json_error("bad_attribute", path, "number out of range");
+        return attrs.floating(number, 64);
+      }
+      case GraphJson::value_t::string:
+        return attrs.string(value.get_ref<const std::string&>());
+      case GraphJson::value_t::array: {
+        std::vector<AttrValueId> elements;
+        elements.reserve(value.size());
+        for (std::size_t i = 0; i < value.size(); ++i) {
+          auto element = decode(value[i], path / i, depth + 1);
+          if (!element.ok()) return element;
+          elements.push_back(*element);
+        }
+        return attrs.array(elements);
+      }
+      case GraphJson::value_t::object:
+        return decode_tagged(value, path, depth);
+      default:
+        break;
+    }
+    return graph_json_error("bad_attribute", path,
+                            fmt::format("unexpected {} value", value.type_name()));
+  }
+
+  /// The fields of a JSON object, in order, decoded.
+  absl::StatusOr<std::vector<AttrField>> decode_fields(const GraphJson& object,
+                                                       const JsonPath& path,
+                                                       std::uint32_t depth = 0) {
+    if (!object.is_object()) {
+      return graph_json_error("bad_field", path,
+                              fmt::format("expected an object, found {}", object.type_name()));
+    }
+    std::vector<AttrField> fields;
+    fields.reserve(object.size());
+    for (const auto& [key, field] : object.items()) {
+      auto decoded = decode(field, path / std::string_view(key), depth + 1);
+      if (!decoded.ok()) return decoded.status();
+      fields.push_back({context_.strings.intern(key), *decoded});
+    }
+    return fields;
+  }
+
+ private:
+  static absl::StatusOr<std::int64_t> signed_integer(const GraphJson& value, const JsonPath& path) {
+    if (value.is_number_unsigned()) {
+      auto number = value.get<std::uint64_t>();
+      if (number > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        return graph_json_error("bad_attribute", path,
+                                fmt::format("integer {} does not fit in 64 bits", number));
+      }
+      return static_cast<std::int64_t>(number);
+    }
+    return value.get<std::int64_t>();
+  }
+
+  static absl::StatusOr<std::uint8_t> bits_of(const GraphJson& object, const JsonPath& path,
+                                              std::uint8_t fallback) {
+    auto found = object.find("bits");
+    if (found == object.end()) return fallback;
+    if (!found->is_number_unsigned() || found->get<std::uint64_t>() < 1 ||
+        found->get<std::uint64_t>() > 64) {
+      return graph_json_error("bad_attribute", path / "bits", "expected a width from 1 to 64");
+    }
+    return static_cast<std::uint8_t>(found->get<std::uint64_t>());
+  }
+
+  absl::StatusOr<AttrValueId> decode_tagged(const GraphJson& object, const JsonPath& path,
+                                            std::uint32_t depth) {
+    AttrTable& attrs = context_.attrs;
+    auto only = [&](std::initializer_list<std::string_view> keys) -> absl::Status {
+      for (const auto& [key, unused] : object.items()) {
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+          return graph_json_error("bad_attribute", path / std::string_view(key),
+                                  "unknown field of a tagged attribute value");
+        }
+      }
+      return absl::OkStatus();
+    };
+    if (auto found = object.find("int"); found != object.end()) {
+      if (auto status = only({"int", "bits"}); !status.ok()) return status;
+      if (!found->is_number_integer()) {
+        return graph_json_error("bad_attribute", path / "int", "expected an integer");
+      }
+      auto integer = signed_integer(*found, path / "int");
+      if (!integer.ok()) return integer.status();
+      auto bits = bits_of(object, path, 32);
+      if (!bits.ok()) return bits.status();
+      return attrs.integer(*integer, *bits);
+    }
+    if (auto found = object.find("uint"); found != object.end()) {
+      if (auto status = only({"uint", "bits"}); !status.ok()) return status;
+      if (!found->is_number_unsigned()) {
+        return graph_json_error("bad_attribute", path / "uint", "expected a non-negative integer");
+      }
+      auto bits = bits_of(object, path, 32);
+      if (!bits.ok()) return bits.status();
+      return attrs.integer(static_cast<std::int64_t>(found->get<std::uint64_t>()), *bits, true);
+    }
+    if (auto found = object.find("float"); found != object.end()) {
+      if (auto status = only({"float", "bits"}); !status.ok()) return status;
+      auto bits = bits_of(object, path, 64);
+      if (!bits.ok()) return bits.status();
+      double number = 0;
+      if (found->is_number()) {
+        number = found->get<double>();
+      } else if (found->is_string() && *found == "nan") {
+        number = std::numeric_limits<double>::quiet_NaN();
+      } else if (found->is_string() && *found == "-nan") {
+        number = -std::numeric_limits<double>::quiet_NaN();
+      } else if (found->is_string() && *found == "inf") {
+        number = std::numeric_limits<double>::infinity();
+      } else if (found->is_string() && *found == "-inf") {
+        number = -std::numeric_limits<double>::infinity();
+      } else {
+        return graph_json_error("bad_attribute", path / "float",
+                                "expected a number, \"nan\", \"-nan\", \"inf\" or \"-inf\"");
+      }
+      return attrs.floating(number, *bits);
+    }
+    if (auto found = object.find("dtype"); found != object.end()) {
+      if (auto status = only({"dtype"}); !status.ok()) return status;
+      if (!found->is_string())
+        return graph_json_error("bad_attribute", path / "dtype", "expected a string");
+      return attrs.data_type(found->get_ref<const std::string&>());
+    }
+    if (auto found = object.find("map"); found != object.end()) {
+      if (auto status = only({"map"}); !status.ok()) return status;
+      if (!found->is_array())
+        return graph_json_error("bad_attribute", path / "map", "expected an array");
+      std::vector<std::pair<AttrValueId, AttrValueId>> entries;
+      for (std::size_t i = 0; i < found->size(); ++i) {
+        const GraphJson& entry = (*found)[i];
+        JsonPath map_path = path / "map";
+        JsonPath entry_path = map_path / i;
+        if (!entry.is_array() || entry.size() != 2) {
+          return graph_json_error("bad_attribute", entry_path, "expected a [key, value] pair");
+        }
+        auto key = decode(entry[0], entry_path / "0", depth + 1);
+        if (!key.ok()) return key;
+        auto mapped = decode(entry[1], entry_path / "1", depth + 1);
+        if (!mapped.ok()) return mapped;
+        entries.emplace_back(*key, *mapped);
+      }
+      return attrs.map(entries);
+    }
+    if (auto found = object.find("object"); found != object.end()) {
+      if (auto status = only({"object", "fields"}); !status.ok()) return status;
+      if (!found->is_string())
+        return graph_json_error("bad_attribute", path / "object", "expected a type key string");
+      std::vector<AttrField> fields;
+      if (auto listed = object.find("fields"); listed != object.end()) {
+        auto decoded = decode_fields(*listed, path / "fields", depth + 1);
+        if (!decoded.ok()) return decoded.status();
+        fields = std::move(*decoded);
+      }
+      return attrs.object(found->get_ref<const std::string&>(), fields);
+    }
+    return graph_json_error(
+        "bad_attribute", path,
+        "an object attribute value needs one of the fields \"int\", \"uint\", \"float\", "
+        "\"dtype\", \"map\" or \"object\"");
+  }
+
+  Context& context_;
+  std::uint32_t max_depth_;
+};
+
+/// Appends value `id` in graph JSON form. Recursion follows the nesting of one value, which
+/// the readers bound; never a graph. Returns false when a string is not valid UTF-8.
+inline bool append_attr_json(std::string& out, const Context& context, AttrValueId id) {
+  const AttrTable& attrs = context.attrs;
+  const AttrRecord& record = attrs.get(id);
+  switch (record.kind) {
+    case AttrKind::kNull:
+      out += "null";
+      return true;
+    case AttrKind::kBool:
+      out += attrs.as_bool(id) ? "true" : "false";
+      return true;
+    case AttrKind::kInt:
+      if (record.is_unsigned) {
+        fmt::format_to(std::back_inserter(out), "{{\"uint\": {}, \"bits\": {}}}", record.payload,
+                       record.bits);
+      } else if (record.bits == 32) {
+        fmt::format_to(std::back_inserter(out), "{}", attrs.as_int(id));
+      } else {
+        fmt::format_to(std::back_inserter(out), "{{\"int\": {}, \"bits\": {}}}", attrs.as_int(id),
+                       record.bits);
+      }
+      return true;
+    case AttrKind::kFloat: {
+      double value = attrs.as_float(id);
+      std::string number = std::isnan(value)   ? (std::signbit(value) ? "\"-nan\"" : "\"nan\"")
+                           : std::isinf(value) ? (value < 0 ? "\"-inf\"" : "\"inf\"")
+                                               : json_float(value);
+      if (record.bits == 64 && std::isfinite(value)) {
+        out += number;
+      } else {
+        fmt::format_to(std::back_inserter(out), "{{\"float\": {}, \"bits\": {}}}", number,
+                       record.bits);
+      }
+      return true;
+    }
+    case AttrKind::kString:
+      return append_json_string(out, attrs.text(id));
+    case AttrKind::kDataType:
+      out += "{\"dtype\": ";
+      if (!append_json_string(out, attrs.text(id))) return false;
+      out += '}';
+      return true;
+    case AttrKind::kArray: {
+      out += '[';
+      bool first = true;
+      for (AttrValueId element : attrs.elements(id)) {
+        if (!first) out += ", ";
+        first = false;
+        if (!append_attr_json(out, context, element)) return false;
+      }
+      out += ']';
+      return true;
+    }
+    case AttrKind::kMap: {
+      out += "{\"map\": [";
+      for (std::size_t i = 0; i < attrs.entry_count(id); ++i) {
+        if (i > 0) out += ", ";
+        out += '[';
+        if (!append_attr_json(out, context, attrs.map_key(id, i))) return false;
+        out += ", ";
+        if (!append_attr_json(out, context, attrs.entry_value(id, i))) return false;
+        out += ']';
+      }
+      out += "]}";
+      return true;
+    }
+    case AttrKind::kObject: {
+      out += "{\"object\": ";
+      if (!append_json_string(out, attrs.text(id))) return false;
+      if (attrs.entry_count(id) > 0) {
+        out += ", \"fields\": {";
+        for (std::size_t i = 0; i < attrs.entry_count(id); ++i) {
+          if (i > 0) out += ", ";
+          if (!append_json_string(out, context.strings.view(attrs.field_key(id, i)))) return false;
+          out += ": ";
+          if (!append_attr_json(out, context, attrs.entry_value(id, i))) return false;
+        }
+        out += '}';
+      }
+      out += '}';
+      return true;
+    }
+  }
+  return true;
+}
+
+}  // namespace graphpat::detail

@@ -1,0 +1,751 @@
+// The graph JSON reader (docs/graph-json.md): reads each function's flat node list in one
+// forward pass while the JSON is parsed, every node a fresh node of one module graph, keeping
+// no more than one node's JSON in memory. Node ids
+// must increase through the file and every reference must name a node already read, so the
+// file is a topological order by construction and no cycle can be written. Types are Relay
+// type text read by the Relay text parser; attributes go through the same canonical form as
+// the Relay readers (relay_text/attributes.hpp).
+//
+//   graphpat::detail::GraphJsonReader reader(options);
+//   absl::StatusOr<graphpat::relay::Module> module = reader.read(text);
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/status/statusor.h>
+#include <absl/strings/escaping.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/io/graph_json/attr_values.hpp"
+#include "graphpat/io/relay_text/attributes.hpp"
+#include "graphpat/io/relay_text/parser.hpp"
+#include "graphpat/ir/errors.hpp"
+#include "graphpat/ir/limits.hpp"
+#include "graphpat/ir/tensor.hpp"
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat::relay {
+
+/// Limits of parse_graph_json.
+struct GraphJsonParseOptions {
+  /// max_nodes bounds the nodes the file defines, max_depth the nesting of one attribute value
+  /// and of one type's text, max_tensor_bytes each constant that carries its bytes.
+  InputLimits limits{.max_depth = 256};
+};
+
+}  // namespace graphpat::relay
+
+namespace graphpat::detail {
+
+/// The value of "format" in every graph JSON file, and the version this code reads and writes.
+inline constexpr std::string_view kGraphJsonFormat = "graphpat.graph";
+inline constexpr std::uint64_t kGraphJsonVersion = 1;
+/// The attribute type key a function's attributes get when "attrs_type" is not given.
+inline constexpr std::string_view kFunctionAttrsKey = "DictAttrs";
+
+class GraphJsonReader {
+ public:
+  explicit GraphJsonReader(const relay::GraphJsonParseOptions& options)
+      : options_(options),
+        builder_(module_.graph),
+        context_(module_.graph.context()),
+        cache_(context_),
+        decoder_(context_, options.limits.max_depth) {}
+
+  absl::StatusOr<relay::Module> read(std::string_view text) {
+    // A node line is about 70 bytes: room for the nodes, their ops and their operands.
+    module_.graph.reserve(text.size() / 64, text.size() / 32);
+    GraphJson root;
+    try {
+      root = GraphJson::parse(text.begin(), text.end(),
+                              [this](int depth, GraphJson::parse_event_t event, GraphJson& parsed) {
+                                return on_event(depth, event, parsed);
+                              });
+    } catch (const GraphJson::parse_error& error) {
+      return syntax_error(text, error);
+    } catch (const Refused&) {
+      return refused_;
+    }
+    JsonPath top;
+    if (!root.is_object()) {
+      return graph_json_error("bad_format", top,
+                              fmt::format("expected an object, found {}", root.type_name()));
+    }
+    if (auto status =
+            check_keys(root, top, {"format", "version", "attrs", "type_definitions", "functions"},
+                       "a graph file");
+        !status.ok()) {
+      return status;
+    }
+    for (std::string_view key : {"format", "version"}) {
+      auto found = root.find(key);
+      if (found == root.end()) return check_envelope(key, GraphJson());
+      if (auto status = check_envelope(key, *found); !status.ok()) return status;
+    }
+    if (auto attrs = root.find("attrs"); attrs != root.end()) {
+      auto value = decoder_.decode(*attrs, top / "attrs");
+      if (!value.ok()) return value.status();
+      module_.attrs = *value;
+    }
+    if (auto status = read_type_definitions(root); !status.ok()) return status;
+    auto functions = root.find("functions");
+    if (functions == root.end())
+      return graph_json_error("bad_field", top, "missing field \"functions\"");
+    if (!functions->is_array()) return wrong_type(*functions, top / "functions", "an array");
+    return std::move(module_);
+  }
+
+ private:
+  // ----- streaming ---------------------------------------------------------------------------
+  // The document is parsed with a callback that reads each node object as soon as it is
+  // complete and drops it, so memory holds one node's JSON at a time, not the whole file's.
+  // Depths count enclosing containers: the root object's members are at depth 1, a function
+  // object at 2, its members at 3, a node object at 4.
+  struct Refused {};  // thrown from the callback to stop the parse; the status is in refused_
+
+  bool on_event(int depth, GraphJson::parse_event_t event, GraphJson& parsed) {
+    using Event = GraphJson::parse_event_t;
+    JsonPath top;
+    JsonPath functions_path = top / "functions";
+    if (event == Event::key && depth == 1) root_key_ = parsed.get<std::string>();
+    if (event == Event::key && depth == 3) function_key_ = parsed.get<std::string>();
+    if (depth == 1 &&
+        (event == Event::value || event == Event::object_end || event == Event::array_end) &&
+        (root_key_ == "format" || root_key_ == "version")) {
+      // Checked as soon as read, so another format's nodes are never read as ours.
+      stop_on(check_envelope(root_key_, parsed));
+    }
+    if (depth == 1 && root_key_ == "functions") {
+      if (event == Event::array_start) in_functions_ = true;
+      if (event == Event::array_end) in_functions_ = false;
+    }
+    if (!in_functions_) return true;
+    JsonPath function_path = functions_path / function_index_;
+    if (depth == 2 && event == Event::object_start) {
+      node_index_ = 0;
+      function_key_.clear();
+    }
+    if (depth == 2 &&
+        (event == Event::object_end || event == Event::array_end || event == Event::value)) {
+      stop_on(read_function(parsed, function_path));
+      ++function_index_;
+      return false;
+    }
+    if (depth == 3 && function_key_ == "nodes") {
+      if (event == Event::array_start) in_nodes_ = true;
+      if (event == Event::array_end) in_nodes_ = false;
+    }
+    if (in_nodes_ && depth == 4 &&
+        (event == Event::object_end || event == Event::array_end || event == Event::value)) {
+      JsonPath nodes_path = function_path / "nodes";
+      stop_on(read_node(parsed, nodes_path / node_index_));
+      ++node_index_;
+      return false;
+    }
+    return true;
+  }
+
+  void stop_on(absl::Status status) {
+    if (status.ok()) return;
+    refused_ = std::move(status);
+    throw Refused{};
+  }
+
+  // "format" and "version" of the root object.
+  static absl::Status check_envelope(std::string_view key, const GraphJson& value) {
+    JsonPath top;
+    if (key == "format") {
+      if (value.is_string() && value == kGraphJsonFormat) return absl::OkStatus();
+      return graph_json_error("bad_format", top / "format",
+                              fmt::format("expected \"{}\"", kGraphJsonFormat));
+    }
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() == kGraphJsonVersion) {
+      return absl::OkStatus();
+    }
+    return graph_json_error("bad_format", top / "version",
+                            fmt::format("expected version {} (this reader reads version {} only)",
+                                        kGraphJsonVersion, kGraphJsonVersion));
+  }
+
+ private:
+  // ----- errors and fields --------------------------------------------------------------
+  static absl::Status syntax_error(std::string_view text, const GraphJson::parse_error& error) {
+    std::size_t byte = std::min<std::size_t>(error.byte == 0 ? 0 : error.byte - 1, text.size());
+    std::size_t line =
+        1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + byte, '\n'));
+    std::size_t line_start = text.rfind('\n', byte == 0 ? 0 : byte - 1);
+    std::size_t column =
+        line_start == std::string_view::npos || byte == 0 ? byte + 1 : byte - line_start;
+    std::string_view what = error.what();
+    // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: ...".
+    std::size_t colon = what.find(": ", what.find("parse error"));
+    if (colon != std::string_view::npos) what = what.substr(colon + 2);
+    // It quotes the bytes it read last, which need not be UTF-8 ("last read: '"x\xFF'").
+    return make_error(absl::StatusCode::kInvalidArgument, "graph_json.bad_json",
+                      fmt::format("{}:{}: {}", line, column, escape_unprintable(what)));
+  }
+
+  static absl::Status wrong_type(const GraphJson& value, const JsonPath& path,
+                                 std::string_view expected) {
+    return graph_json_error("bad_field", path,
+                            fmt::format("expected {}, found {}", expected, value.type_name()));
+  }
+
+  static absl::Status check_keys(const GraphJson& object, const JsonPath& path,
+                                 std::initializer_list<std::string_view> allowed,
+                                 std::string_view what) {
+    for (const auto& [key, unused] : object.items()) {
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      std::string list;
+      for (std::string_view name : allowed) {
+        if (!list.empty()) list += ", ";
+        list += name;
+      }
+      return graph_json_error("bad_field", path / std::string_view(key),
+                              fmt::format("unknown field (fields of {}: {})", what, list));
+    }
+    return absl::OkStatus();
+  }
+
+  static const GraphJson* find(const GraphJson& object, std::string_view key) {
+    auto found = object.find(key);
+    return found == object.end() ? nullptr : &*found;
+  }
+
+  static absl::StatusOr<const GraphJson*> require(const GraphJson& object, std::string_view key,
+                                                  const JsonPath& path) {
+    const GraphJson* value = find(object, key);
+    if (value == nullptr) {
+      return graph_json_error("bad_field", path, fmt::format("missing field \"{}\"", key));
+    }
+    return value;
+  }
+
+  static absl::StatusOr<std::string_view> require_string(const GraphJson& object,
+                                                         std::string_view key,
+                                                         const JsonPath& path) {
+    auto value = require(object, key, path);
+    if (!value.ok()) return value.status();
+    if (!(*value)->is_string()) return wrong_type(**value, path / key, "a string");
+    return std::string_view((*value)->get_ref<const std::string&>());
+  }
+
+  // A non-negative integer below `limit`, for ids, indices and dimensions.
+  static absl::StatusOr<std::uint64_t> read_count(const GraphJson& value, const JsonPath& path,
+                                                  std::string_view what, std::uint64_t limit) {
+    if (!value.is_number_integer() ||
+        (!value.is_number_unsigned() && value.get<std::int64_t>() < 0)) {
+      return graph_json_error("bad_field", path,
+                              fmt::format("expected {} (a non-negative integer), found {}", what,
+                                          value.is_number() ? value.dump() : value.type_name()));
+    }
+    std::uint64_t number = value.get<std::uint64_t>();
+    if (number >= limit) {
+      return graph_json_error(
+          "bad_field", path,
+          fmt::format("{} {} is too large (the limit is {})", what, number, limit - 1));
+    }
+    return number;
+  }
+
+  // ----- types ----------------------------------------------------------------------------
+  absl::StatusOr<TypeId> read_type(const GraphJson& object, std::string_view key,
+                                   const JsonPath& path) {
+    const GraphJson* value = find(object, key);
+    if (value == nullptr) return TypeId();
+    JsonPath type_path = path / key;
+    if (!value->is_string()) return wrong_type(*value, type_path, "Relay type text");
+    const std::string& text = value->get_ref<const std::string&>();
+    if (auto cached = types_.find(text); cached != types_.end()) return cached->second;
+    relay::TextParseOptions type_options;
+    type_options.limits.max_depth = options_.limits.max_depth;
+    RelayTextParser parser(text, type_options, module_.graph.shared_context());
+    auto type = parser.parse_type_text();
+    if (!type.ok()) {
+      if (error_id(type.status()) == "graphpat.relay_text.too_deep") {
+        return graph_json_error("too_deep", type_path,
+                                too_deep_problem(options_.limits.max_depth));
+      }
+      std::string message(type.status().message());
+      std::size_t close = message.find("] ");
+      return graph_json_error(
+          "bad_type", type_path,
+          fmt::format("cannot read the type '{}': {}", text,
+                      close == std::string::npos ? message : message.substr(close + 2)));
+    }
+    types_.emplace(text, *type);
+    return *type;
+  }
+
+  // ----- references -----------------------------------------------------------------------
+  absl::StatusOr<NodeId> reference(const GraphJson& value, const JsonPath& path) {
+    auto id = read_count(value, path, "a node id", kNoId);
+    if (!id.ok()) return id.status();
+    auto found = ids_.find(static_cast<std::uint32_t>(*id));
+    if (found == ids_.end()) {
+      return graph_json_error("bad_reference", path,
+                              fmt::format("node {} is not defined before its use", *id));
+    }
+    return found->second;
+  }
+
+  absl::StatusOr<std::vector<NodeId>> references(const GraphJson& object, std::string_view key,
+                                                 const JsonPath& path, bool required) {
+    std::vector<NodeId> nodes;
+    const GraphJson* list = find(object, key);
+    if (list == nullptr) {
+      if (!required) return nodes;
+      return graph_json_error("bad_field", path, fmt::format("missing field \"{}\"", key));
+    }
+    JsonPath list_path = path / key;
+    if (!list->is_array()) return wrong_type(*list, list_path, "an array of node ids");
+    nodes.reserve(list->size());
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      auto node = reference((*list)[i], list_path / i);
+      if (!node.ok()) return node.status();
+      nodes.push_back(*node);
+    }
+    return nodes;
+  }
+
+  absl::Status expect_count(const std::vector<NodeId>& inputs, std::size_t count,
+                            const JsonPath& path, std::string_view kind) {
+    if (inputs.size() == count) return absl::OkStatus();
+    return graph_json_error(
+        "bad_field", path / "inputs",
+        fmt::format("a {} node takes {} inputs, found {}", kind, count, inputs.size()));
+  }
+
+  absl::Status expect_vars(const std::vector<NodeId>& nodes, const JsonPath& list_path,
+                           std::string_view what) {
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (module_.graph.kind(nodes[i]) == NodeKind::kVar) continue;
+      return graph_json_error("bad_field", list_path / i,
+                              fmt::format("{} must be a var node", what));
+    }
+    return absl::OkStatus();
+  }
+
+  // ----- attributes -----------------------------------------------------------------------
+  // "attrs" of a call of `callee`: absent means "none" for a call without an attribute struct
+  // and "every field at its default" for a call of an op that has one; null is "none".
+  absl::StatusOr<AttrValueId> call_attrs(const GraphJson& node, NodeId callee,
+                                         const JsonPath& path) {
+    const GraphJson* attrs = find(node, "attrs");
+    const GraphJson* type_key = find(node, "attrs_type");
+    JsonPath attrs_path = path / "attrs";
+    if (type_key != nullptr && !type_key->is_string()) {
+      return wrong_type(*type_key, path / "attrs_type", "a string");
+    }
+    if (attrs != nullptr && attrs->is_null()) {
+      if (type_key != nullptr) {
+        return graph_json_error("bad_field", path / "attrs_type", "given with null \"attrs\"");
+      }
+      return AttrValueId();
+    }
+    std::vector<AttrField> written;
+    if (attrs != nullptr) {
+      auto fields = decoder_.decode_fields(*attrs, attrs_path);
+      if (!fields.ok()) return fields.status();
+      written = std::move(*fields);
+    }
+    if (type_key != nullptr) {
+      return context_.attrs.object(type_key->get_ref<const std::string&>(), written);
+    }
+    const AttrSchema* schema = nullptr;
+    std::string_view op_name;
+    if (module_.graph.kind(callee) == NodeKind::kOp) {
+      const OpInfo& info = context_.ops.info(module_.graph.op(callee));
+      schema = context_.ops.schema(info);
+      op_name = context_.strings.view(info.name);
+    }
+    if (schema == nullptr) {
+      if (attrs == nullptr) return AttrValueId();
+      return context_.attrs.object(kUnknownAttrsKey, written);
+    }
+    // The canonicaliser reports places as line:column; written field j is "line" j + 1, so
+    // its refusal can be given the field's JSON path.
+    std::vector<std::pair<std::int32_t, std::int32_t>> places;
+    for (std::size_t j = 0; j < written.size(); ++j) {
+      places.emplace_back(static_cast<std::int32_t>(j + 1), 0);
+    }
+    auto canonical = cache_.canonical(*schema, written, op_name, 0, 0, places);
+    if (canonical.ok()) return *canonical;
+    std::string message(canonical.status().message());
+    std::size_t place = message.find("] ");
+    std::size_t colon = message.find(':', place);
+    std::size_t problem = message.find(": ", colon + 1);
+    if (place == std::string::npos || colon == std::string::npos || problem == std::string::npos) {
+      return graph_json_error("bad_attribute", attrs_path, message);
+    }
+    std::size_t line = 0;
+    std::from_chars(message.data() + place + 2, message.data() + colon, line);
+    if (line == 0 || line > written.size()) {
+      return graph_json_error("bad_attribute", attrs_path, message.substr(problem + 2));
+    }
+    return graph_json_error("bad_attribute",
+                            attrs_path / context_.strings.view(written[line - 1].key),
+                            message.substr(problem + 2));
+  }
+
+  absl::StatusOr<AttrValueId> function_attrs(const GraphJson& object, const JsonPath& path) {
+    const GraphJson* attrs = find(object, "attrs");
+    const GraphJson* type_key = find(object, "attrs_type");
+    if (type_key != nullptr && !type_key->is_string()) {
+      return wrong_type(*type_key, path / "attrs_type", "a string");
+    }
+    if (attrs == nullptr) {
+      if (type_key != nullptr) {
+        return graph_json_error("bad_field", path / "attrs_type", "given without \"attrs\"");
+      }
+      return AttrValueId();
+    }
+    auto fields = decoder_.decode_fields(*attrs, path / "attrs");
+    if (!fields.ok()) return fields.status();
+    std::string_view key = type_key != nullptr
+                               ? std::string_view(type_key->get_ref<const std::string&>())
+                               : kFunctionAttrsKey;
+    return context_.attrs.object(key, *fields);
+  }
+
+  // Attributes, result type and type of a function, top-level or nested.
+  absl::StatusOr<FunctionOptions> function_options(const GraphJson& object, const JsonPath& path) {
+    FunctionOptions options;
+    if (const GraphJson* type_params = find(object, "type_params")) {
+      if (!type_params->is_array() || !type_params->empty()) {
+        return graph_json_error("unsupported", path / "type_params",
+                                "functions with type parameters are not supported");
+      }
+      options.type_params = context_.types.tuple(std::span<const TypeId>());
+    }
+    auto attrs = function_attrs(object, path);
+    if (!attrs.ok()) return attrs.status();
+    options.attrs = *attrs;
+    auto result_type = read_type(object, "result_type", path);
+    if (!result_type.ok()) return result_type.status();
+    options.result_type = *result_type;
+    auto type = read_type(object, "type", path);
+    if (!type.ok()) return type.status();
+    options.type = *type;
+    options.fresh = true;
+    return options;
+  }
+
+  // ----- module parts ----------------------------------------------------------------------
+  absl::Status read_type_definitions(const GraphJson& root) {
+    const GraphJson* list = find(root, "type_definitions");
+    if (list == nullptr) return absl::OkStatus();
+    JsonPath top;
+    JsonPath definitions = top / "type_definitions";
+    if (!list->is_array()) return wrong_type(*list, definitions, "an array");
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const GraphJson& entry = (*list)[i];
+      JsonPath path = definitions / i;
+      if (!entry.is_object()) return wrong_type(entry, path, "an object");
+      if (auto status = check_keys(entry, path, {"name", "text"}, "a type definition");
+          !status.ok()) {
+        return status;
+      }
+      auto name = require_string(entry, "name", path);
+      if (!name.ok()) return name.status();
+      auto text = require_string(entry, "text", path);
+      if (!text.ok()) return text.status();
+      module_.type_definitions.push_back({std::string(*name), std::string(*text)});
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status read_function(const GraphJson& function, const JsonPath& path) {
+    if (!function.is_object()) return wrong_type(function, path, "an object");
+    if (auto status = check_keys(function, path,
+                                 {"name", "attrs", "attrs_type", "result_type", "type",
+                                  "type_params", "params", "nodes", "outputs"},
+                                 "a function");
+        !status.ok()) {
+      return status;
+    }
+    auto name = require_string(function, "name", path);
+    if (!name.ok()) return name.status();
+    if (name->empty()) return graph_json_error("bad_field", path / "name", "empty function name");
+    if (module_.find(*name)) {
+      return graph_json_error("bad_field", path / "name",
+                              fmt::format("function @{} is defined twice", *name));
+    }
+    auto options = function_options(function, path);
+    if (!options.ok()) return options.status();
+    // The nodes were read while parsing (on_event); only their list is left to check.
+    auto nodes = require(function, "nodes", path);
+    if (!nodes.ok()) return nodes.status();
+    if (!(*nodes)->is_array()) return wrong_type(**nodes, path / "nodes", "an array");
+    auto params = references(function, "params", path, false);
+    if (!params.ok()) return params.status();
+    if (auto status = expect_vars(*params, path / "params", "a parameter"); !status.ok()) {
+      return status;
+    }
+    auto outputs = references(function, "outputs", path, true);
+    if (!outputs.ok()) return outputs.status();
+    if (outputs->empty()) {
+      return graph_json_error("bad_field", path / "outputs", "a function needs an output");
+    }
+    NodeId body =
+        outputs->size() == 1 ? outputs->front() : builder_.tuple(*outputs, {.fresh = true});
+    module_.add_function(*name, builder_.function(*params, body, *options));
+    return absl::OkStatus();
+  }
+
+  // ----- nodes ------------------------------------------------------------------------------
+  absl::Status read_node(const GraphJson& node, const JsonPath& path) {
+    if (!node.is_object()) return wrong_type(node, path, "a node object");
+    auto id_value = require(node, "id", path);
+    if (!id_value.ok()) return id_value.status();
+    auto id = read_count(**id_value, path / "id", "a node id", kNoId);
+    if (!id.ok()) return id.status();
+    auto file_id = static_cast<std::uint32_t>(*id);
+    if (ids_.contains(file_id)) {
+      return graph_json_error("duplicate_id", path / "id",
+                              fmt::format("node {} is defined twice", file_id));
+    }
+    if (last_id_ && file_id < *last_id_) {
+      return graph_json_error(
+          "bad_id", path / "id",
+          fmt::format("node ids must increase through the file: {} after {}", file_id, *last_id_));
+    }
+    if (ids_.size() >= options_.limits.max_nodes) {  // refused before it is built
+      return graph_json_error("too_many_nodes", path,
+                              too_many_nodes_problem(options_.limits.max_nodes));
+    }
+    auto kind = require_string(node, "kind", path);
+    if (!kind.ok()) return kind.status();
+    auto made = make_node(node, *kind, path);
+    if (!made.ok()) return made.status();
+    ids_.emplace(file_id, *made);
+    last_id_ = file_id;
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<NodeId> make_node(const GraphJson& node, std::string_view kind,
+                                   const JsonPath& path) {
+    auto type = read_type(node, "type", path);
+    if (!type.ok()) return type.status();
+    NodeOptions options{*type, {}, true};
+    if (kind == "var") {
+      if (auto status =
+              check_keys(node, path, {"id", "kind", "name", "annotation", "type"}, "a var node");
+          !status.ok()) {
+        return status;
+      }
+      auto name = require_string(node, "name", path);
+      if (!name.ok()) return name.status();
+      auto annotation = read_type(node, "annotation", path);
+      if (!annotation.ok()) return annotation.status();
+      return builder_.var(*name, *annotation, options);
+    }
+    if (kind == "const") {
+      if (auto status = check_keys(node, path, {"id", "kind", "dtype", "shape", "data", "type"},
+                                   "a const node");
+          !status.ok()) {
+        return status;
+      }
+      auto tensor = read_tensor(node, path);
+      if (!tensor.ok()) return tensor.status();
+      return builder_.constant(context_.tensors.add(std::move(*tensor)), options);
+    }
+    if (kind == "call") {
+      if (auto status = check_keys(
+              node, path,
+              {"id", "kind", "op", "callee", "inputs", "attrs", "attrs_type", "type_args", "type"},
+              "a call node");
+          !status.ok()) {
+        return status;
+      }
+      const GraphJson* op = find(node, "op");
+      const GraphJson* callee_ref = find(node, "callee");
+      if ((op == nullptr) == (callee_ref == nullptr)) {
+        return graph_json_error("bad_field", path,
+                                "a call node needs exactly one of \"op\" and \"callee\"");
+      }
+      NodeId callee;
+      if (op != nullptr) {
+        if (!op->is_string()) return wrong_type(*op, path / "op", "an op name");
+        if (op->get_ref<const std::string&>().empty()) {
+          return graph_json_error("bad_field", path / "op", "empty op name");
+        }
+        callee = builder_.op(op->get_ref<const std::string&>());
+      } else {
+        auto resolved = reference(*callee_ref, path / "callee");
+        if (!resolved.ok()) return resolved.status();
+        callee = *resolved;
+      }
+      auto inputs = references(node, "inputs", path, false);
+      if (!inputs.ok()) return inputs.status();
+      auto attrs = call_attrs(node, callee, path);
+      if (!attrs.ok()) return attrs.status();
+      auto type_args = read_type(node, "type_args", path);
+      if (!type_args.ok()) return type_args.status();
+      return builder_.call(callee, *inputs, {*attrs, *type_args, *type, {}, true});
+    }
+    if (kind == "function") {
+      if (auto status = check_keys(node, path,
+                                   {"id", "kind", "params", "body", "attrs", "attrs_type",
+                                    "result_type", "type_params", "type"},
+                                   "a function node");
+          !status.ok()) {
+        return status;
+      }
+      auto params = references(node, "params", path, false);
+      if (!params.ok()) return params.status();
+      if (auto status = expect_vars(*params, path / "params", "a parameter"); !status.ok()) {
+        return status;
+      }
+      auto body_value = require(node, "body", path);
+      if (!body_value.ok()) return body_value.status();
+      auto body = reference(**body_value, path / "body");
+      if (!body.ok()) return body.status();
+      auto function = function_options(node, path);
+      if (!function.ok()) return function.status();
+      return builder_.function(*params, *body, *function);
+    }
+    if (kind == "global") {
+      if (auto status = check_keys(node, path, {"id", "kind", "name", "type"}, "a global node");
+          !status.ok()) {
+        return status;
+      }
+      auto name = require_string(node, "name", path);
+      if (!name.ok()) return name.status();
+      return builder_.global_var(*name, options);
+    }
+    if (kind == "op") {
+      if (auto status = check_keys(node, path, {"id", "kind", "op"}, "an op node"); !status.ok()) {
+        return status;
+      }
+      auto name = require_string(node, "op", path);
+      if (!name.ok()) return name.status();
+      return builder_.op(*name);
+    }
+    bool is_get = kind == "get";
+    if (kind != "tuple" && !is_get && kind != "let" && kind != "if") {
+      return graph_json_error(
+          "bad_field", path / "kind",
+          fmt::format("unknown node kind \"{}\" (kinds: var, const, call, tuple, get, function, "
+                      "let, if, global, op)",
+                      kind));
+    }
+    if (auto status =
+            is_get ? check_keys(node, path, {"id", "kind", "inputs", "index", "type"}, "a get node")
+                   : check_keys(node, path, {"id", "kind", "inputs", "type"},
+                                fmt::format("a {} node", kind));
+        !status.ok()) {
+      return status;
+    }
+    auto inputs = references(node, "inputs", path, kind != "tuple");
+    if (!inputs.ok()) return inputs.status();
+    if (kind == "tuple") return builder_.tuple(*inputs, options);
+    if (is_get) {
+      if (auto status = expect_count(*inputs, 1, path, kind); !status.ok()) return status;
+      auto index_value = require(node, "index", path);
+      if (!index_value.ok()) return index_value.status();
+      auto index = read_count(**index_value, path / "index", "a field index", kNoId);
+      if (!index.ok()) return index.status();
+      return builder_.tuple_get_item(inputs->front(), static_cast<std::uint32_t>(*index), options);
+    }
+    if (auto status = expect_count(*inputs, 3, path, kind); !status.ok()) return status;
+    const std::vector<NodeId>& in = *inputs;
+    if (kind == "if") return builder_.if_then_else(in[0], in[1], in[2], options);
+    if (module_.graph.kind(in[0]) != NodeKind::kVar) {
+      JsonPath inputs_path = path / "inputs";
+      return graph_json_error("bad_field", inputs_path / std::size_t{0},
+                              "the variable a let binds must be a var node");
+    }
+    return builder_.let(in[0], in[1], in[2], options);
+  }
+
+  absl::StatusOr<Tensor> read_tensor(const GraphJson& node, const JsonPath& path) {
+    Tensor tensor;
+    auto dtype = require_string(node, "dtype", path);
+    if (!dtype.ok()) return dtype.status();
+    tensor.dtype = context_.strings.intern(*dtype);
+    auto shape = require(node, "shape", path);
+    if (!shape.ok()) return shape.status();
+    JsonPath shape_path = path / "shape";
+    if (!(*shape)->is_array()) return wrong_type(**shape, shape_path, "an array of extents");
+    for (std::size_t i = 0; i < (*shape)->size(); ++i) {
+      auto extent =
+          read_count((**shape)[i], shape_path / i, "an extent",
+                     static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+      if (!extent.ok()) return extent.status();
+      tensor.shape.push_back(static_cast<std::int64_t>(*extent));
+    }
+    const GraphJson* data = find(node, "data");
+    if (data == nullptr) return tensor;
+    if (!data->is_string()) return wrong_type(*data, path / "data", "a base64 string");
+    std::optional<DataType> element = parse_dtype(*dtype);
+    if (!element) {
+      return graph_json_error(
+          "bad_constant", path / "dtype",
+          fmt::format("unknown dtype '{}': the bytes cannot be checked", *dtype));
+    }
+    // The size is checked against the limit before the data is decoded; a count that does
+    // not fit in 64 bits is over any limit.
+    std::uint64_t limit = options_.limits.max_tensor_bytes;
+    std::optional<std::uint64_t> expected =
+        checked_tensor_bytes(tensor.shape, element->element_bytes());
+    if (!expected) {
+      return graph_json_error(
+          "tensor_too_large", shape_path,
+          fmt::format("the constant needs at least 2^64 bytes, more than the limit of {} "
+                      "(max_tensor_bytes)",
+                      limit));
+    }
+    if (*expected > limit) {
+      return graph_json_error("tensor_too_large", shape_path,
+                              tensor_too_large_problem("the constant", *expected, limit));
+    }
+    std::string bytes;
+    const std::string& encoded = data->get_ref<const std::string&>();
+    if (!absl::Base64Unescape(encoded, &bytes)) {
+      return graph_json_error("bad_constant", path / "data", "not valid base64");
+    }
+    if (bytes.size() != *expected) {
+      std::uint64_t elements = *expected / element->element_bytes();
+      return graph_json_error("bad_constant", path / "data",
+                              fmt::format("{} bytes, but {} elements of {} take {}", bytes.size(),
+                                          elements, *dtype, *expected));
+    }
+    auto buffer = std::make_shared<std::vector<std::uint8_t>>(bytes.begin(), bytes.end());
+    tensor.data = share_bytes(std::move(buffer));
+    return tensor;
+  }
+
+  static constexpr std::uint64_t kNoId = NodeId::kNone;
+
+  relay::GraphJsonParseOptions options_;
+  relay::Module module_;
+  relay::Builder builder_;
+  Context& context_;
+  AttrSchemaCache cache_;
+  AttrJsonDecoder decoder_;
+  absl::flat_hash_map<std::uint32_t, NodeId> ids_;
+  std::optional<std::uint32_t> last_id_;
+  absl::flat_hash_map<std::string, TypeId> types_;
+  // Where the streaming parse is (see on_event).
+  std::string root_key_;
+  std::string function_key_;
+  bool in_functions_ = false;
+  bool in_nodes_ = false;
+  std::size_t function_index_ = 0;
+  std::size_t node_index_ = 0;
+  absl::Status refused_;
+};
+
+}  // namespace graphpat::detail

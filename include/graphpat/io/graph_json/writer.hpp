@@ -1,0 +1,388 @@
+// The graph JSON writer (docs/graph-json.md). Every node reachable from the module's functions
+// is written once, in the first function (in module order) that reaches it, and numbered in
+// the order written, so ids increase through the file and every reference points backwards.
+// Ops appear as a call's "op" field, not as nodes. Iterative; linear in the graph.
+//
+//   graphpat::detail::GraphJsonWriter writer(module);
+//   absl::StatusOr<std::string> text = writer.write();
+#pragma once
+
+#include <absl/status/statusor.h>
+#include <absl/strings/escaping.h>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphpat/io/graph_json/attr_values.hpp"
+#include "graphpat/io/graph_json/reader.hpp"
+#include "graphpat/io/relay_text/attributes.hpp"
+#include "graphpat/io/relay_text/parser.hpp"
+#include "graphpat/ir/format.hpp"
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat::detail {
+
+class GraphJsonWriter {
+ public:
+  explicit GraphJsonWriter(const relay::Module& module)
+      : module_(module), graph_(module.graph), context_(graph_.context()), cache_(context_) {}
+
+  absl::StatusOr<std::string> write() {
+    if (auto status = number_nodes(); !status.ok()) return status;
+    JsonPath top;
+    std::string out;
+    out += "{\n";
+    fmt::format_to(std::back_inserter(out), "  \"format\": \"{}\",\n  \"version\": {},\n",
+                   kGraphJsonFormat, kGraphJsonVersion);
+    if (module_.attrs.valid()) {
+      out += "  \"attrs\": ";
+      if (!append_attr_json(out, context_, module_.attrs)) not_utf8(top / "attrs");
+      out += ",\n";
+    }
+    if (!module_.type_definitions.empty()) {
+      JsonPath definitions = top / "type_definitions";
+      out += "  \"type_definitions\": [\n";
+      for (std::size_t i = 0; i < module_.type_definitions.size(); ++i) {
+        const TypeDefinition& definition = module_.type_definitions[i];
+        JsonPath path = definitions / i;
+        out += "    {\"name\": ";
+        string(out, definition.name, path / "name");
+        out += ", \"text\": ";
+        string(out, definition.text, path / "text");
+        out += i + 1 < module_.type_definitions.size() ? "},\n" : "}\n";
+      }
+      out += "  ],\n";
+    }
+    JsonPath functions_path = top / "functions";
+    out += "  \"functions\": [";
+    const std::vector<GlobalFunction>& functions = module_.functions();
+    for (std::size_t k = 0; k < functions.size(); ++k) {
+      out += k == 0 ? "\n" : ",\n";
+      write_function(out, functions_path, k);
+    }
+    out += functions.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    if (!status_.ok()) return status_;
+    return out;
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = NodeId::kNone;
+
+  absl::Status unsupported(const JsonPath& path, std::string_view problem) {
+    return graph_json_error("unsupported", path, problem);
+  }
+  void fail(absl::Status status) {
+    if (status_.ok()) status_ = std::move(status);
+  }
+  void not_utf8(const JsonPath& path) {
+    fail(unsupported(path, "a string that is not valid UTF-8 cannot be written as JSON"));
+  }
+  void string(std::string& out, std::string_view text, const JsonPath& path) {
+    if (!append_json_string(out, text)) not_utf8(path);
+  }
+
+  // Decides which function writes each node, and the id it gets in the file.
+  absl::Status number_nodes() {
+    const std::vector<GlobalFunction>& functions = module_.functions();
+    std::vector<std::uint32_t> root_of(graph_.size(), kNone);
+    JsonPath top;
+    JsonPath functions_path = top / "functions";
+    for (std::size_t k = 0; k < functions.size(); ++k) {
+      NodeId root = functions[k].function;
+      JsonPath path = functions_path / k;
+      if (graph_.kind(root) != NodeKind::kFunction) {
+        return unsupported(
+            path, fmt::format("@{} is a {} node, not a function", module_.name(functions[k]),
+                              node_kind_name(graph_.kind(root))));
+      }
+      if (root_of[root.index()] != kNone) {
+        return unsupported(
+            path, fmt::format("@{} is the same function node as @{}", module_.name(functions[k]),
+                              module_.name(functions[root_of[root.index()]])));
+      }
+      root_of[root.index()] = static_cast<std::uint32_t>(k);
+    }
+    owner_.assign(graph_.size(), kNone);
+    std::vector<NodeId> stack;
+    for (std::size_t k = 0; k < functions.size(); ++k) {
+      auto operands = graph_.operands(functions[k].function);
+      stack.assign(operands.rbegin(), operands.rend());
+      while (!stack.empty()) {
+        NodeId node = stack.back();
+        stack.pop_back();
+        if (owner_[node.index()] != kNone) continue;
+        if (root_of[node.index()] != kNone) {
+          return unsupported(
+              functions_path / k,
+              fmt::format("@{} uses the function @{} as a value; refer to it through a global "
+                          "node instead",
+                          module_.name(functions[k]),
+                          module_.name(functions[root_of[node.index()]])));
+        }
+        owner_[node.index()] = static_cast<std::uint32_t>(k);
+        auto inputs = graph_.operands(node);
+        if (graph_.kind(node) == NodeKind::kCall && called_op(node)) inputs = graph_.args(node);
+        for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) stack.push_back(*it);
+      }
+    }
+    members_.assign(functions.size(), {});
+    for (std::uint32_t i = 0; i < graph_.size(); ++i) {
+      if (owner_[i] != kNone) members_[owner_[i]].push_back(NodeId(i));
+    }
+    file_ids_.assign(graph_.size(), kNone);
+    std::uint32_t next = 0;
+    for (const std::vector<NodeId>& members : members_) {
+      for (NodeId node : members) file_ids_[node.index()] = next++;
+    }
+    return absl::OkStatus();
+  }
+
+  // A call whose callee is an op node: the op is written inline.
+  bool called_op(NodeId call) const { return graph_.kind(graph_.callee(call)) == NodeKind::kOp; }
+
+  void id_list(std::string& out, std::span<const NodeId> nodes) {
+    out += '[';
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (i > 0) out += ", ";
+      fmt::format_to(std::back_inserter(out), "{}", file_ids_[nodes[i].index()]);
+    }
+    out += ']';
+  }
+
+  // Relay type text that reads back as the same type; checked once per type.
+  const std::string& type_text(TypeId type, const JsonPath& path) {
+    auto [slot, inserted] = type_texts_.try_emplace(type);
+    if (inserted) {
+      slot->second = to_string(context_, type);
+      RelayTextParser parser(slot->second, {}, graph_.shared_context());
+      auto again = parser.parse_type_text();
+      if (!again.ok() || *again != type) {
+        fail(unsupported(path, fmt::format("the type '{}' does not read back as Relay type text",
+                                           slot->second)));
+      }
+    }
+    return slot->second;
+  }
+  // `separator "key": "type text"`, when there is a type.
+  void type_field(std::string& out, std::string_view separator, std::string_view key, TypeId type,
+                  const JsonPath& path) {
+    if (!type.valid()) return;
+    fmt::format_to(std::back_inserter(out), "{}\"{}\": ", separator, key);
+    string(out, type_text(type, path / key), path);
+  }
+
+  // An object's fields as `"key": value` pairs; `skip(i)` leaves field i out, `plain(i)` writes
+  // a dtype value as a plain string.
+  template <class Skip, class Plain>
+  void fields(std::string& out, AttrValueId object, const JsonPath& path, Skip skip, Plain plain) {
+    const AttrTable& attrs = context_.attrs;
+    out += '{';
+    bool first = true;
+    for (std::size_t i = 0; i < attrs.entry_count(object); ++i) {
+      if (skip(i)) continue;
+      if (!first) out += ", ";
+      first = false;
+      string(out, context_.strings.view(attrs.field_key(object, i)), path);
+      out += ": ";
+      AttrValueId value = attrs.entry_value(object, i);
+      if (plain(i) && attrs.kind(value) == AttrKind::kDataType) {
+        string(out, attrs.text(value), path);
+      } else if (!append_attr_json(out, context_, value)) {
+        not_utf8(path);
+      }
+    }
+    out += '}';
+  }
+
+  // Whether reading `attrs` back through AttrSchemaCache::canonical gives `attrs` again.
+  bool reads_back_canonical(AttrValueId attrs, const AttrSchema& schema) {
+    if (!cache_.is_canonical(attrs, schema)) return false;
+    for (std::size_t i = 0; i < schema.fields.size(); ++i) {
+      AttrValueId value = context_.attrs.entry_value(attrs, i);
+      auto form = to_field_form(context_, cache_.storage(schema.fields[i]), value);
+      if (!form || *form != value) return false;
+    }
+    return true;
+  }
+
+  void call_attrs(std::string& out, NodeId call, const JsonPath& path) {
+    AttrValueId attrs = graph_.attrs(call);
+    const AttrSchema* schema =
+        called_op(call) ? context_.ops.schema(context_.ops.info(graph_.called_op(call))) : nullptr;
+    if (!attrs.valid()) {
+      if (schema != nullptr) out += ", \"attrs\": null";
+      return;
+    }
+    if (context_.attrs.kind(attrs) != AttrKind::kObject) {
+      fail(unsupported(path, "call attributes that are not an object"));
+      return;
+    }
+    if (schema != nullptr && reads_back_canonical(attrs, *schema)) {
+      const auto& defaults = cache_.defaults(*schema);
+      auto is_default = [&](std::size_t i) {
+        AttrValueId value = context_.attrs.entry_value(attrs, i);
+        if (defaults[i]) return value == *defaults[i];
+        return schema->fields[i].has_default && context_.attrs.kind(value) == AttrKind::kNull;
+      };
+      bool all_default = true;
+      for (std::size_t i = 0; i < schema->fields.size(); ++i) all_default &= is_default(i);
+      if (all_default) return;
+      out += ", \"attrs\": ";
+      fields(out, attrs, path, is_default, [&](std::size_t i) {
+        return cache_.storage(schema->fields[i]) == relay::FieldStorage::kDataType;
+      });
+      return;
+    }
+    out += ", \"attrs\": ";
+    fields(
+        out, attrs, path, [](std::size_t) { return false; }, [](std::size_t) { return false; });
+    std::string_view key = context_.attrs.text(attrs);
+    if (schema != nullptr || key != kUnknownAttrsKey) {
+      out += ", \"attrs_type\": ";
+      string(out, key, path);
+    }
+  }
+
+  // Attributes, result type and type parameters of a function node (top-level or nested),
+  // each field after `separator`.
+  void function_fields(std::string& out, NodeId function, const JsonPath& path,
+                       std::string_view separator) {
+    AttrValueId attrs = graph_.attrs(function);
+    if (attrs.valid()) {
+      if (context_.attrs.kind(attrs) != AttrKind::kObject) {
+        fail(unsupported(path, "function attributes that are not an object"));
+      } else {
+        fmt::format_to(std::back_inserter(out), "{}\"attrs\": ", separator);
+        fields(
+            out, attrs, path, [](std::size_t) { return false; }, [](std::size_t) { return false; });
+        if (context_.attrs.text(attrs) != kFunctionAttrsKey) {
+          fmt::format_to(std::back_inserter(out), "{}\"attrs_type\": ", separator);
+          string(out, context_.attrs.text(attrs), path);
+        }
+      }
+    }
+    type_field(out, separator, "result_type", graph_.result_type(function), path);
+    TypeId type_params = graph_.type_params(function);
+    if (type_params.valid()) {
+      if (context_.types.kind(type_params) == TypeKind::kTuple &&
+          context_.types.children(type_params).empty()) {
+        fmt::format_to(std::back_inserter(out), "{}\"type_params\": []", separator);
+      } else {
+        fail(unsupported(path, "functions with type parameters are not supported"));
+      }
+    }
+  }
+
+  void write_function(std::string& out, const JsonPath& functions_path, std::size_t k) {
+    const GlobalFunction& global = module_.functions()[k];
+    NodeId function = global.function;
+    JsonPath path = functions_path / k;
+    out += "    {\n      \"name\": ";
+    string(out, module_.name(global), path / "name");
+    function_fields(out, function, path, ",\n      ");
+    type_field(out, ",\n      ", "type", graph_.type(function), path);
+    out += ",\n      \"params\": ";
+    id_list(out, graph_.params(function));
+    JsonPath nodes_path = path / "nodes";
+    out += ",\n      \"nodes\": [";
+    const std::vector<NodeId>& members = members_[k];
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      out += i == 0 ? "\n        " : ",\n        ";
+      write_node(out, members[i], nodes_path / i);
+    }
+    out += members.empty() ? "]" : "\n      ]";
+    out += ",\n      \"outputs\": ";
+    NodeId body = graph_.body(function);
+    id_list(out, std::span(&body, 1));
+    out += "\n    }";
+  }
+
+  void write_node(std::string& out, NodeId node, const JsonPath& path) {
+    fmt::format_to(std::back_inserter(out), "{{\"id\": {}, \"kind\": ", file_ids_[node.index()]);
+    switch (graph_.kind(node)) {
+      case NodeKind::kVar:
+        out += "\"var\", \"name\": ";
+        string(out, graph_.name(node), path);
+        type_field(out, ", ", "annotation", graph_.annotation(node), path);
+        break;
+      case NodeKind::kConstant: {
+        const Tensor& tensor = graph_.tensor(node);
+        out += "\"const\", \"dtype\": ";
+        string(out, context_.strings.view(tensor.dtype), path);
+        fmt::format_to(std::back_inserter(out), ", \"shape\": [{}]", fmt::join(tensor.shape, ", "));
+        if (tensor.has_data()) {
+          auto bytes = tensor.data->view();
+          out += ", \"data\": \"";
+          out += absl::Base64Escape(
+              absl::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+          out += '"';
+        }
+        break;
+      }
+      case NodeKind::kOp:
+        out += "\"op\", \"op\": ";
+        string(out, context_.op_name(graph_.op(node)), path);
+        break;
+      case NodeKind::kCall:
+        out += "\"call\", ";
+        if (called_op(node)) {
+          out += "\"op\": ";
+          string(out, context_.op_name(graph_.called_op(node)), path);
+        } else {
+          fmt::format_to(std::back_inserter(out), "\"callee\": {}",
+                         file_ids_[graph_.callee(node).index()]);
+        }
+        out += ", \"inputs\": ";
+        id_list(out, graph_.args(node));
+        call_attrs(out, node, path);
+        type_field(out, ", ", "type_args", graph_.type_args(node), path);
+        break;
+      case NodeKind::kTuple:
+        out += "\"tuple\", \"inputs\": ";
+        id_list(out, graph_.fields(node));
+        break;
+      case NodeKind::kTupleGetItem:
+        out += "\"get\", \"inputs\": ";
+        id_list(out, graph_.operands(node));
+        fmt::format_to(std::back_inserter(out), ", \"index\": {}", graph_.index(node));
+        break;
+      case NodeKind::kFunction: {
+        out += "\"function\", \"params\": ";
+        id_list(out, graph_.params(node));
+        fmt::format_to(std::back_inserter(out), ", \"body\": {}",
+                       file_ids_[graph_.body(node).index()]);
+        function_fields(out, node, path, ", ");
+        break;
+      }
+      case NodeKind::kLet:
+        out += "\"let\", \"inputs\": ";
+        id_list(out, graph_.operands(node));
+        break;
+      case NodeKind::kIf:
+        out += "\"if\", \"inputs\": ";
+        id_list(out, graph_.operands(node));
+        break;
+      case NodeKind::kGlobalVar:
+        out += "\"global\", \"name\": ";
+        string(out, graph_.name(node), path);
+        break;
+    }
+    if (graph_.kind(node) != NodeKind::kOp) type_field(out, ", ", "type", graph_.type(node), path);
+    out += '}';
+  }
+
+  const relay::Module& module_;
+  const relay::Graph& graph_;
+  Context& context_;
+  AttrSchemaCache cache_;
+  absl::Status status_;
+  std::vector<std::uint32_t> owner_;
+  std::vector<std::vector<NodeId>> members_;
+  std::vector<std::uint32_t> file_ids_;
+  absl::flat_hash_map<TypeId, std::string> type_texts_;
+};
+
+}  // namespace graphpat::detail
