@@ -1,0 +1,242 @@
+// Structure-aware libFuzzer target: the bytes are decoded into a Relay dataflow function built
+// with the Builder (chains, fan-outs, tuples, tuple-get-items, batch norms, stateful dropouts,
+// deliberately duplicated pure nodes), then every pass runs on it and its invariants are checked:
+// - verify() holds for the input and after CSE, partition and inlining;
+// - CSE is idempotent: CSE of its own output merges nothing and changes nothing;
+// - every find_matches result matches again with match();
+// - partition-then-inline gives back partition's input: the module itself in relay_compat mode,
+//   its CSE in the default mode (which runs CSE first);
+// - print_text -> parse_text and save_json -> load_json give back an equal module.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <graphpat/analysis/structural_equal.hpp>
+#include <graphpat/analysis/verify.hpp>
+#include <graphpat/cse.hpp>
+#include <graphpat/io/relay_json.hpp>
+#include <graphpat/io/relay_text.hpp>
+#include <graphpat/partition.hpp>
+#include <graphpat/pattern.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fuzz/fuzz_support.hpp"
+#include "support/inline_calls.hpp"
+
+namespace {
+
+using graphpat::NodeId;
+using graphpat::fuzz::message;
+using graphpat::fuzz::require;
+namespace relay = graphpat::relay;
+
+constexpr std::string_view kPatternTexts[] = {
+    "is_tuple_get_item(is_op('nn.batch_norm')(wildcard(), wildcard(), wildcard(), wildcard(), "
+    "wildcard()), 0)",
+    "is_op('nn.relu')(is_op('nn.bias_add')(is_op('nn.conv2d')(wildcard(), wildcard()), "
+    "wildcard()))",
+    "is_op('add')(wildcard(), wildcard())",
+    "is_op('nn.conv2d')(wildcard(), wildcard()).optional(lambda x: is_op('nn.bias_add')(x, "
+    "wildcard())).optional(lambda x: is_op('nn.relu')(x))",
+    "is_tuple_get_item(wildcard())",
+    "dominates(is_op('add')(None), wildcard(), is_op('nn.relu')(None))",
+    "is_op('multiply')(is_tuple_get_item(wildcard(), 1), wildcard())",
+};
+
+const std::vector<graphpat::Pattern>& patterns() {
+  static const std::vector<graphpat::Pattern> parsed = [] {
+    std::vector<graphpat::Pattern> result;
+    for (std::string_view text : kPatternTexts) {
+      absl::StatusOr<graphpat::Pattern> pattern = graphpat::parse_pattern(text);
+      require(pattern.ok(), "a fixed pattern does not parse", text);
+      result.push_back(*pattern);
+    }
+    return result;
+  }();
+  return parsed;
+}
+
+/// Builds a function `@main` from the bytes.
+class GraphDecoder {
+ public:
+  GraphDecoder(FuzzedDataProvider& bytes, relay::Module& module)
+      : bytes_(bytes), module_(module), builder_(module.graph), cache_(module.graph.context()) {}
+
+  void build() {
+    std::vector<NodeId> params;
+    int param_count = bytes_.ConsumeIntegralInRange(1, 4);
+    for (int i = 0; i < param_count; ++i) params.push_back(builder_.var(fmt::format("x{}", i)));
+    values_ = params;
+    int steps = bytes_.ConsumeIntegralInRange(1, 64);
+    for (int step = 0; step < steps && bytes_.remaining_bytes() > 0; ++step) add_node();
+    NodeId body = values_.back();
+    if (bytes_.ConsumeBool() && values_.size() > 1) {
+      std::vector<NodeId> fields{values_.back(), pick()};
+      body = builder_.tuple(fields);
+    }
+    module_.add_function("main", builder_.function(params, body));
+  }
+
+ private:
+  // Mostly a recent value (chains), sometimes any (fan-outs, long edges).
+  NodeId pick() {
+    std::size_t size = values_.size();
+    std::size_t back = bytes_.ConsumeBool() ? bytes_.ConsumeIntegralInRange<std::size_t>(0, size - 1)
+                                            : bytes_.ConsumeIntegralInRange<std::size_t>(
+                                                  0, std::min<std::size_t>(size - 1, 3));
+    return values_[size - 1 - back];
+  }
+
+  // The op's attributes as the text reader builds them (every field at its default).
+  graphpat::AttrValueId default_attrs(std::string_view op_name) {
+    graphpat::Context& context = module_.graph.context();
+    const graphpat::AttrSchema* schema = context.ops.schema(context.ops.info(context.op(op_name)));
+    if (schema == nullptr) return {};
+    auto attrs = cache_.canonical(*schema, {}, op_name, 0, 0);
+    require(attrs.ok(), "default attributes refused", attrs.ok() ? "" : message(attrs.status()));
+    return *attrs;
+  }
+
+  NodeId call(std::string_view op_name, std::span<const NodeId> args) {
+    return builder_.call(op_name, args, {.attrs = default_attrs(op_name)});
+  }
+
+  void add_node() {
+    static constexpr std::string_view kUnary[] = {"nn.relu", "exp", "negative"};
+    static constexpr std::string_view kBinary[] = {"add", "multiply", "subtract", "nn.conv2d",
+                                                   "nn.bias_add"};
+    switch (bytes_.ConsumeIntegralInRange(0, 7)) {
+      case 0: {
+        NodeId arg = pick();
+        values_.push_back(call(kUnary[bytes_.ConsumeIntegralInRange(0, 2)], {&arg, 1}));
+        break;
+      }
+      case 1: {
+        NodeId args[] = {pick(), pick()};
+        values_.push_back(call(kBinary[bytes_.ConsumeIntegralInRange(0, 4)], args));
+        break;
+      }
+      case 2: {  // a tuple, and a projection of it
+        std::vector<NodeId> fields(bytes_.ConsumeIntegralInRange(1, 3));
+        for (NodeId& field : fields) field = pick();
+        NodeId tuple = builder_.tuple(fields);
+        values_.push_back(tuple);
+        values_.push_back(builder_.tuple_get_item(
+            tuple, bytes_.ConsumeIntegralInRange<std::uint32_t>(0, fields.size() - 1)));
+        break;
+      }
+      case 3: {  // a batch norm and its first output, sometimes projected twice (fresh)
+        NodeId args[] = {pick(), pick(), pick(), pick(), pick()};
+        NodeId norm = call("nn.batch_norm", args);
+        values_.push_back(builder_.tuple_get_item(norm, bytes_.ConsumeIntegralInRange(0, 2)));
+        if (bytes_.ConsumeBool()) {
+          values_.push_back(builder_.tuple_get_item(norm, 0, {.fresh = true}));
+        }
+        break;
+      }
+      case 4: {  // a deliberate duplicate of an existing pure node, as importers make them
+        NodeId original = pick();
+        if (module_.graph.kind(original) == graphpat::NodeKind::kVar) break;
+        auto operands = module_.graph.operands(original);
+        std::vector<NodeId> copy(operands.begin(), operands.end());
+        values_.push_back(
+            builder_.copy(module_.graph, original, copy, graphpat::Sharing::kFresh));
+        break;
+      }
+      case 5: {  // a fan-out: one value read by several calls
+        NodeId shared = pick();
+        int users = bytes_.ConsumeIntegralInRange(2, 4);
+        for (int i = 0; i < users; ++i) {
+          values_.push_back(call(kUnary[bytes_.ConsumeIntegralInRange(0, 2)], {&shared, 1}));
+        }
+        break;
+      }
+      case 6: {  // a stateful call: never merged
+        NodeId arg = pick();
+        values_.push_back(builder_.tuple_get_item(call("nn.dropout", {&arg, 1}), 0));
+        break;
+      }
+      default: {  // a hash-consed request for a node that may already exist
+        NodeId arg = pick();
+        values_.push_back(call("nn.relu", {&arg, 1}));
+        break;
+      }
+    }
+  }
+
+  FuzzedDataProvider& bytes_;
+  relay::Module& module_;
+  relay::Builder builder_;
+  graphpat::detail::AttrSchemaCache cache_;
+  std::vector<NodeId> values_;
+};
+
+void require_equal(const relay::Module& actual, const relay::Module& expected,
+                   std::string_view what) {
+  auto difference = graphpat::first_difference(actual, expected);
+  require(!difference, what,
+          difference ? difference->reason + "\n" + relay::print_text(actual) + "\nexpected\n" +
+                           relay::print_text(expected)
+                     : "");
+}
+
+void require_verified(const relay::Module& module, std::string_view what) {
+  absl::Status status = graphpat::verify(module);
+  require(status.ok(), what, std::string(message(status)) + "\n" + relay::print_text(module));
+}
+
+void check_text_round_trip(const relay::Module& module, std::string_view what) {
+  std::string printed = relay::print_text(module);
+  absl::StatusOr<relay::Module> parsed = relay::parse_text(printed);
+  require(parsed.ok(), what,
+          parsed.ok() ? "" : std::string(message(parsed.status())) + "\n" + printed);
+  require_equal(*parsed, module, what);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzedDataProvider bytes(data, size);
+  relay::Module module;
+  GraphDecoder(bytes, module).build();
+  require_verified(module, "the built module does not verify");
+
+  graphpat::CseResult<relay::Dialect> merged = graphpat::eliminate_common_subexpr(module);
+  require_verified(merged.module, "CSE's output does not verify");
+  graphpat::CseResult<relay::Dialect> again = graphpat::eliminate_common_subexpr(merged.module);
+  require(again.report.merged == 0, "CSE of CSE's output merged something");
+  require_equal(again.module, merged.module, "CSE of CSE's output changed it");
+
+  NodeId main = *merged.module.find("main");
+  for (const graphpat::Pattern& pattern : patterns()) {
+    for (const graphpat::Match& found : graphpat::find_matches(pattern, merged.module.graph, main)) {
+      require(static_cast<bool>(graphpat::match(pattern, merged.module.graph, found.root())),
+              "find_matches reported a node match() refuses", graphpat::describe(pattern));
+    }
+    for (bool relay_compat : {false, true}) {
+      graphpat::PartitionResult<relay::Dialect> partitioned =
+          graphpat::partition(pattern, module, {.attrs = {{"Composite", "fuzz"}},
+                                                .relay_compat = relay_compat});
+      require_verified(partitioned.module, "partition's output does not verify");
+      relay::Module inlined = graphpat::testing::inline_function_calls(partitioned.module);
+      require_verified(inlined, "the inlined partition does not verify");
+      require_equal(inlined, relay_compat ? module : merged.module,
+                    "partition then inline is not partition's input");
+      if (partitioned.report.accepted > 0) {
+        check_text_round_trip(partitioned.module, "the partitioned module's text differs");
+      }
+    }
+  }
+
+  check_text_round_trip(module, "the built module's text parses to a different module");
+  absl::StatusOr<std::string> json = relay::save_json(module);
+  require(json.ok(), "save_json failed", json.ok() ? "" : message(json.status()));
+  absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(*json);
+  require(loaded.ok(), "the saved JSON does not load",
+          loaded.ok() ? "" : std::string(message(loaded.status())) + "\n" + *json);
+  require_equal(loaded->module, module, "the saved JSON loads to a different module");
+  return 0;
+}

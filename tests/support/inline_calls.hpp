@@ -1,0 +1,80 @@
+// Test support: inline_function_calls(module) replaces every call of a function literal (what
+// partition creates) by the function's body with its parameters replaced by the call's
+// arguments. It undoes partition, so partition-then-inline must give back partition's input.
+//
+//   auto partitioned = graphpat::partition(pattern, module, {.relay_compat = true});
+//   auto inlined = graphpat::testing::inline_function_calls(partitioned.module);
+//   CHECK(graphpat::structural_equal(inlined, module));
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include <absl/container/flat_hash_set.h>
+#include <graphpat/analysis/compact.hpp>
+#include <graphpat/ir/builder.hpp>
+#include <graphpat/ir/module.hpp>
+
+namespace graphpat::testing {
+
+template <Dialect D>
+Module<D> inline_function_calls(const Module<D>& module) {
+  const Graph<D>& graph = module.graph;
+  Graph<D> out(graph.shared_context());
+  Builder<D> builder(out);
+  std::vector<NodeId> map(graph.size());
+  // Inside the body being inlined: the copy of each node that reads a parameter.
+  std::vector<NodeId> substituted(graph.size());
+  std::vector<NodeId> operands;
+  std::vector<NodeId> body;
+  std::vector<NodeId> stack;
+  absl::flat_hash_set<NodeId> seen;
+  auto value = [&](NodeId id) {
+    return substituted[id.index()].valid() ? substituted[id.index()] : map[id.index()];
+  };
+  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+    NodeId id(i);
+    auto node_operands = graph.operands(id);
+    if (graph.kind(id) != NodeKind::kCall || graph.kind(node_operands[0]) != NodeKind::kFunction) {
+      operands.clear();
+      for (NodeId operand : node_operands) operands.push_back(map[operand.index()]);
+      map[i] = builder.copy(graph, id, operands);
+      continue;
+    }
+    auto function = graph.operands(node_operands[0]);  // the parameters, then the body
+    NodeId function_body = function.back();
+    for (std::size_t k = 0; k + 1 < function.size(); ++k) {
+      substituted[function[k].index()] = map[node_operands[1 + k].index()];
+    }
+    // The body's nodes in id (topological) order; each is copied iff it reads a parameter.
+    body.clear();
+    seen.clear();
+    stack.assign(1, function_body);
+    seen.insert(function_body);
+    while (!stack.empty()) {
+      NodeId node = stack.back();
+      stack.pop_back();
+      body.push_back(node);
+      for (NodeId operand : graph.operands(node)) {
+        if (seen.insert(operand).second) stack.push_back(operand);
+      }
+    }
+    std::sort(body.begin(), body.end());
+    for (NodeId node : body) {
+      if (substituted[node.index()].valid()) continue;  // a parameter
+      operands.clear();
+      bool changed = false;
+      for (NodeId operand : graph.operands(node)) {
+        operands.push_back(value(operand));
+        changed |= operands.back() != map[operand.index()];
+      }
+      if (changed) substituted[node.index()] = builder.copy(graph, node, operands);
+    }
+    map[i] = value(function_body);
+    for (NodeId node : body) substituted[node.index()] = NodeId();
+    for (NodeId param : function.first(function.size() - 1)) substituted[param.index()] = NodeId();
+  }
+  return compact(module.remapped(std::move(out), [&](NodeId old_id) { return map[old_id.index()]; }));
+}
+
+}  // namespace graphpat::testing
