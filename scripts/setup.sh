@@ -2,18 +2,25 @@
 # graphpat developer setup.
 #
 #   bash scripts/setup.sh deps   # install the Debian packages graphpat needs
-#   bash scripts/setup.sh demo   # deps + Release build + run build/examples/graphpat_demo
-#   bash scripts/setup.sh test   # deps + build with tests + ctest
+#   bash scripts/setup.sh demo   # deps + Release build of the graphpat CLI + examples/demo.sh
+#   bash scripts/setup.sh test   # deps + build with tests (and -D_GLIBCXX_ASSERTIONS) + ctest
+#   bash scripts/setup.sh sanitize  # deps + clang ASan+UBSan build (BUILD_DIR default
+#                                   # build-asan) + ctest + each fuzzer ~60 s on its corpus
 #
 # env: BUILD_DIR  build directory, relative to the repo root or absolute (default: build)
 #      JOBS       parallel build jobs (default: nproc)
 #      BUILD_TYPE CMake build type (default: Release)
+#      FUZZ_SECONDS seconds each fuzzer runs in `sanitize` (default: 60)
 set -euo pipefail
 
 repo_root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd -- "$repo_root"
 
-BUILD_DIR=${BUILD_DIR:-build}
+if [[ ${1:-} == sanitize ]]; then
+  BUILD_DIR=${BUILD_DIR:-build-asan}
+else
+  BUILD_DIR=${BUILD_DIR:-build}
+fi
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 BUILD_TYPE=${BUILD_TYPE:-Release}
 
@@ -30,6 +37,8 @@ APT_PACKAGES=(
   libbenchmark-dev
   graphviz
   python3
+  clang
+  libclang-rt-14-dev
 )
 
 log() { printf '[setup] %s\n' "$*" >&2; }
@@ -80,16 +89,58 @@ configure() {
 cmd_demo() {
   install_deps
   configure
-  cmake --build "$BUILD_DIR" --target graphpat_demo -j "$JOBS"
-  log "running $BUILD_DIR/examples/graphpat_demo"
-  "$BUILD_DIR/examples/graphpat_demo"
+  cmake --build "$BUILD_DIR" --target graphpat_cli -j "$JOBS"
+  bash examples/demo.sh "$BUILD_DIR/examples/graphpat" "$BUILD_DIR/demo"
+  log "picture of the partitioned graph: $BUILD_DIR/demo/mobilenet_v2.partitioned.svg"
 }
 
 cmd_test() {
   install_deps
-  configure -DGRAPHPAT_BUILD_TESTS=ON
+  configure -DGRAPHPAT_BUILD_TESTS=ON -DGRAPHPAT_GLIBCXX_ASSERTIONS=ON
   cmake --build "$BUILD_DIR" -j "$JOBS"
   ctest --test-dir "$BUILD_DIR" --output-on-failure
+}
+
+# The fuzzers and their committed corpora (tests/fuzz/corpus/<fuzzer>/).
+FUZZERS=(fuzz_relay_text fuzz_relay_json fuzz_pattern_text fuzz_graph_passes)
+
+# Runs fuzzer $1 for FUZZ_SECONDS on a scratch copy of its corpus; fails on any crash.
+run_fuzzer() {
+  local name=$1 work="$BUILD_DIR/fuzz-runs/$1" dict=()
+  rm -rf -- "$work" && mkdir -p -- "$work/corpus"
+  case $name in
+    fuzz_relay_text) dict=(-dict=tests/fuzz/relay_text.dict) ;;
+    fuzz_pattern_text) dict=(-dict=tests/fuzz/pattern_text.dict) ;;
+  esac
+  "$BUILD_DIR/tests/fuzz/$name" -max_total_time="${FUZZ_SECONDS:-60}" -max_len=4096 \
+    -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" \
+    -artifact_prefix="$work/" "$work/corpus" "tests/fuzz/corpus/$name" >"$work/log" 2>&1 || {
+    log "$name failed; its log ($work/log) ends with:"
+    tail -n 40 "$work/log" >&2
+    return 1
+  }
+  log "$name: $(grep -m1 '^stat::number_of_executed_units' "$work/log" || echo '?') executions"
+}
+
+cmd_sanitize() {
+  install_deps
+  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  local flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  BUILD_TYPE=Debug configure -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+    -DGRAPHPAT_BUILD_TESTS=ON -DGRAPHPAT_BUILD_FUZZERS=ON \
+    -DGRAPHPAT_BUILD_EXAMPLES=OFF -DGRAPHPAT_BUILD_BENCHMARKS=OFF
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+  ctest --test-dir "$BUILD_DIR" --output-on-failure
+  # Two fuzzers at a time (the machine has two cores).
+  local i pids=() failed=0
+  for ((i = 0; i < ${#FUZZERS[@]}; i += 2)); do
+    pids=()
+    run_fuzzer "${FUZZERS[i]}" & pids+=($!)
+    if ((i + 1 < ${#FUZZERS[@]})); then run_fuzzer "${FUZZERS[i + 1]}" & pids+=($!); fi
+    for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+  done
+  return "$failed"
 }
 
 usage() {
@@ -101,6 +152,7 @@ case ${1:-} in
   deps) install_deps ;;
   demo) cmd_demo ;;
   test) cmd_test ;;
+  sanitize) cmd_sanitize ;;
   -h|--help|help) usage ;;
   *) usage; exit 2 ;;
 esac

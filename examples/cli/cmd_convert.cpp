@@ -1,0 +1,35 @@
+// graphpat convert IN -o OUT [--to text|json|graph-json] [--envelope astext|astext-no-meta|str]
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "io.hpp"
+
+namespace graphpat::cli {
+
+void add_convert(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::string input;
+    OutputOptions output;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "convert", "Write a model in another format: Relay text, TVM JSON or graph JSON");
+  add_input_option(*command, options->input);
+  add_output_options(*command, options->output);
+  command->footer(
+      "An unchanged model comes back byte for byte in its own format and envelope.\n"
+      "Example:\n"
+      "  graphpat convert resnet18.unbound.json -o resnet18.relay --to text");
+  command->callback([options, &exit_code] {
+    absl::StatusOr<Loaded> input = load(options->input);
+    if (!input.ok()) {
+      exit_code = fail(input.status());
+      return;
+    }
+    absl::Status written = write_module(input->module, *input, options->output, /*unchanged=*/true);
+    exit_code = written.ok() ? 0 : fail(written);
+  });
+}
+
+}  // namespace graphpat::cli

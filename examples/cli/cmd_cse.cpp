@@ -1,0 +1,55 @@
+// graphpat cse IN -o OUT [--relay-compat]: common-subexpression elimination, with the merge
+// report on stderr.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <graphpat/transform/cse.hpp>
+
+#include "commands.hpp"
+#include "io.hpp"
+#include "report.hpp"
+
+namespace graphpat::cli {
+
+void add_cse(CLI::App& app, int& exit_code) {
+  struct Options {
+    std::string input;
+    OutputOptions output;
+    bool relay_compat = false;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command =
+      app.add_subcommand("cse", "Merge structurally identical pure nodes (common subexpressions)");
+  add_input_option(*command, options->input);
+  add_output_options(*command, options->output);
+  command->add_flag("--relay-compat", options->relay_compat,
+                    "Merge exactly what TVM v0.14's EliminateCommonSubexpr merges");
+  command->footer(
+      "Prints how many nodes were merged, by kind and op, on stderr.\n"
+      "Example:\n"
+      "  graphpat cse mobilenet_v2.relay -o mobilenet_v2.cse.relay");
+  command->callback([options, &exit_code] {
+    absl::StatusOr<Loaded> input = load(options->input);
+    if (!input.ok()) {
+      exit_code = fail(input.status());
+      return;
+    }
+    CseResult<relay::Dialect> result = [&] {
+      ProgressLine progress("merging common subexpressions");
+      return eliminate_common_subexpr(input->module, {.relay_compat = options->relay_compat});
+    }();
+    absl::Status written = write_module(result.module, *input, options->output);
+    if (!written.ok()) {
+      exit_code = fail(written);
+      return;
+    }
+    fmt::print(stderr, "cse: {}\n", describe_merges(result.report));
+    exit_code = 0;
+  });
+}
+
+}  // namespace graphpat::cli

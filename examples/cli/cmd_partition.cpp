@@ -1,0 +1,120 @@
+// graphpat partition IN --pattern PAT [--attr K=V ...] [--relay-compat] [--no-dedupe] -o OUT:
+// outline every accepted match of a pattern into a function, and say what was refused and why.
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <graphpat/transform/partition.hpp>
+
+#include "commands.hpp"
+#include "io.hpp"
+#include "report.hpp"
+
+namespace graphpat::cli {
+
+namespace {
+
+struct Options {
+  std::string input;
+  std::string pattern;
+  std::vector<std::string> attrs;
+  bool relay_compat = false;
+  bool no_dedupe = false;
+  OutputOptions output;
+};
+
+std::string describe_rejection(const relay::Graph& graph, const RejectedGroup& rejected) {
+  std::string root = fmt::format("group at node {} ({})", rejected.root.index(),
+                                 describe_node(graph, rejected.root));
+  switch (rejected.reason) {
+    case RejectionReason::kOverlap:
+      return fmt::format("{}: overlap: node {} ({}) already belongs to an earlier group", root,
+                         rejected.node.index(), describe_node(graph, rejected.node));
+    case RejectionReason::kUsedOutside:
+      return fmt::format("{}: used_outside: interior node {} ({}) is used by node {} ({}) "
+                         "outside the group",
+                         root, rejected.node.index(), describe_node(graph, rejected.node),
+                         rejected.user.index(), describe_node(graph, rejected.user));
+    case RejectionReason::kCheckFailed:
+      return fmt::format("{}: check_failed", root);
+  }
+  return root;
+}
+
+int run(const Options& options) {
+  PartitionOptions<relay::Dialect> partition_options{
+      .relay_compat = options.relay_compat, .separate_duplicate_inputs = options.no_dedupe};
+  for (const std::string& attr : options.attrs) {
+    std::size_t equals = attr.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return usage_error(fmt::format("--attr {}: expected KEY=VALUE, e.g. Composite=bn", attr));
+    }
+    partition_options.attrs.emplace_back(attr.substr(0, equals), attr.substr(equals + 1));
+  }
+  absl::StatusOr<Pattern> pattern = read_pattern(options.pattern);
+  if (!pattern.ok()) return fail(pattern.status());
+  absl::StatusOr<Loaded> input = load(options.input);
+  if (!input.ok()) return fail(input.status());
+
+  // The default mode merges duplicates first; done here so that the rejected groups' node ids
+  // (ids of the merged graph) can be described. Partition's own merge then finds nothing.
+  CseReport merged_first;
+  relay::Module source = [&] {
+    if (options.relay_compat) return input->module;
+    ProgressLine progress("merging duplicated nodes");
+    CseResult<relay::Dialect> merged = eliminate_common_subexpr(input->module);
+    merged_first = std::move(merged.report);
+    return std::move(merged.module);
+  }();
+  PartitionResult<relay::Dialect> result = [&] {
+    ProgressLine progress("partitioning");
+    return partition(*pattern, source, partition_options);
+  }();
+  absl::Status written = write_module(result.module, *input, options.output);
+  if (!written.ok()) return fail(written);
+
+  const PartitionReport& report = result.report;
+  std::string out = fmt::format("{} group{} partitioned\n", report.accepted,
+                                report.accepted == 1 ? "" : "s");
+  out += fmt::format("{} group{} rejected\n", report.rejected.size(),
+                     report.rejected.size() == 1 ? "" : "s");
+  for (const RejectedGroup& rejected : report.rejected) {
+    out += fmt::format("  {}\n", describe_rejection(source.graph, rejected));
+  }
+  out += describe_merged_first(merged_first, options.relay_compat);
+  fmt::print("{}", out);
+  return 0;
+}
+
+}  // namespace
+
+void add_partition(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "partition", "Outline every match of a pattern into a function, as Relay's partition");
+  add_input_option(*command, options->input);
+  add_pattern_option(*command, options->pattern);
+  command->add_option("--attr", options->attrs,
+                      "KEY=VALUE attribute of every function made (repeatable)");
+  command->add_flag("--relay-compat", options->relay_compat,
+                    "Partition exactly as TVM v0.14 does: TVM's matcher, no merging of "
+                    "duplicated nodes first");
+  command->add_flag("--no-dedupe", options->no_dedupe,
+                    "Give an input used twice by a group one parameter per use (tvm#14097), "
+                    "not one per input");
+  add_output_options(*command, options->output);
+  command->footer(
+      "Prints the groups partitioned, the groups rejected with their reasons, and the\n"
+      "duplicates merged first (default mode). The result is written in the input's format\n"
+      "unless --to says otherwise.\n"
+      "Example:\n"
+      "  graphpat partition mobilenet_v2.relay -o out.relay --attr Composite=bn \\\n"
+      "    --pattern \"is_tuple_get_item(is_op('nn.batch_norm')(wildcard(), wildcard(), "
+      "wildcard(), wildcard(), wildcard()), 0)\"");
+  command->callback([options, &exit_code] { exit_code = run(*options); });
+}
+
+}  // namespace graphpat::cli

@@ -1,0 +1,279 @@
+#include "io.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include <graphpat/io/graph_json.hpp>
+#include <graphpat/ir/errors.hpp>
+#include <graphpat/pattern/text.hpp>
+
+namespace graphpat::cli {
+
+namespace {
+
+absl::Status io_error(std::string_view what, std::string_view path) {
+  return make_error(absl::StatusCode::kNotFound, what,
+                    fmt::format("{}: {}", path, std::strerror(errno)));
+}
+
+std::string_view skip_space(std::string_view text) {
+  std::size_t start = 0;
+  if (text.starts_with("\xEF\xBB\xBF")) start = 3;  // a UTF-8 byte order mark
+  while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start]))) ++start;
+  return text.substr(start);
+}
+
+Format detect_format(std::string_view text) {
+  std::string_view start = skip_space(text);
+  if (!start.starts_with('{') && !start.starts_with('[')) return Format::kText;
+  return relay::looks_like_graph_json(start) ? Format::kGraphJson : Format::kJson;
+}
+
+/// The envelope a Relay text was printed in, so that writing it back keeps it.
+relay::TextEnvelope detect_envelope(std::string_view text) {
+  if (!skip_space(text).starts_with("#[version")) return relay::TextEnvelope::kStr;
+  if (text.find("#[metadata]") != std::string_view::npos) return relay::TextEnvelope::kAstext;
+  if (text.find(detail::kOmittedTrailer) != std::string_view::npos) {
+    return relay::TextEnvelope::kAstextNoMeta;
+  }
+  return relay::TextEnvelope::kAstext;
+}
+
+}  // namespace
+
+std::string_view format_name(Format format) {
+  switch (format) {
+    case Format::kText:
+      return "Relay text";
+    case Format::kJson:
+      return "TVM JSON";
+    case Format::kGraphJson:
+      return "graph JSON";
+  }
+  return "";
+}
+
+std::optional<Format> format_from_option(std::string_view word) {
+  if (word == "text") return Format::kText;
+  if (word == "json") return Format::kJson;
+  if (word == "graph-json") return Format::kGraphJson;
+  return std::nullopt;
+}
+
+std::optional<relay::TextEnvelope> envelope_from_option(std::string_view word) {
+  if (word == "astext") return relay::TextEnvelope::kAstext;
+  if (word == "astext-no-meta") return relay::TextEnvelope::kAstextNoMeta;
+  if (word == "str") return relay::TextEnvelope::kStr;
+  return std::nullopt;
+}
+
+absl::StatusOr<std::string> read_input(const std::string& path) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    return make_error(absl::StatusCode::kInvalidArgument, "cli.cannot_read",
+                      fmt::format("{}: is a directory", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cli.cannot_read", path);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return io_error("cli.cannot_read", path);
+  return std::move(buffer).str();
+}
+
+absl::Status locate(const absl::Status& status, std::string_view place) {
+  std::string message(status.message());
+  std::size_t close = message.starts_with("[graphpat.") ? message.find("] ") : std::string::npos;
+  if (close == std::string::npos) {
+    return absl::Status(status.code(), fmt::format("{}: {}", place, message));
+  }
+  std::size_t at = close + 2;
+  bool line_column = at < message.size() && std::isdigit(static_cast<unsigned char>(message[at]));
+  message.insert(at, fmt::format("{}{}", place, line_column ? ":" : ": "));
+  return absl::Status(status.code(), message);
+}
+
+absl::StatusOr<Loaded> load(const std::string& path) {
+  Loaded loaded;
+  loaded.name = path == "-" ? "<stdin>" : path;
+  absl::StatusOr<std::string> text = [&] {
+    ProgressLine progress(fmt::format("reading {}", loaded.name));
+    return read_input(path);
+  }();
+  if (!text.ok()) return text.status();
+  loaded.format = detect_format(*text);
+  ProgressLine progress(fmt::format("parsing {}", loaded.name));
+  switch (loaded.format) {
+    case Format::kText: {
+      loaded.envelope = detect_envelope(*text);
+      absl::StatusOr<relay::Module> module = relay::parse_text(*text);
+      if (!module.ok()) return locate(module.status(), loaded.name);
+      loaded.module = std::move(*module);
+      break;
+    }
+    case Format::kJson: {
+      absl::StatusOr<relay::LoadedJson> json = relay::load_json(*text);
+      if (!json.ok()) return locate(json.status(), loaded.name);
+      if (json->expression) {
+        return make_error(absl::StatusCode::kInvalidArgument, "cli.not_a_module",
+                          fmt::format("{}: holds a bare expression, not an IRModule",
+                                      loaded.name));
+      }
+      loaded.module = std::move(json->module);
+      loaded.provenance = std::move(json->provenance);
+      break;
+    }
+    case Format::kGraphJson: {
+      absl::StatusOr<relay::Module> module = relay::parse_graph_json(*text);
+      if (!module.ok()) return locate(module.status(), loaded.name);
+      loaded.module = std::move(*module);
+      break;
+    }
+  }
+  return loaded;
+}
+
+absl::StatusOr<std::string> render(const relay::Module& module, Format format,
+                                   relay::TextEnvelope envelope,
+                                   const relay::JsonProvenance& provenance) {
+  ProgressLine progress(fmt::format("writing {}", format_name(format)));
+  switch (format) {
+    case Format::kText:
+      return relay::print_text(module, envelope);
+    case Format::kJson:
+      return relay::save_json(module, provenance);
+    case Format::kGraphJson:
+      return relay::print_graph_json(module);
+  }
+  return make_error(absl::StatusCode::kInvalidArgument, "cli.bad_format", "unknown format");
+}
+
+absl::Status write_output(const std::string& path, std::string_view content) {
+  if (path == "-") {
+    std::fwrite(content.data(), 1, content.size(), stdout);
+    std::fflush(stdout);
+    return absl::OkStatus();
+  }
+  std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) return io_error("cli.cannot_write", temporary);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.close();
+    if (!out) {
+      absl::Status status = io_error("cli.cannot_write", temporary);
+      std::remove(temporary.c_str());
+      return status;
+    }
+  }
+  return commit_output(temporary, path);
+}
+
+absl::Status commit_output(const std::string& temporary, const std::string& path) {
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::remove(temporary.c_str());
+    return make_error(absl::StatusCode::kInternal, "cli.cannot_write",
+                      fmt::format("{}: {}", path, error.message()));
+  }
+  return absl::OkStatus();
+}
+
+void add_input_option(CLI::App& command, std::string& path) {
+  command.add_option("IN", path, "Input model (Relay text, TVM JSON or graph JSON), - for stdin")
+      ->required();
+}
+
+void add_pattern_option(CLI::App& command, std::string& pattern) {
+  command
+      .add_option("-p,--pattern", pattern,
+                  "The pattern in TVM's Python DPL spelling, or @FILE holding it")
+      ->required();
+}
+
+void add_output_options(CLI::App& command, OutputOptions& options) {
+  command.add_option("-o,--output", options.path, "Where to write the result (- for stdout)")
+      ->required();
+  command.add_option("--to", options.to, "Output format (default: the input's)")
+      ->check(CLI::IsMember({"text", "json", "graph-json"}));
+  command
+      .add_option("--envelope", options.envelope,
+                  "Relay text form (default: the input's when it is text, else astext)")
+      ->check(CLI::IsMember({"astext", "astext-no-meta", "str"}));
+}
+
+absl::Status write_module(const relay::Module& module, const Loaded& input,
+                          const OutputOptions& options, bool unchanged) {
+  Format format = options.to.empty() ? input.format : *format_from_option(options.to);
+  relay::TextEnvelope envelope = input.format == Format::kText ? input.envelope
+                                                               : relay::TextEnvelope::kAstext;
+  if (!options.envelope.empty()) envelope = *envelope_from_option(options.envelope);
+  relay::JsonProvenance provenance = unchanged ? input.provenance : relay::JsonProvenance();
+  absl::StatusOr<std::string> content = render(module, format, envelope, provenance);
+  if (!content.ok()) return content.status();
+  return write_output(options.path, *content);
+}
+
+absl::StatusOr<Pattern> read_pattern(const std::string& value) {
+  std::string place = "--pattern";
+  std::string text = value;
+  if (value.starts_with('@')) {
+    place = value.substr(1);
+    absl::StatusOr<std::string> file = read_input(place);
+    if (!file.ok()) return file.status();
+    text = std::move(*file);
+  }
+  absl::StatusOr<Pattern> pattern = parse_pattern(text);
+  if (!pattern.ok()) return locate(pattern.status(), place);
+  return pattern;
+}
+
+int fail(const absl::Status& status) {
+  fmt::print(stderr, "graphpat: {}\n", std::string(status.message()));
+  return 1;
+}
+
+int usage_error(std::string_view message) {
+  fmt::print(stderr, "graphpat: {}\nRun with --help for more information.\n", message);
+  return 2;
+}
+
+ProgressLine::ProgressLine(std::string what) : what_(std::move(what)) {
+  if (!isatty(STDERR_FILENO)) return;
+  thread_ = std::thread([this] {
+    auto start = std::chrono::steady_clock::now();
+    std::unique_lock lock(mutex_);
+    if (finished_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) return;
+    fmt::print(stderr, "graphpat: {} ...", what_);
+    std::fflush(stderr);
+    finished_.wait(lock, [this] { return done_; });
+    std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    fmt::print(stderr, " done in {:.1f} s\n", took.count());
+  });
+}
+
+ProgressLine::~ProgressLine() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(mutex_);
+    done_ = true;
+  }
+  finished_.notify_one();
+  thread_.join();
+}
+
+}  // namespace graphpat::cli

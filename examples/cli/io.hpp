@@ -1,0 +1,112 @@
+// What every `graphpat` command shares: reading a model from a file or `-` (its format told by
+// its content), writing one in a format, writing OUT atomically (OUT.tmp then a rename, so OUT
+// is untouched on failure), printing errors, reading a pattern given inline or as `@file`, and
+// the progress line shown on a terminal for steps that take over a second.
+//
+//   absl::StatusOr<graphpat::cli::Loaded> in = graphpat::cli::load("model.unbound.json");
+//   if (!in.ok()) return graphpat::cli::fail(in.status());   // prints it, returns exit code 1
+//   auto text = graphpat::cli::render(in->module, graphpat::cli::Format::kText, in->envelope);
+//   absl::Status written = graphpat::cli::write_output("model.relay", *text);
+#pragma once
+
+#include <absl/status/statusor.h>
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <graphpat/io/relay_json.hpp>
+#include <graphpat/io/relay_text.hpp>
+#include <graphpat/pattern/pattern_graph.hpp>
+
+namespace graphpat::cli {
+
+/// The three model formats the commands read and write.
+enum class Format { kText, kJson, kGraphJson };
+
+/// "Relay text", "TVM JSON", "graph JSON".
+std::string_view format_name(Format format);
+/// The `--to` spelling of a format: "text", "json", "graph-json"; nullopt for another word.
+std::optional<Format> format_from_option(std::string_view word);
+/// The `--envelope` spelling: "astext", "astext-no-meta", "str".
+std::optional<relay::TextEnvelope> envelope_from_option(std::string_view word);
+
+/// A model read from a file.
+struct Loaded {
+  std::string name;  // the path given, or "<stdin>"
+  Format format = Format::kText;
+  relay::TextEnvelope envelope = relay::TextEnvelope::kAstext;  // a text's own envelope
+  relay::Module module;
+  relay::JsonProvenance provenance;  // TVM JSON: what writes the unchanged file back exactly
+};
+
+/// The bytes of `path`, or of standard input for "-".
+absl::StatusOr<std::string> read_input(const std::string& path);
+/// Reads and parses `path` ("-": standard input) in the format its content shows.
+absl::StatusOr<Loaded> load(const std::string& path);
+/// `module` written in `format` (`envelope` for text; `provenance` only with the graph it was
+/// loaded into).
+absl::StatusOr<std::string> render(const relay::Module& module, Format format,
+                                   relay::TextEnvelope envelope,
+                                   const relay::JsonProvenance& provenance = {});
+/// Writes `content` to `path` ("-": standard output) through `path`.tmp and a rename.
+absl::Status write_output(const std::string& path, std::string_view content);
+/// Renames the finished `temporary` to `path` (removing it when that fails).
+absl::Status commit_output(const std::string& temporary, const std::string& path);
+
+/// Where and how a command writes the model it made: `-o OUT`, `--to`, `--envelope`.
+struct OutputOptions {
+  std::string path{};
+  std::string to{};        // "", "text", "json", "graph-json"; "": the input's format
+  std::string envelope{};  // "", "astext", "astext-no-meta", "str"; "": the input's envelope
+};
+/// Adds the required positional input model IN to `command`.
+void add_input_option(CLI::App& command, std::string& path);
+/// Adds the required `-p,--pattern` (text or @FILE) to `command`.
+void add_pattern_option(CLI::App& command, std::string& pattern);
+/// Adds `-o` (required), `--to` and `--envelope` to `command`.
+void add_output_options(CLI::App& command, OutputOptions& options);
+/// Writes `module`, made from `input` (`unchanged`: it is the module loaded, so a TVM JSON file
+/// is written back byte for byte), as `options` say.
+absl::Status write_module(const relay::Module& module, const Loaded& input,
+                          const OutputOptions& options, bool unchanged = false);
+
+/// A pattern from `--pattern`'s value: the text itself, or `@file`. Errors name the file (or
+/// `--pattern`) and the line:column in it.
+absl::StatusOr<Pattern> read_pattern(const std::string& value);
+/// `status` with `place` (a file name) put in front of the place its message names:
+/// "[graphpat.relay_text.x] 12:7: ..." becomes "[graphpat.relay_text.x] model.relay:12:7: ...".
+absl::Status locate(const absl::Status& status, std::string_view place);
+
+/// Prints `status` on stderr as `graphpat: <message>` and returns exit code 1.
+int fail(const absl::Status& status);
+/// Prints a usage error on stderr and returns exit code 2.
+int usage_error(std::string_view message);
+
+/// Says on stderr what a step is doing when it runs for over a second and stderr is a
+/// terminal; silent otherwise. Scope it around the step.
+///   { graphpat::cli::ProgressLine progress("parsing model.relay"); parse(...); }
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::string what);
+  ~ProgressLine();
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+ private:
+  std::string what_;
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+}  // namespace graphpat::cli

@@ -1,0 +1,63 @@
+#include "report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace graphpat::cli {
+
+std::string describe_node(const relay::Graph& graph, NodeId node) {
+  switch (graph.kind(node)) {
+    case NodeKind::kCall:
+      if (graph.called_op(node).valid()) {
+        return std::string(graph.context().op_name(graph.called_op(node)));
+      }
+      return "Call";
+    case NodeKind::kVar:
+      return fmt::format("%{}", graph.name(node));
+    case NodeKind::kOp:
+      return fmt::format("Op {}", graph.context().op_name(graph.op(node)));
+    default:
+      return std::string(node_kind_name(graph.kind(node)));
+  }
+}
+
+std::string describe_operand(const relay::Graph& graph, NodeId node, std::uint32_t operand) {
+  switch (graph.kind(node)) {
+    case NodeKind::kCall:
+      return operand == 0 ? "callee" : fmt::format("arg {}", operand - 1);
+    case NodeKind::kFunction:
+      return operand < graph.params(node).size() ? fmt::format("param {}", operand) : "body";
+    case NodeKind::kTuple:
+      return fmt::format("field {}", operand);
+    case NodeKind::kTupleGetItem:
+      return "tuple";
+    case NodeKind::kLet: {
+      constexpr std::string_view kNames[] = {"var", "value", "body"};
+      return std::string(kNames[std::min<std::uint32_t>(operand, 2)]);
+    }
+    case NodeKind::kIf: {
+      constexpr std::string_view kNames[] = {"condition", "then", "else"};
+      return std::string(kNames[std::min<std::uint32_t>(operand, 2)]);
+    }
+    default:
+      return fmt::format("operand {}", operand);
+  }
+}
+
+std::string describe_merges(const CseReport& report) {
+  std::string text = fmt::format("{} node{} merged", report.merged, report.merged == 1 ? "" : "s");
+  if (report.merged_by.empty()) return text;
+  std::vector<std::string> parts;
+  for (const auto& [what, count] : report.merged_by) parts.push_back(fmt::format("{}: {}", what, count));
+  return fmt::format("{} ({})", text, fmt::join(parts, ", "));
+}
+
+std::string describe_merged_first(const CseReport& report, bool relay_compat) {
+  if (relay_compat) return "duplicates merged first: none (--relay-compat)\n";
+  return fmt::format("duplicates merged first: {}\n", describe_merges(report));
+}
+
+}  // namespace graphpat::cli

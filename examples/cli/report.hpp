@@ -1,0 +1,26 @@
+// Short descriptions of graph nodes and pass reports for the `graphpat` commands' output.
+//
+//   fmt::print("{} {}\n", describe_node(graph, node), describe_merges(result.report));
+//   // "nn.relu" "5 nodes merged (TupleGetItem: 5)"
+#pragma once
+
+#include <string>
+
+#include <graphpat/relay/dialect.hpp>
+#include <graphpat/transform/cse.hpp>
+
+namespace graphpat::cli {
+
+/// What a node is in one word: the op of an op call, `%name` for a var, else its kind
+/// ("TupleGetItem", "Function", "Constant").
+std::string describe_node(const relay::Graph& graph, NodeId node);
+/// Which operand `operand` (an index into graph.operands(node)) is, in words: "callee",
+/// "arg 0", "param 1", "body", "field 2", "tuple", "condition", "then", "else", "var", "value".
+std::string describe_operand(const relay::Graph& graph, NodeId node, std::uint32_t operand);
+/// "5 nodes merged (TupleGetItem: 5)", "1 node merged (Call nn.relu: 1)", "0 nodes merged".
+std::string describe_merges(const CseReport& report);
+/// The summary line of what partition / merge-composite merged before grouping:
+/// "duplicates merged first: 5 nodes merged (TupleGetItem: 5)\n".
+std::string describe_merged_first(const CseReport& report, bool relay_compat);
+
+}  // namespace graphpat::cli
