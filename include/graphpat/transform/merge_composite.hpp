@@ -65,8 +65,7 @@ PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table
     std::stable_sort(order.begin(), order.end(),
                      [](const auto* a, const auto* b) { return a->benefit > b->benefit; });
   }
-  PartitionResult<D> result;
-  result.module = module;
+  PartitionResult<D> result{module, {}};
   if (!options.relay_compat) {
     CseResult<D> merged = eliminate_common_subexpr(module);
     result.report.cse = std::move(merged.report);

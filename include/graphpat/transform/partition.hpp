@@ -231,7 +231,9 @@ PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph
 template <Dialect D>
 PartitionResult<D> partition(const Pattern& pattern, const Module<D>& module,
                              const PartitionOptions<D>& options = {}) {
-  PartitionResult<D> result;
+  // Built on the input's context: a default-constructed Module would make (and drop) a whole
+  // new Context with its op registry, which costs more than partitioning a small model.
+  PartitionResult<D> result{Module<D>(Graph<D>(module.graph.shared_context())), {}};
   if (options.relay_compat) {
     result.module = detail::partition_module(pattern, module, options, result.report);
     return result;
