@@ -6,13 +6,15 @@
 // NAME.unbound.json for the JSON loader), and five synthetic shapes (generators.cpp: chain,
 // resnet, transformer, dag, mobilenet) at 1e3, 1e4, 1e5, 1e6 and 1e7 nodes.
 // Passes (passes.cpp): build (every node again through a Builder), cse, cse_relay_compat,
-// parse_text, print_text, load_json, save_json (the last four up to 1e6 nodes: memory). Floors (floors.hpp):
-// linear scan, iterative DFS, absl::flat_hash_map hash-cons, memcpy of the text / JSON bytes.
+// find_matches, partition and merge_composite (the ten patterns of the corpus's patterns.txt),
+// rewrite (five callbacks), parse_text, print_text, load_json, save_json (the last seven up to
+// 1e6 nodes: memory and time). Floors (floors.hpp): linear scan, iterative DFS, absl::flat_hash_map
+// hash-cons, memcpy of the text / JSON bytes.
 // Each pass is one Google Benchmark benchmark timed with process CPU time (manual time); see
 // report.hpp for the figures and registry.hpp / passes.cpp for how to add a pass.
 //
 // Run (Release; benchmarks/run.sh configures, builds and runs this in one command):
-//   graphpat_bench                       # everything, ~20 min, up to ~8 GB
+//   graphpat_bench                       # everything, ~25 CPU min, up to ~8 GB
 //   graphpat_bench --quick               # 1e3 and 1e4 only, 2 short repetitions: < 2 min
 //   graphpat_bench --out results.json    # also write every figure as JSON
 //   graphpat_bench --workloads=mlp,dag --sizes=1e4,1e5 --passes=cse,build
@@ -28,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -118,13 +121,25 @@ Options parse_options(int& argc, char** argv) {
 
 /// A sample of at least this many node visits, so the clock's cost stays negligible.
 constexpr double kNodesPerSample = 1e5;
+/// Passes (not floors) on workloads this large are run once: the first (setup) run is also the
+/// only sample, since partition and merge_composite take 5-15 s per run at 1e6 nodes and the
+/// 1e7 passes 5-30 s (floors run twice, an untimed run and a timed one). That sample includes
+/// destroying the result.
+constexpr std::uint64_t kSingleRunNodes = 1'000'000;
+
+bool single_run(const Entry& entry) {
+  return entry.spec.size >= kSingleRunNodes && !entry.floor.empty();
+}
 
 /// The pass set up on its workload: kept across the calls Google Benchmark makes for one
-/// benchmark (iteration-count probes, repetitions), so setup and the untimed run happen once.
+/// benchmark (iteration-count probes, repetitions), so setup and the first run (untimed, except
+/// for a single_run entry) happen once.
 struct Current {
   std::string name;
   std::unique_ptr<Job> job;
   std::string error;
+  std::optional<std::uint64_t> count;
+  double first_run_seconds = 0;
   double peak_bytes = 0;
   double input_bytes = 0;
 };
@@ -142,7 +157,11 @@ void measure(benchmark::State& state, const Entry& entry, const Pass& pass) {
       if (input == Input::kJson) current.input_bytes = static_cast<double>(w->json().size());
       const std::size_t before = reset_peak_heap();
       current.job = pass.start(*w);
-      current.error = current.job->run_once();
+      const CpuClock clock;
+      Outcome outcome = current.job->run_once();
+      current.first_run_seconds = clock.seconds();
+      current.error = std::move(outcome.error);
+      if (pass.floor != Floor::kNone) current.count = outcome.count;  // a floor's is a checksum
       current.peak_bytes = static_cast<double>(peak_heap_bytes() - before);
     }
     w = &workload(entry.spec);
@@ -157,7 +176,8 @@ void measure(benchmark::State& state, const Entry& entry, const Pass& pass) {
   const auto batch = static_cast<std::size_t>(std::max(1.0, kNodesPerSample / nodes));
   double seconds = 0;
   for (auto _ : state) {
-    const double elapsed = current.job->timed(batch);
+    const double elapsed =
+        single_run(entry) ? current.first_run_seconds : current.job->timed(batch);
     state.SetIterationTime(elapsed);
     seconds += elapsed;
   }
@@ -166,20 +186,20 @@ void measure(benchmark::State& state, const Entry& entry, const Pass& pass) {
   state.counters["batch"] = static_cast<double>(batch);
   state.counters["ns_per_node"] = seconds * 1e9 / (runs * nodes);
   state.counters["peak_bytes_per_node"] = current.peak_bytes / nodes;
+  if (current.count) state.counters["count"] = static_cast<double>(*current.count);
   if (current.input_bytes > 0 && seconds > 0) {
     state.counters["mb_per_s"] = current.input_bytes * runs / seconds / 1e6;
   }
 }
 
-/// Repetitions and timing for a workload of `size` nodes (0: a real model, all small).
-void configure(benchmark::internal::Benchmark* b, const Options& options, std::uint64_t size) {
+/// Repetitions and timing for `entry` (a workload size of 0 is a real model, all small).
+void configure(benchmark::internal::Benchmark* b, const Options& options, const Entry& entry) {
+  const std::uint64_t size = entry.spec.size;
   b->UseManualTime()->Unit(benchmark::kMillisecond);
-  if (options.quick) {
+  if (size >= kSingleRunNodes) {
+    b->Repetitions(1)->Iterations(1);  // a pass: the setup run, timed (see measure)
+  } else if (options.quick) {
     b->Repetitions(2)->MinTime(0.02);
-  } else if (size >= 10'000'000) {
-    b->Repetitions(2)->Iterations(1);  // after the untimed run: three runs in all
-  } else if (size >= 1'000'000) {
-    b->Repetitions(3)->Iterations(1);
   } else {
     b->Repetitions(3)->MinTime(0.1);
   }
@@ -243,7 +263,7 @@ int main(int argc, char** argv) {
     configure(benchmark::RegisterBenchmark(
                   entry->name().c_str(),
                   [entry, pass](benchmark::State& state) { measure(state, *entry, *pass); }),
-              options, entry->spec.size);
+              options, *entry);
   }
 
   nlohmann::json settings = {{"mode", options.quick ? "quick" : "full"},

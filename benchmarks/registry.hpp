@@ -13,7 +13,9 @@
 //       [](const bench::Workload& w, Patterns& patterns) { return run_all(w, patterns); });
 //
 // Whatever a run returns is kept until the clock stops and destroyed outside the timed region;
-// a returned absl::StatusOr that is not ok fails the benchmark (reported, not timed).
+// a returned absl::StatusOr that is not ok fails the benchmark (reported, not timed). A run that
+// returns a count (an unsigned integer, or a StatusOr of one: matches found, groups made,
+// rewrites applied) has it shown in the table's "count" column.
 #pragma once
 
 #include <absl/status/statusor.h>
@@ -24,6 +26,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -76,12 +79,18 @@ class CpuClock {
   double start_;
 };
 
+/// What a pass's first run produced.
+struct Outcome {
+  std::string error;                   // why the result is unusable, or "" when it is fine
+  std::optional<std::uint64_t> count;  // what the run counted, when it returns a count
+};
+
 /// A pass set up on one workload, ready to run.
 class Job {
  public:
   virtual ~Job() = default;
-  /// Runs once, untimed; returns why the result is unusable, or "" when it is fine.
-  virtual std::string run_once() = 0;
+  /// Runs once, untimed (the harness times it itself where the first run is the only sample).
+  virtual Outcome run_once() = 0;
   /// CPU seconds that `count` runs take; their results are destroyed after the clock stops.
   virtual double timed(std::size_t count) = 0;
 };
@@ -104,12 +113,13 @@ struct Pass {
 namespace detail {
 
 template <class T>
-std::string failure_of(const T& /*result*/) {
+Outcome outcome_of(const T& result) {
+  if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) return {{}, result};
   return {};
 }
 template <class T>
-std::string failure_of(const absl::StatusOr<T>& result) {
-  return result.ok() ? std::string() : result.status().ToString();
+Outcome outcome_of(const absl::StatusOr<T>& result) {
+  return result.ok() ? outcome_of(*result) : Outcome{result.status().ToString(), {}};
 }
 
 template <class Setup, class Run>
@@ -121,7 +131,7 @@ class JobOf final : public Job {
   JobOf(const Workload& workload, Setup& setup, Run run)
       : workload_(workload), state_(setup(workload)), run_(std::move(run)) {}
 
-  std::string run_once() override { return failure_of(run_(workload_, state_)); }
+  Outcome run_once() override { return outcome_of(run_(workload_, state_)); }
 
   double timed(std::size_t count) override {
     std::vector<Result> results;

@@ -12,9 +12,10 @@
 namespace bench {
 namespace {
 
-double counter(const benchmark::BenchmarkReporter::Run& run, const char* name) {
+double counter(const benchmark::BenchmarkReporter::Run& run, const char* name,
+               double absent = 0.0) {
   auto found = run.counters.find(name);
-  return found == run.counters.end() ? 0.0 : found->second.value;
+  return found == run.counters.end() ? absent : found->second.value;
 }
 
 /// The process's peak resident set, in bytes.
@@ -52,9 +53,10 @@ void Report::ReportRuns(const std::vector<Run>& runs) {
       std::cerr << fmt::format("  {:<44} error: {}\n", name, run.error_message);
       continue;
     }
-    Sample sample{counter(run, "nodes"),       counter(run, "ns_per_node"),
-                  counter(run, "peak_bytes_per_node"), counter(run, "mb_per_s"),
-                  counter(run, "batch"),        static_cast<double>(run.iterations)};
+    Sample sample{
+        counter(run, "nodes"),    counter(run, "ns_per_node"), counter(run, "peak_bytes_per_node"),
+        counter(run, "mb_per_s"), counter(run, "batch"),       static_cast<double>(run.iterations),
+        counter(run, "count", -1)};
     samples_[name].push_back(sample);
     std::cerr << fmt::format("  {:<44} {:>10.2f} ns/node  ({} x {} runs)\n", name,
                              sample.ns_per_node, sample.iterations, sample.batch);
@@ -88,6 +90,7 @@ std::vector<Row> Report::rows() const {
     row.repetitions = static_cast<int>(samples.size());
     row.nodes = fastest->nodes;
     row.ns_per_node = fastest->ns_per_node;
+    row.count = fastest->count;
     row.spread = row.ns_per_node > 0 ? slowest / row.ns_per_node - 1 : 0;
     if (entry.floor.empty()) {
       floor_ns[entry.spec.label() + "/" + entry.pass] = row.ns_per_node;
@@ -138,8 +141,9 @@ std::vector<const Row*> Report::worst(const std::vector<Row>& rows, std::size_t 
 
 void Report::print(std::FILE* out) const {
   const std::vector<Row> rows = this->rows();
-  fmt::print(out, "{:<18} {:>9} {:<18} {:>10} {:>7} {:<18} {:>8} {:>9} {:>11}\n", "workload",
-             "nodes", "pass", "ns/node", "spread", "floor", "ratio", "MB/s", "peak B/node");
+  fmt::print(out, "{:<18} {:>9} {:<18} {:>10} {:>7} {:<18} {:>8} {:>9} {:>11} {:>8}\n",
+             "workload", "nodes", "pass", "ns/node", "spread", "floor", "ratio", "MB/s",
+             "peak B/node", "count");
   std::string previous;
   for (const Row& row : rows) {
     const std::string workload = row.entry->spec.label();
@@ -149,10 +153,11 @@ void Report::print(std::FILE* out) const {
       fmt::print(out, "{:<18} {:>9} {:<18} {}\n", workload, "", row.entry->pass, row.error);
       continue;
     }
-    fmt::print(out, "{:<18} {:>9.0f} {:<18} {:>10} {:>6.0f}% {:<18} {:>8} {:>9} {:>11.1f}\n",
+    fmt::print(out, "{:<18} {:>9.0f} {:<18} {:>10} {:>6.0f}% {:<18} {:>8} {:>9} {:>11.1f} {:>8}\n",
                workload, row.nodes, row.entry->pass, figure(row.ns_per_node), row.spread * 100,
                row.entry->floor.empty() ? "-" : row.entry->floor, figure(row.ratio, 1),
-               figure(row.mb_per_s, 1), row.peak_bytes_per_node);
+               figure(row.mb_per_s, 1), row.peak_bytes_per_node,
+               row.count < 0 ? "-" : fmt::format("{:.0f}", row.count));
   }
 
   const std::vector<Scaling> scaled = scaling(rows);
@@ -206,6 +211,7 @@ nlohmann::json Report::to_json() const {
                 {"mb_per_s", row.mb_per_s},
                 {"peak_bytes_per_node", row.peak_bytes_per_node},
                 {"samples_ns_per_node", nlohmann::json::array()}});
+      if (row.count >= 0) r["count"] = row.count;
       for (const Sample& s : samples_.at(row.entry->name())) {
         r["samples_ns_per_node"].push_back(s.ns_per_node);
       }

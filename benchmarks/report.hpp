@@ -7,6 +7,9 @@
 //               time, so the minimum is the best estimate; "spread" is max/min - 1)
 //   ratio       ns/node / the same workload's floor ns/node, both minima of this run
 //   MB/s        bytes read or written per CPU second (parsers: input; printers: output)
+//   count       what the pass counted on the workload, for passes that count: matches
+//               (find_matches), groups outlined (partition, merge_composite), rewrites applied
+//               (rewrite)
 //   peak B/node the most heap bytes the pass held at once, above what existed before it
 //               (its setup, its run and its result), per node
 //   scaling     per synthetic shape and pass: ns/node at the largest size run / at 1e4
@@ -42,6 +45,7 @@ struct Sample {
   double mb_per_s = 0;
   double batch = 0;
   double iterations = 0;
+  double count = -1;  // -1: the pass does not count
 };
 
 /// Everything the table shows for one entry.
@@ -56,6 +60,7 @@ struct Row {
   double ratio = 0;  // 0 for floors and when the floor did not run
   double mb_per_s = 0;
   double peak_bytes_per_node = 0;
+  double count = -1;  // -1: the pass does not count
 };
 
 struct Scaling {
