@@ -22,6 +22,7 @@ extern char** environ;
 namespace {
 
 namespace fs = std::filesystem;
+using graphpat::testing::count_of;
 using graphpat::testing::kCorpus;
 using graphpat::testing::read_file;
 
@@ -106,16 +107,6 @@ Outcome run(const std::vector<std::string>& args, const fs::path& input = "/dev/
 }
 
 std::string model(const std::string& file) { return (kModels / file).string(); }
-
-/// Occurrences of `needle` in `text`.
-std::size_t count_of(std::string_view text, std::string_view needle) {
-  std::size_t count = 0;
-  for (std::size_t at = text.find(needle); at != std::string_view::npos;
-       at = text.find(needle, at + needle.size())) {
-    ++count;
-  }
-  return count;
-}
 
 }  // namespace
 

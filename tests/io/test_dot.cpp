@@ -19,6 +19,7 @@
 namespace {
 
 using graphpat::NodeId;
+using graphpat::testing::count_of;
 using graphpat::testing::message;
 using graphpat::testing::read_file;
 
@@ -38,15 +39,6 @@ constexpr std::string_view kHeader =
     "  graph [fontname=\"Helvetica\"];\n"
     "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n"
     "  edge [arrowsize=0.6];\n";
-
-std::size_t count(std::string_view text, std::string_view what) {
-  std::size_t found = 0;
-  for (std::size_t at = text.find(what); at != std::string_view::npos;
-       at = text.find(what, at + what.size())) {
-    ++found;
-  }
-  return found;
-}
 
 }  // namespace
 
@@ -120,16 +112,16 @@ TEST_CASE("dot: a partitioned function is drawn as a cluster of its body", "[dot
 
   auto dot = graphpat::relay::to_dot(result.module, {.cluster_partitioned_functions = true});
   REQUIRE(dot.ok());
-  CHECK(count(*dot, "subgraph cluster_") == 1);
+  CHECK(count_of(*dot, "subgraph cluster_") == 1);
   std::size_t cluster = dot->find("  subgraph cluster_0 {\n    label=\"bias\";\n");
   REQUIRE(cluster != std::string::npos);
   // The body's bias_add, its constant argument folded in; the conv feeds it, relu reads it.
   std::size_t bias_add = dot->find("[label=\"nn.bias_add\\nconst float32[4]\"];", cluster);
   CHECK(bias_add != std::string::npos);
   CHECK(bias_add < dot->find("  }\n", cluster));
-  CHECK(count(*dot, "nn.bias_add") == 1);
-  CHECK(count(*dot, "-> c") == 1);  // one edge into the cluster, from the conv
-  CHECK(count(*dot, "FunctionVar") == 0);
+  CHECK(count_of(*dot, "nn.bias_add") == 1);
+  CHECK(count_of(*dot, "-> c") == 1);  // one edge into the cluster, from the conv
+  CHECK(count_of(*dot, "FunctionVar") == 0);
 }
 
 TEST_CASE("dot: MobileNetV2 partitioned on batch_norm renders with one cluster per function",
@@ -145,8 +137,8 @@ TEST_CASE("dot: MobileNetV2 partitioned on batch_norm renders with one cluster p
   REQUIRE(result.report.accepted == 53);
   auto dot = graphpat::relay::to_dot(result.module, {.cluster_partitioned_functions = true});
   REQUIRE(dot.ok());
-  CHECK(count(*dot, "subgraph cluster_") == 53);
-  CHECK(count(*dot, "label=\"bn\";") == 53);
+  CHECK(count_of(*dot, "subgraph cluster_") == 53);
+  CHECK(count_of(*dot, "label=\"bn\";") == 53);
 
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() / fmt::format("graphpat_test_dot_{}", ::getpid());
@@ -160,7 +152,7 @@ TEST_CASE("dot: MobileNetV2 partitioned on batch_norm renders with one cluster p
   std::string svg = read_file(svg_file);
   CHECK(svg.size() > 10'000);
   CHECK(svg.find("<svg") != std::string::npos);
-  CHECK(count(svg, "class=\"cluster\"") == 53);
+  CHECK(count_of(svg, "class=\"cluster\"") == 53);
   std::filesystem::remove_all(dir);
 }
 
@@ -174,6 +166,6 @@ TEST_CASE("dot: a 1,000,000-node chain is drawn without recursion", "[dot][large
   module.add_function("main", b.function({x}, node));
   auto dot = graphpat::relay::to_dot(module);
   REQUIRE(dot.ok());
-  CHECK(count(*dot, "[label=\"nn.relu\"];") == kLength);
-  CHECK(count(*dot, " -> ") == kLength);
+  CHECK(count_of(*dot, "[label=\"nn.relu\"];") == kLength);
+  CHECK(count_of(*dot, " -> ") == kLength);
 }

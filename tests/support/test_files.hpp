@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include <absl/status/status.h>
 #include <catch2/catch.hpp>
@@ -24,6 +25,16 @@ inline std::string read_file(const std::filesystem::path& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+/// Non-overlapping occurrences of `needle` in `text`.
+inline std::size_t count_of(std::string_view text, std::string_view needle) {
+  std::size_t found = 0;
+  for (std::size_t at = text.find(needle); at != std::string_view::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++found;
+  }
+  return found;
 }
 
 /// A status message as a std::string (Debian's absl::string_view is its own type).
