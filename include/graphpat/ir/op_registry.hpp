@@ -55,36 +55,44 @@ struct OpInfo {
   bool known = true;  // false for an op first met in an input file
 };
 
-/// Owns the ops and attribute schemas of a context. Not thread-safe.
+/// Owns the ops and attribute schemas of a context. A registry made from a prototype copies
+/// its op table (a few KB) and looks names and schemas up in the prototype, which must outlive
+/// it unchanged. Not thread-safe.
 class OpRegistry {
  public:
   explicit OpRegistry(StringPool& strings) : strings_(strings) {}
+  /// A registry holding what `prototype` holds, over `strings` (a pool based on the
+  /// prototype's, so every StringId it holds means the same there).
+  OpRegistry(StringPool& strings, const OpRegistry& prototype)
+      : strings_(strings),
+        base_(&prototype),
+        ops_(prototype.ops_),
+        base_schema_count_(prototype.schema_count()) {}
 
   /// Adds an attribute schema; returns its id.
   AttrSchemaId add_schema(AttrSchema schema) {
-    AttrSchemaId id(static_cast<std::uint32_t>(schemas_.size()));
+    AttrSchemaId id(static_cast<std::uint32_t>(schema_count()));
     schema_index_.try_emplace(schema.type_key, id);
     schemas_.push_back(std::move(schema));
     return id;
   }
   /// Registers an op, or replaces what is known of it; returns its id.
   OpId add(const OpInfo& info) {
-    auto [slot, inserted] =
-        index_.try_emplace(info.name, OpId(static_cast<std::uint32_t>(ops_.size())));
-    if (inserted) {
-      ops_.push_back(info);
-    } else {
-      ops_[slot->second.index()] = info;
+    OpId existing = find_interned(info.name);
+    if (existing.valid()) {
+      ops_[existing.index()] = info;
+      return existing;
     }
-    return slot->second;
+    OpId id(static_cast<std::uint32_t>(ops_.size()));
+    index_.emplace(info.name, id);
+    ops_.push_back(info);
+    return id;
   }
 
   /// The op called `name`, or an invalid id.
   [[nodiscard]] OpId find(std::string_view name) const {
     StringId interned = strings_.find(name);
-    if (!interned.valid()) return OpId();
-    auto found = index_.find(interned);
-    return found == index_.end() ? OpId() : found->second;
+    return interned.valid() ? find_interned(interned) : OpId();
   }
   /// The op called `name`, registering it as an unknown opaque op on first sight.
   OpId find_or_add(std::string_view name) {
@@ -100,24 +108,41 @@ class OpRegistry {
   [[nodiscard]] std::string_view name(OpId id) const { return strings_.view(info(id).name); }
   /// The op's attribute schema, or nullptr.
   [[nodiscard]] const AttrSchema* schema(const OpInfo& op) const {
-    return op.schema.valid() ? &schemas_[op.schema.index()] : nullptr;
+    if (!op.schema.valid()) return nullptr;
+    std::size_t index = op.schema.index();
+    return index < base_schema_count_ ? base_->schema(op) : &schemas_[index - base_schema_count_];
   }
   /// The schema with type key `type_key` ("relay.attrs.Conv2DAttrs"), or nullptr.
   [[nodiscard]] const AttrSchema* find_schema(std::string_view type_key) const {
+    if (base_ != nullptr) {
+      if (const AttrSchema* in_base = base_->find_schema(type_key)) return in_base;
+    }
     StringId interned = strings_.find(type_key);
     auto found = interned.valid() ? schema_index_.find(interned) : schema_index_.end();
-    return found == schema_index_.end() ? nullptr : &schemas_[found->second.index()];
+    if (found == schema_index_.end()) return nullptr;
+    return &schemas_[found->second.index() - base_schema_count_];
   }
 
   [[nodiscard]] std::size_t size() const { return ops_.size(); }
-  [[nodiscard]] std::size_t schema_count() const { return schemas_.size(); }
+  [[nodiscard]] std::size_t schema_count() const { return base_schema_count_ + schemas_.size(); }
   [[nodiscard]] bool contains(OpId id) const { return id.valid() && id.index() < size(); }
 
  private:
+  [[nodiscard]] OpId find_interned(StringId name) const {
+    if (base_ != nullptr) {
+      OpId in_base = base_->find_interned(name);
+      if (in_base.valid()) return in_base;
+    }
+    auto found = index_.find(name);
+    return found == index_.end() ? OpId() : found->second;
+  }
+
   StringPool& strings_;
+  const OpRegistry* base_ = nullptr;
   std::vector<OpInfo> ops_;
-  absl::flat_hash_map<StringId, OpId> index_;
-  std::vector<AttrSchema> schemas_;
+  absl::flat_hash_map<StringId, OpId> index_;  // ops added since the prototype
+  std::size_t base_schema_count_ = 0;
+  std::vector<AttrSchema> schemas_;  // schemas added since the prototype
   absl::flat_hash_map<StringId, AttrSchemaId> schema_index_;
 };
 

@@ -1,5 +1,7 @@
 // Interned strings: names, dtypes, attribute keys and string values are stored once per
-// context, so comparing two of them is comparing two StringIds.
+// context, so comparing two of them is comparing two StringIds. A pool may sit on a frozen
+// base pool (a dialect's op and attribute names) whose strings keep their ids and are shared,
+// not copied, by every context of the dialect.
 //
 //   graphpat::StringPool strings;
 //   graphpat::StringId a = strings.intern("nn.conv2d");
@@ -21,14 +23,17 @@ namespace graphpat {
 class StringPool {
  public:
   StringPool() = default;
+  /// A pool that starts with every string of `base`, under the same ids. `base` must outlive
+  /// this pool and must not change while it lives.
+  explicit StringPool(const StringPool* base) : base_(base), base_size_(base->size()) {}
   StringPool(const StringPool&) = delete;
   StringPool& operator=(const StringPool&) = delete;
 
   /// The id of `text`, adding it on first use.
   StringId intern(std::string_view text) {
-    auto found = index_.find(text);
-    if (found != index_.end()) return found->second;
-    StringId id(static_cast<std::uint32_t>(storage_.size()));
+    StringId found = find(text);
+    if (found.valid()) return found;
+    StringId id(static_cast<std::uint32_t>(size()));
     const std::string& stored = storage_.emplace_back(text);
     index_.emplace(std::string_view(stored), id);
     return id;
@@ -36,15 +41,23 @@ class StringPool {
 
   /// The id of `text` if it was interned, else an invalid id.
   [[nodiscard]] StringId find(std::string_view text) const {
+    if (base_ != nullptr) {
+      StringId in_base = base_->find(text);
+      if (in_base.valid()) return in_base;
+    }
     auto found = index_.find(text);
     return found == index_.end() ? StringId() : found->second;
   }
 
-  [[nodiscard]] std::string_view view(StringId id) const { return storage_[id.index()]; }
-  [[nodiscard]] std::size_t size() const { return storage_.size(); }
+  [[nodiscard]] std::string_view view(StringId id) const {
+    return id.index() < base_size_ ? base_->view(id) : storage_[id.index() - base_size_];
+  }
+  [[nodiscard]] std::size_t size() const { return base_size_ + storage_.size(); }
   [[nodiscard]] bool contains(StringId id) const { return id.valid() && id.index() < size(); }
 
  private:
+  const StringPool* base_ = nullptr;
+  std::size_t base_size_ = 0;
   std::deque<std::string> storage_;  // a deque never moves its elements
   absl::flat_hash_map<std::string_view, StringId> index_;
 };
