@@ -366,6 +366,21 @@ TEST_CASE("malformed inputs are refused with a stable id and LINE:COL", "[relay_
   }
 }
 
+TEST_CASE("a comment holding another comment is not an annotation", "[relay_text]") {
+  // Found by fuzz_relay_text: the span of `/* ty=.. /* .. */ .. span=S:L:C */` took in the
+  // inner `*/`, and its reprint closed the comment early. TVM never nests them in an annotation.
+  auto print = [](const char* text) {
+    absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
+    INFO(message(module.status()));
+    REQUIRE(module.ok());
+    return graphpat::relay::print_text(*module, TextEnvelope::kStr);
+  };
+  CHECK(print("def @main(%x) {\n  nn.relu(%x) /* ty=float32 span=a:1:2 */\n}\n") ==
+        "def @main(%x) {\n  nn.relu(%x) /* ty=float32 span=a:1:2 */\n}\n");
+  CHECK(print("def @main(%x) {\n  nn.relu(%x) /* ty=float32 /* inner */ span=a:1:2 */\n}\n") ==
+        "def @main(%x) {\n  nn.relu(%x)\n}\n");
+}
+
 TEST_CASE("attrs of a struct the registry does not know are carried through", "[relay_text]") {
   // TVM prints DictAttrs on a call of a non-op this way (conformance 044_c); a vendor's attrs
   // struct looks the same. Both are kept as written and printed back.

@@ -154,6 +154,7 @@ class RelayLexer {
         std::int32_t line = line_, column = column_;
         std::size_t body = pos_ + 2;
         int depth = 0;
+        bool nested = false;
         // Block comments nest, as in TVM's lexer.
         while (true) {
           if (pos_ >= text_.size()) {
@@ -162,6 +163,7 @@ class RelayLexer {
           }
           if (text_[pos_] == '/' && at(pos_ + 1) == '*') {
             ++depth;
+            nested = nested || depth > 1;
             advance(2);
           } else if (text_[pos_] == '*' && at(pos_ + 1) == '/') {
             --depth;
@@ -174,7 +176,8 @@ class RelayLexer {
         std::string_view content = text_.substr(body, pos_ - 2 - body);
         std::string_view trimmed = content.substr(std::min(content.find_first_not_of(' '),
                                                            content.size()));
-        if (annotation.empty() &&
+        // TVM never prints a comment inside an annotation; one that holds another is a comment.
+        if (annotation.empty() && !nested &&
             (trimmed.starts_with("ty=") || trimmed.starts_with("span="))) {
           annotation = content;
         }
