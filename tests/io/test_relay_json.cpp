@@ -433,6 +433,24 @@ TEST_CASE("unknown node types outside expressions are carried through", "[relay_
   CHECK(*relay::save_json(*reloaded) == *saved);
 }
 
+TEST_CASE("an attrs field its struct does not declare is carried through", "[relay_json]") {
+  // Found by fuzz_relay_json: written without provenance, DenseAttrs kept only the fields
+  // TVM declares (out_dtype, units) and dropped the third.
+  std::string sharing = read_file(kCorpus / "golden/json_typed_module_sharing/save_json.json");
+  std::string declared = "\"out_dtype\": \"\", \n        \"units\": \"0\"";
+  REQUIRE_THAT(sharing, Catch::Contains(declared));
+  std::string text = replace_first(sharing, declared, declared + ", \n        \"vendor_hint\": \"fast\"");
+  absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(text, {.keep_provenance = false});
+  REQUIRE(loaded.ok());
+  absl::StatusOr<std::string> saved = relay::save_json(loaded->module);
+  REQUIRE(saved.ok());
+  CHECK_THAT(*saved, Catch::Contains("\"type_key\": \"relay.attrs.DenseAttrs\", \n      \"attrs\": {\n"
+                                     "        " + declared + ", \n        \"vendor_hint\": \"fast\"\n      }"));
+  absl::StatusOr<relay::LoadedJson> reloaded = relay::load_json(*saved);
+  REQUIRE(reloaded.ok());
+  CHECK(structural_equal(reloaded->module, loaded->module));
+}
+
 TEST_CASE("a bare expression root loads into a module without functions", "[relay_json]") {
   std::string text = read_file(kCorpus / "golden/json_bare_expr_root/save_json.json");
   absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(text);

@@ -18,6 +18,7 @@
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -580,7 +581,8 @@ class Emitter {
       return objects_.add_repr(key, repr ? attrs.text(*repr) : std::string_view());
     }
     std::vector<OutField> fields;
-    if (const Layout* layout = layouts_.find(key)) {
+    const Layout* layout = layouts_.find(key);
+    if (layout != nullptr) {
       for (const LayoutField& field : layout->fields) {
         std::optional<AttrValueId> value = attrs.find_field(id, field.name);
         if (field.kind == FieldKind::kRef) {
@@ -589,14 +591,21 @@ class Emitter {
           fields.push_back(objects_.inline_text(field.name, inline_text(*value, field.kind)));
         }
       }
-    } else {
-      for (std::size_t i = 0; i < count; ++i) {
-        AttrValueId value = attrs.entry_value(id, i);
-        if (attrs.kind(value) == AttrKind::kString) {
-          fields.push_back(objects_.inline_text(field_name(i), attrs.text(value)));
-        } else {
-          fields.push_back(objects_.ref(field_name(i), new_value(value)));
-        }
+    }
+    // Fields the layout does not declare (all of them for a struct without one) are carried
+    // through as read: text inline, anything else as an object.
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string_view name = field_name(i);
+      if (layout != nullptr &&
+          std::any_of(layout->fields.begin(), layout->fields.end(),
+                      [&](const LayoutField& field) { return field.name == name; })) {
+        continue;
+      }
+      AttrValueId value = attrs.entry_value(id, i);
+      if (attrs.kind(value) == AttrKind::kString) {
+        fields.push_back(objects_.inline_text(name, attrs.text(value)));
+      } else {
+        fields.push_back(objects_.ref(name, new_value(value)));
       }
     }
     return objects_.add(key, fields);
