@@ -451,6 +451,26 @@ TEST_CASE("an attrs field its struct does not declare is carried through", "[rel
   CHECK(structural_equal(reloaded->module, loaded->module));
 }
 
+TEST_CASE("an object value missing a reference field, or with an extra one, round-trips",
+          "[relay_json]") {
+  // Found by fuzz_relay_json: a GlobalVar inside a function's DictAttrs without _checked_type_
+  // (a missing reference, which is null) and with a `_checked_ty1e_` TVM does not declare.
+  std::string text = read_file(fs::path(GRAPHPAT_TEST_DATA_DIR) /
+                               "relay_json/attrs_object_missing_ref_field.json");
+  REQUIRE_THAT(text, Catch::Contains("\"_checked_ty1e_\": \"0\""));
+  absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(text, {.keep_provenance = false});
+  REQUIRE(loaded.ok());
+  CHECK_THAT(relay::print_text(loaded->module),
+             Catch::Contains("G={name_hint=\"callee\", virtual_device_=None, span=None, "
+                             "_checked_type_=None, _checked_ty1e_=\"0\"}"));
+  absl::StatusOr<std::string> saved = relay::save_json(loaded->module);
+  REQUIRE(saved.ok());
+  CHECK_THAT(*saved, Catch::Contains("\"_checked_ty1e_\": \"0\", \n        \"_checked_type_\": \"0\""));
+  absl::StatusOr<relay::LoadedJson> reloaded = relay::load_json(*saved);
+  REQUIRE(reloaded.ok());
+  CHECK(structural_equal(reloaded->module, loaded->module));
+}
+
 TEST_CASE("a bare expression root loads into a module without functions", "[relay_json]") {
   std::string text = read_file(kCorpus / "golden/json_bare_expr_root/save_json.json");
   absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(text);

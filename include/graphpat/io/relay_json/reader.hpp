@@ -17,6 +17,7 @@
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -805,10 +806,25 @@ class JsonReader {
       std::vector<AttrField> fields;
       if (const Layout* layout = layout_of(index)) {
         for (const LayoutField& field : layout->fields) {
-          if (!doc_.field(index, field.name)) continue;
+          if (!doc_.field(index, field.name)) {
+            // A missing reference is a null one, which is how the writer writes it back.
+            if (field.kind == FieldKind::kRef) {
+              fields.push_back({context_.strings.intern(field.name), attrs.null()});
+            }
+            continue;
+          }
           GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId field_value,
                                      inline_value(index, field.name, field.kind));
           fields.push_back({context_.strings.intern(field.name), field_value});
+        }
+        // A field the layout does not declare is kept as its text (the reference walk did not
+        // follow it either), and written back so.
+        for (const JsonField& field : doc_.fields_of(index)) {
+          std::string_view name = doc_.names.view(field.key);
+          if (std::none_of(layout->fields.begin(), layout->fields.end(),
+                           [&](const LayoutField& known) { return known.name == name; })) {
+            fields.push_back({context_.strings.intern(name), attrs.string(doc_.view(field.value))});
+          }
         }
       } else {
         for (const JsonField& field : doc_.fields_of(index)) {
