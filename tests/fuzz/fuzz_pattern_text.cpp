@@ -23,9 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string described = graphpat::describe(*pattern);
   absl::StatusOr<graphpat::Pattern> again = graphpat::parse_pattern(described);
   require(again.ok(), "the description does not parse",
-          again.ok() ? described : std::string(message(again.status())) + "\n" + described);
+          again.ok() ? std::string() : std::string(message(again.status())) + "\n" + described);
   std::string described_again = graphpat::describe(*again);
-  require(described_again == described, "the description describes differently",
-          described + "\n" + described_again);
+  if (described_again != described) {
+    require(false, "the description describes differently", described + "\n" + described_again);
+  }
   return 0;
 }

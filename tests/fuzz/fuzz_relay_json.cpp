@@ -22,7 +22,7 @@ using graphpat::fuzz::require;
 void check_reload(const graphpat::relay::LoadedJson& loaded, const std::string& saved) {
   absl::StatusOr<graphpat::relay::LoadedJson> again = graphpat::relay::load_json(saved);
   require(again.ok(), "the saved JSON does not load",
-          again.ok() ? saved : std::string(message(again.status())) + "\n" + saved);
+          again.ok() ? std::string() : std::string(message(again.status())) + "\n" + saved);
   require(loaded.expression.has_value() == again->expression.has_value(),
           "an expression came back as a module, or the reverse", saved);
   auto difference =

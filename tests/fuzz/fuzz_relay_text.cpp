@@ -45,7 +45,7 @@ void check_module(std::string_view text) {
   absl::StatusOr<graphpat::relay::Module> again = graphpat::relay::parse_text(printed);
   if (!again.ok() && text_cannot_carry(again.status(), printed)) return;
   require(again.ok(), "the printed module does not parse",
-          again.ok() ? printed : std::string(message(again.status())) + "\n" + printed);
+          again.ok() ? std::string() : std::string(message(again.status())) + "\n" + printed);
   auto difference = graphpat::first_difference(*module, *again);
   if (difference && text_cannot_carry(*difference)) return;
   require(!difference, "the printed module parses to a different module",
@@ -66,7 +66,7 @@ void check_expression(std::string_view text) {
       graphpat::relay::parse_expression(printed);
   if (!again.ok() && text_cannot_carry(again.status(), printed)) return;
   require(again.ok(), "the printed expression does not parse",
-          again.ok() ? printed : std::string(message(again.status())) + "\n" + printed);
+          again.ok() ? std::string() : std::string(message(again.status())) + "\n" + printed);
   auto difference = graphpat::first_difference(parsed->module.graph, parsed->root,
                                                 again->module.graph, again->root);
   if (difference && text_cannot_carry(*difference)) return;
