@@ -469,6 +469,13 @@ TEST_CASE("an object value missing a reference field, or with an extra one, roun
   absl::StatusOr<relay::LoadedJson> reloaded = relay::load_json(*saved);
   REQUIRE(reloaded.ok());
   CHECK(structural_equal(reloaded->module, loaded->module));
+  // Copied from the file by provenance, the undeclared field stays too.
+  absl::StatusOr<relay::LoadedJson> with_provenance = relay::load_json(text);
+  REQUIRE(with_provenance.ok());
+  absl::StatusOr<std::string> copied = relay::save_json(*with_provenance);
+  REQUIRE(copied.ok());
+  CHECK_THAT(*copied, Catch::Contains("\"_checked_ty1e_\": \"0\""));
+  CHECK(structural_equal(relay::load_json(*copied)->module, loaded->module));
 }
 
 TEST_CASE("a bare expression root loads into a module without functions", "[relay_json]") {

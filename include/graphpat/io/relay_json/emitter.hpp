@@ -258,6 +258,11 @@ class Emitter {
           fields.push_back(objects_.inline_text(field.name, *value));
         }
       }
+      // Fields the type does not declare, as text (as the reader keeps them).
+      for (const JsonField& field : doc().fields_of(index)) {
+        std::string_view name = doc().names.view(field.key);
+        if (!layout->declares(name)) fields.push_back(objects_.inline_text(name, doc().view(field.value)));
+      }
     } else {
       // Unknown layout: references in the order the original numbering met them.
       std::vector<std::pair<std::uint32_t, std::string_view>> refs;
@@ -596,11 +601,7 @@ class Emitter {
     // through as read: text inline, anything else as an object.
     for (std::size_t i = 0; i < count; ++i) {
       std::string_view name = field_name(i);
-      if (layout != nullptr &&
-          std::any_of(layout->fields.begin(), layout->fields.end(),
-                      [&](const LayoutField& field) { return field.name == name; })) {
-        continue;
-      }
+      if (layout != nullptr && layout->declares(name)) continue;
       AttrValueId value = attrs.entry_value(id, i);
       if (attrs.kind(value) == AttrKind::kString) {
         fields.push_back(objects_.inline_text(name, attrs.text(value)));

@@ -11,6 +11,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <optional>
@@ -46,6 +47,12 @@ struct Layout {
   std::string_view type_key;
   std::vector<LayoutField> fields;
   bool is_attrs_struct = false;  // from the op registry (relay.attrs.*)
+
+  /// Whether the type declares a field called `name`.
+  [[nodiscard]] bool declares(std::string_view name) const {
+    return std::any_of(fields.begin(), fields.end(),
+                       [&](const LayoutField& field) { return field.name == name; });
+  }
 };
 
 /// The kind of a relay attribute struct field, from its C++ type (the shared rule of

@@ -17,7 +17,6 @@
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -821,8 +820,7 @@ class JsonReader {
         // follow it either), and written back so.
         for (const JsonField& field : doc_.fields_of(index)) {
           std::string_view name = doc_.names.view(field.key);
-          if (std::none_of(layout->fields.begin(), layout->fields.end(),
-                           [&](const LayoutField& known) { return known.name == name; })) {
+          if (!layout->declares(name)) {
             fields.push_back({context_.strings.intern(name), attrs.string(doc_.view(field.value))});
           }
         }
