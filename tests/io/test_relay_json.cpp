@@ -478,6 +478,22 @@ TEST_CASE("an object value missing a reference field, or with an extra one, roun
   CHECK(structural_equal(relay::load_json(*copied)->module, loaded->module));
 }
 
+TEST_CASE("a field name with an escaped character is written escaped", "[relay_json]") {
+  // Found by fuzz_relay_json: `"device\ttype_int"`, a field VirtualDevice does not declare,
+  // was copied back with a raw tab. (Without provenance a VirtualDevice is rebuilt from the
+  // fields graphpat models, so the undeclared one is not written: a known gap.)
+  std::string relu = read_file(kCorpus / "golden/json_untyped_relu_module/save_json.json");
+  std::string text = replace_first(relu, "\"device_type_int\"", "\"device\\ttype_int\"");
+  absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(text);
+  REQUIRE(loaded.ok());
+  absl::StatusOr<std::string> saved = relay::save_json(*loaded);
+  REQUIRE(saved.ok());
+  CHECK_THAT(*saved, Catch::Contains("\"device\\ttype_int\": \"-1\""));
+  absl::StatusOr<relay::LoadedJson> reloaded = relay::load_json(*saved);
+  REQUIRE(reloaded.ok());
+  CHECK(structural_equal(reloaded->module, loaded->module));
+}
+
 TEST_CASE("a bare expression root loads into a module without functions", "[relay_json]") {
   std::string text = read_file(kCorpus / "golden/json_bare_expr_root/save_json.json");
   absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(text);

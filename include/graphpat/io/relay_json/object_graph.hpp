@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -260,16 +261,15 @@ inline absl::StatusOr<std::string> write_json(
         const OutField& field = *sorted[i];
         if (i > 0) out += ", ";
         if (multi_line) out += "\n        ";
-        out += '"';
-        out += graph.names.view(field.key);
-        out += "\": ";
+        append_json_string(out, graph.names.view(field.key));
+        out += ": ";
         switch (field.kind) {
           case OutKind::kRef:
           case OutKind::kRefUntraversed:
-            out += fmt::format("\"{}\"", number[field.value]);
+            fmt::format_to(std::back_inserter(out), "\"{}\"", number[field.value]);
             break;
           case OutKind::kNDArray:
-            out += fmt::format("\"{}\"", blob_of_slot[field.value]);
+            fmt::format_to(std::back_inserter(out), "\"{}\"", blob_of_slot[field.value]);
             break;
           case OutKind::kInline:
             append_json_string(out, graph.view(field.value));
@@ -294,7 +294,7 @@ inline absl::StatusOr<std::string> write_json(
       for (std::size_t i = 0; i < data.size(); ++i) {
         if (i > 0) out += ", ";
         if (multi_line) out += "\n        ";
-        out += fmt::format("{}", number[data[i]]);
+        fmt::format_to(std::back_inserter(out), "{}", number[data[i]]);
       }
       out += multi_line ? "\n      ]" : "]";
     }
