@@ -17,6 +17,7 @@
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -803,6 +804,7 @@ class JsonReader {
       result = attrs.object(key, std::span(&field, 1));
     } else {
       std::vector<AttrField> fields;
+      std::size_t declared = 0;  // fields in the layout's order, before the others
       if (const Layout* layout = layout_of(index)) {
         for (const LayoutField& field : layout->fields) {
           if (!doc_.field(index, field.name)) {
@@ -816,6 +818,7 @@ class JsonReader {
                                      inline_value(index, field.name, field.kind));
           fields.push_back({context_.strings.intern(field.name), field_value});
         }
+        declared = fields.size();
         // A field the layout does not declare is kept as its text (the reference walk did not
         // follow it either), and written back so.
         for (const JsonField& field : doc_.fields_of(index)) {
@@ -838,6 +841,12 @@ class JsonReader {
               {context_.strings.intern(doc_.names.view(field.key)), field_value});
         }
       }
+      // Fields no layout orders are kept in name order, the order TVM's writer (and ours)
+      // prints them in, so that what is read, written and read again is the same.
+      std::sort(fields.begin() + static_cast<std::ptrdiff_t>(declared), fields.end(),
+                [&](const AttrField& a, const AttrField& b) {
+        return context_.strings.view(a.key) < context_.strings.view(b.key);
+      });
       result = attrs.object(key, fields);
     }
     prov_.attr_of[index] = result;
