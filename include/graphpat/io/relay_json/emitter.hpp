@@ -587,6 +587,15 @@ class Emitter {
     }
     std::vector<OutField> fields;
     const Layout* layout = layouts_.find(key);
+    // An attrs struct whose fields are not exactly the declared ones was read field by field
+    // (trusted_layout), and is written back so.
+    if (layout != nullptr && layout->is_attrs_struct &&
+        (count != layout->fields.size() ||
+         !std::all_of(layout->fields.begin(), layout->fields.end(), [&](const LayoutField& field) {
+           return attrs.find_field(id, field.name).has_value();
+         }))) {
+      layout = nullptr;
+    }
     if (layout != nullptr) {
       for (const LayoutField& field : layout->fields) {
         std::optional<AttrValueId> value = attrs.find_field(id, field.name);
