@@ -4,10 +4,11 @@
 #   bash scripts/setup.sh deps   # install the Debian packages graphpat needs
 #   bash scripts/setup.sh demo   # deps + Release build of the graphpat CLI + examples/demo.sh
 #   bash scripts/setup.sh test   # deps + build with tests (and -D_GLIBCXX_ASSERTIONS) + ctest
-#   bash scripts/setup.sh sanitize  # deps + clang ASan+UBSan build (BUILD_DIR default
-#                                   # build-asan) + ctest + each fuzzer ~60 s on its corpus
+#   bash scripts/setup.sh sanitize  # deps + clang ASan+UBSan build (in ASAN_BUILD_DIR)
+#                                   # + ctest + each fuzzer ~60 s on its corpus
 #
 # env: BUILD_DIR  build directory, relative to the repo root or absolute (default: build)
+#      ASAN_BUILD_DIR  the same for `sanitize` (default: build-asan)
 #      JOBS       parallel build jobs (default: nproc)
 #      BUILD_TYPE CMake build type (default: Release)
 #      FUZZ_SECONDS seconds each fuzzer runs in `sanitize` (default: 60)
@@ -17,7 +18,7 @@ repo_root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd -- "$repo_root"
 
 if [[ ${1:-} == sanitize ]]; then
-  BUILD_DIR=${BUILD_DIR:-build-asan}
+  BUILD_DIR=${ASAN_BUILD_DIR:-build-asan}
 else
   BUILD_DIR=${BUILD_DIR:-build}
 fi
@@ -98,7 +99,7 @@ cmd_test() {
   install_deps
   configure -DGRAPHPAT_BUILD_TESTS=ON -DGRAPHPAT_GLIBCXX_ASSERTIONS=ON
   cmake --build "$BUILD_DIR" -j "$JOBS"
-  ctest --test-dir "$BUILD_DIR" --output-on-failure
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
 }
 
 # The fuzzers and their committed corpora (tests/fuzz/corpus/<fuzzer>/).
@@ -131,7 +132,8 @@ cmd_sanitize() {
     -DGRAPHPAT_BUILD_TESTS=ON -DGRAPHPAT_BUILD_FUZZERS=ON \
     -DGRAPHPAT_BUILD_EXAMPLES=OFF -DGRAPHPAT_BUILD_BENCHMARKS=OFF
   cmake --build "$BUILD_DIR" -j "$JOBS"
-  ctest --test-dir "$BUILD_DIR" --output-on-failure
+  # The 1e6-node pipelines peak near 6 GB each under ASan; two at a time fit in 16 GB.
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
   # Two fuzzers at a time (the machine has two cores).
   local i pids=() failed=0
   for ((i = 0; i < ${#FUZZERS[@]}; i += 2)); do
