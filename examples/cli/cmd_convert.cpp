@@ -7,11 +7,23 @@
 
 namespace graphpat::cli {
 
+namespace {
+
+struct Options {
+  std::string input;
+  OutputOptions output;
+};
+
+int run(const Options& options) {
+  absl::StatusOr<Loaded> input = load(options.input, /*keep_provenance=*/true);
+  if (!input.ok()) return fail(input.status());
+  absl::Status written = write_module(input->module, *input, options.output, /*unchanged=*/true);
+  return written.ok() ? 0 : fail(written);
+}
+
+}  // namespace
+
 void add_convert(CLI::App& app, int& exit_code) {
-  struct Options {
-    std::string input;
-    OutputOptions output;
-  };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
       "convert", "Write a model in another format: Relay text, TVM JSON or graph JSON");
@@ -21,15 +33,7 @@ void add_convert(CLI::App& app, int& exit_code) {
       "An unchanged model comes back byte for byte in its own format and envelope.\n"
       "Example:\n"
       "  graphpat convert resnet18.unbound.json -o resnet18.relay --to text");
-  command->callback([options, &exit_code] {
-    absl::StatusOr<Loaded> input = load(options->input);
-    if (!input.ok()) {
-      exit_code = fail(input.status());
-      return;
-    }
-    absl::Status written = write_module(input->module, *input, options->output, /*unchanged=*/true);
-    exit_code = written.ok() ? 0 : fail(written);
-  });
+  command->callback([options, &exit_code] { exit_code = run(*options); });
 }
 
 }  // namespace graphpat::cli

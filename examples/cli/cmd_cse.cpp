@@ -15,12 +15,30 @@
 
 namespace graphpat::cli {
 
+namespace {
+
+struct Options {
+  std::string input;
+  OutputOptions output;
+  bool relay_compat = false;
+};
+
+int run(const Options& options) {
+  absl::StatusOr<Loaded> input = load(options.input);
+  if (!input.ok()) return fail(input.status());
+  CseResult<relay::Dialect> result = [&] {
+    ProgressLine progress("merging common subexpressions");
+    return eliminate_common_subexpr(input->module, {.relay_compat = options.relay_compat});
+  }();
+  absl::Status written = write_module(result.module, *input, options.output);
+  if (!written.ok()) return fail(written);
+  fmt::print(stderr, "cse: {}\n", describe_merges(result.report));
+  return 0;
+}
+
+}  // namespace
+
 void add_cse(CLI::App& app, int& exit_code) {
-  struct Options {
-    std::string input;
-    OutputOptions output;
-    bool relay_compat = false;
-  };
   auto options = std::make_shared<Options>();
   CLI::App* command =
       app.add_subcommand("cse", "Merge structurally identical pure nodes (common subexpressions)");
@@ -32,24 +50,7 @@ void add_cse(CLI::App& app, int& exit_code) {
       "Prints how many nodes were merged, by kind and op, on stderr.\n"
       "Example:\n"
       "  graphpat cse mobilenet_v2.relay -o mobilenet_v2.cse.relay");
-  command->callback([options, &exit_code] {
-    absl::StatusOr<Loaded> input = load(options->input);
-    if (!input.ok()) {
-      exit_code = fail(input.status());
-      return;
-    }
-    CseResult<relay::Dialect> result = [&] {
-      ProgressLine progress("merging common subexpressions");
-      return eliminate_common_subexpr(input->module, {.relay_compat = options->relay_compat});
-    }();
-    absl::Status written = write_module(result.module, *input, options->output);
-    if (!written.ok()) {
-      exit_code = fail(written);
-      return;
-    }
-    fmt::print(stderr, "cse: {}\n", describe_merges(result.report));
-    exit_code = 0;
-  });
+  command->callback([options, &exit_code] { exit_code = run(*options); });
 }
 
 }  // namespace graphpat::cli

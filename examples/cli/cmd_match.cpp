@@ -96,7 +96,7 @@ int run(const Options& options) {
     fmt::print("{}\n", matched.size());
     return 0;
   }
-  fmt::print("{} match{}\n", matched.size(), matched.size() == 1 ? "" : "es");
+  fmt::print("{} match{}\n", matched.size(), plural(matched.size(), "es"));
   if (matched.empty()) return 0;
   TextLines lines = [&] {
     ProgressLine progress("printing the model to find the lines");

@@ -107,11 +107,11 @@ int run(const Options& options) {
   absl::Status written = write_module(result.module, *input, options.output);
   if (!written.ok()) return fail(written);
   const PartitionReport& report = result.report;
-  std::string out = fmt::format("{} composite function{} made\n", report.accepted,
-                                report.accepted == 1 ? "" : "s");
+  std::string out =
+      fmt::format("{} composite function{} made\n", report.accepted, plural(report.accepted));
   out += count_composites(result.module, *table);
   out += fmt::format("{} group{} rejected\n", report.rejected.size(),
-                     report.rejected.size() == 1 ? "" : "s");
+                     plural(report.rejected.size()));
   out += describe_merged_first(report.cse, options.relay_compat);
   fmt::print("{}", out);
   return 0;

@@ -26,22 +26,25 @@ struct Options {
   OutputOptions output;
 };
 
+/// "group at node 12 (TupleGetItem): overlap: node 9 (nn.batch_norm) already belongs to ...".
 std::string describe_rejection(const relay::Graph& graph, const RejectedGroup& rejected) {
-  std::string root = fmt::format("group at node {} ({})", rejected.root.index(),
-                                 describe_node(graph, rejected.root));
+  std::string out = fmt::format("group at node {} ({}): {}", rejected.root.index(),
+                                describe_node(graph, rejected.root),
+                                rejection_reason_name(rejected.reason));
   switch (rejected.reason) {
     case RejectionReason::kOverlap:
-      return fmt::format("{}: overlap: node {} ({}) already belongs to an earlier group", root,
+      out += fmt::format(": node {} ({}) already belongs to an earlier group",
                          rejected.node.index(), describe_node(graph, rejected.node));
+      break;
     case RejectionReason::kUsedOutside:
-      return fmt::format("{}: used_outside: interior node {} ({}) is used by node {} ({}) "
-                         "outside the group",
-                         root, rejected.node.index(), describe_node(graph, rejected.node),
+      out += fmt::format(": interior node {} ({}) is used by node {} ({}) outside the group",
+                         rejected.node.index(), describe_node(graph, rejected.node),
                          rejected.user.index(), describe_node(graph, rejected.user));
+      break;
     case RejectionReason::kCheckFailed:
-      return fmt::format("{}: check_failed", root);
+      break;
   }
-  return root;
+  return out;
 }
 
 int run(const Options& options) {
@@ -77,10 +80,10 @@ int run(const Options& options) {
   if (!written.ok()) return fail(written);
 
   const PartitionReport& report = result.report;
-  std::string out = fmt::format("{} group{} partitioned\n", report.accepted,
-                                report.accepted == 1 ? "" : "s");
+  std::string out =
+      fmt::format("{} group{} partitioned\n", report.accepted, plural(report.accepted));
   out += fmt::format("{} group{} rejected\n", report.rejected.size(),
-                     report.rejected.size() == 1 ? "" : "s");
+                     plural(report.rejected.size()));
   for (const RejectedGroup& rejected : report.rejected) {
     out += fmt::format("  {}\n", describe_rejection(source.graph, rejected));
   }

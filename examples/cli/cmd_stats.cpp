@@ -18,6 +18,10 @@ namespace graphpat::cli {
 
 namespace {
 
+struct Options {
+  std::string input;
+};
+
 struct ModelStats {
   std::uint32_t nodes = 0;
   std::array<std::uint32_t, kNodeKindCount> by_kind{};
@@ -89,27 +93,26 @@ std::string report(const Loaded& input, const ModelStats& stats) {
   return out;
 }
 
+int run(const Options& options) {
+  absl::StatusOr<Loaded> input = load(options.input);
+  if (!input.ok()) return fail(input.status());
+  fmt::print("{}", report(*input, measure(input->module)));
+  return 0;
+}
+
 }  // namespace
 
 void add_stats(CLI::App& app, int& exit_code) {
-  auto input_path = std::make_shared<std::string>();
+  auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
       "stats", "Count a model's nodes by kind and by op, its depth, functions and constants");
-  add_input_option(*command, *input_path);
+  add_input_option(*command, options->input);
   command->footer(
       "Counts the nodes reachable from the module's functions. Depth is the longest chain of\n"
       "operands in nodes (ops and function nodes not counted).\n"
       "Example:\n"
       "  graphpat stats mobilenet_v2.relay");
-  command->callback([input_path, &exit_code] {
-    absl::StatusOr<Loaded> input = load(*input_path);
-    if (!input.ok()) {
-      exit_code = fail(input.status());
-      return;
-    }
-    fmt::print("{}", report(*input, measure(input->module)));
-    exit_code = 0;
-  });
+  command->callback([options, &exit_code] { exit_code = run(*options); });
 }
 
 }  // namespace graphpat::cli

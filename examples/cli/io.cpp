@@ -95,18 +95,15 @@ absl::StatusOr<std::string> read_input(const std::string& path) {
 }
 
 absl::Status locate(const absl::Status& status, std::string_view place) {
-  std::string message(status.message());
-  std::size_t close = message.starts_with("[graphpat.") ? message.find("] ") : std::string::npos;
-  if (close == std::string::npos) {
-    return absl::Status(status.code(), fmt::format("{}: {}", place, message));
-  }
-  std::size_t at = close + 2;
-  bool line_column = at < message.size() && std::isdigit(static_cast<unsigned char>(message[at]));
-  message.insert(at, fmt::format("{}{}", place, line_column ? ":" : ": "));
-  return absl::Status(status.code(), message);
+  std::string_view id = error_id(status);
+  std::string_view problem = error_problem(status);
+  if (id.empty()) return absl::Status(status.code(), fmt::format("{}: {}", place, problem));
+  bool line_column = !problem.empty() && std::isdigit(static_cast<unsigned char>(problem[0]));
+  return absl::Status(status.code(),
+                      fmt::format("[{}] {}{}{}", id, place, line_column ? ":" : ": ", problem));
 }
 
-absl::StatusOr<Loaded> load(const std::string& path) {
+absl::StatusOr<Loaded> load(const std::string& path, bool keep_provenance) {
   Loaded loaded;
   loaded.name = path == "-" ? "<stdin>" : path;
   absl::StatusOr<std::string> text = [&] {
@@ -125,7 +122,8 @@ absl::StatusOr<Loaded> load(const std::string& path) {
       break;
     }
     case Format::kJson: {
-      absl::StatusOr<relay::LoadedJson> json = relay::load_json(*text);
+      absl::StatusOr<relay::LoadedJson> json =
+          relay::load_json(*text, {.keep_provenance = keep_provenance});
       if (!json.ok()) return locate(json.status(), loaded.name);
       if (json->expression) {
         return make_error(absl::StatusCode::kInvalidArgument, "cli.not_a_module",
@@ -219,8 +217,7 @@ void add_output_options(CLI::App& command, OutputOptions& options) {
 absl::Status write_module(const relay::Module& module, const Loaded& input,
                           const OutputOptions& options, bool unchanged) {
   Format format = options.to.empty() ? input.format : *format_from_option(options.to);
-  relay::TextEnvelope envelope = input.format == Format::kText ? input.envelope
-                                                               : relay::TextEnvelope::kAstext;
+  relay::TextEnvelope envelope = input.envelope;  // astext unless the input was text
   if (!options.envelope.empty()) envelope = *envelope_from_option(options.envelope);
   relay::JsonProvenance provenance = unchanged ? input.provenance : relay::JsonProvenance();
   absl::StatusOr<std::string> content = render(module, format, envelope, provenance);

@@ -45,13 +45,16 @@ struct Loaded {
   Format format = Format::kText;
   relay::TextEnvelope envelope = relay::TextEnvelope::kAstext;  // a text's own envelope
   relay::Module module;
-  relay::JsonProvenance provenance;  // TVM JSON: what writes the unchanged file back exactly
+  relay::JsonProvenance provenance;  // TVM JSON loaded with keep_provenance: what writes the
+                                     // unchanged file back exactly
 };
 
 /// The bytes of `path`, or of standard input for "-".
 absl::StatusOr<std::string> read_input(const std::string& path);
-/// Reads and parses `path` ("-": standard input) in the format its content shows.
-absl::StatusOr<Loaded> load(const std::string& path);
+/// Reads and parses `path` ("-": standard input) in the format its content shows;
+/// `keep_provenance` keeps what writing a TVM JSON file back unchanged needs (about the file's
+/// size again), for commands that do (`convert`).
+absl::StatusOr<Loaded> load(const std::string& path, bool keep_provenance = false);
 /// `module` written in `format` (`envelope` for text; `provenance` only with the graph it was
 /// loaded into).
 absl::StatusOr<std::string> render(const relay::Module& module, Format format,
@@ -75,7 +78,7 @@ void add_pattern_option(CLI::App& command, std::string& pattern);
 /// Adds `-o` (required), `--to` and `--envelope` to `command`.
 void add_output_options(CLI::App& command, OutputOptions& options);
 /// Writes `module`, made from `input` (`unchanged`: it is the module loaded, so a TVM JSON file
-/// is written back byte for byte), as `options` say.
+/// loaded with keep_provenance is written back byte for byte), as `options` say.
 absl::Status write_module(const relay::Module& module, const Loaded& input,
                           const OutputOptions& options, bool unchanged = false);
 

@@ -8,6 +8,10 @@
 
 namespace graphpat::cli {
 
+std::string_view plural(std::size_t count, std::string_view ending) {
+  return count == 1 ? std::string_view() : ending;
+}
+
 std::string describe_node(const relay::Graph& graph, NodeId node) {
   switch (graph.kind(node)) {
     case NodeKind::kCall:
@@ -48,7 +52,7 @@ std::string describe_operand(const relay::Graph& graph, NodeId node, std::uint32
 }
 
 std::string describe_merges(const CseReport& report) {
-  std::string text = fmt::format("{} node{} merged", report.merged, report.merged == 1 ? "" : "s");
+  std::string text = fmt::format("{} node{} merged", report.merged, plural(report.merged));
   if (report.merged_by.empty()) return text;
   std::vector<std::string> parts;
   for (const auto& [what, count] : report.merged_by) parts.push_back(fmt::format("{}: {}", what, count));

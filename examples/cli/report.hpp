@@ -4,13 +4,18 @@
 //   // "nn.relu" "5 nodes merged (TupleGetItem: 5)"
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 #include <graphpat/relay/dialect.hpp>
 #include <graphpat/transform/cse.hpp>
 
 namespace graphpat::cli {
 
+/// The ending of a noun counted `count` times: "" for one, else `ending`
+/// (`fmt::format("{} node{}", n, plural(n))`, `fmt::format("{} match{}", n, plural(n, "es"))`).
+std::string_view plural(std::size_t count, std::string_view ending = "s");
 /// What a node is in one word: the op of an op call, `%name` for a var, else its kind
 /// ("TupleGetItem", "Function", "Constant").
 std::string describe_node(const relay::Graph& graph, NodeId node);

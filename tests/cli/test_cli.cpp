@@ -229,25 +229,28 @@ TEST_CASE("stats: TVM's node counts, and op counts found in the text", "[cli][st
 }
 
 TEST_CASE("match: counts are TVM's, places are the text's lines", "[cli][match]") {
-  nlohmann::json results = nlohmann::json::parse(read_file(kCorpus / "tvm" / "results.json"));
-  std::istringstream lines(read_file(kCorpus / "patterns.txt"));
-  int compared = 0;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::string pattern_name = line.substr(0, line.find(": "));
-    std::string pattern = line.substr(line.find(": ") + 2);
-    for (const std::string& name : kModelNames) {
-      Outcome result =
-          run({"match", model(name + ".relay"), "--pattern", pattern, "--relay-compat", "--count"});
-      INFO(name << " / " << pattern_name << ": " << result.err);
-      REQUIRE(result.code == 0);
-      CHECK(result.out ==
-            fmt::format("{}\n", results[name]["patterns"][pattern_name]["matches"].get<int>()));
-      ++compared;
+  // In a section of its own: Catch2 runs a test case's code outside its sections once per
+  // section, and these are 60 runs of the program.
+  SECTION("--count of every pattern on every model is TVM's") {
+    nlohmann::json results = nlohmann::json::parse(read_file(kCorpus / "tvm" / "results.json"));
+    std::istringstream lines(read_file(kCorpus / "patterns.txt"));
+    int compared = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      std::string pattern_name = line.substr(0, line.find(": "));
+      std::string pattern = line.substr(line.find(": ") + 2);
+      for (const std::string& name : kModelNames) {
+        Outcome result = run(
+            {"match", model(name + ".relay"), "--pattern", pattern, "--relay-compat", "--count"});
+        INFO(name << " / " << pattern_name << ": " << result.err);
+        REQUIRE(result.code == 0);
+        CHECK(result.out ==
+              fmt::format("{}\n", results[name]["patterns"][pattern_name]["matches"].get<int>()));
+        ++compared;
+      }
     }
+    CHECK(compared == 60);
   }
-  CHECK(compared == 60);
-
   SECTION("the listing names node, op and line") {
     fs::path pattern = scratch() / "dense_bias.pat";
     write_file(pattern, "is_op('nn.bias_add')(is_op('nn.dense')(wildcard(), wildcard()), wildcard())\n");
@@ -400,10 +403,14 @@ TEST_CASE("merge-composite: a pattern table file", "[cli][merge-composite]") {
 }
 
 TEST_CASE("dot: a Graphviz picture, rendered by the real dot", "[cli][dot]") {
+  // Made by the first section to run; Catch2 runs this code again for each section, and a
+  // failed partition writes nothing, so it is then tried (and reported) again.
   fs::path partitioned = scratch() / "mobilenet_v2_bn.relay";
-  REQUIRE(run({"partition", model("mobilenet_v2_mxnet_style.relay"), "--pattern", kBnGet0,
-               "--attr", "Composite=bn", "-o", partitioned.string()})
-              .code == 0);
+  if (!fs::exists(partitioned)) {
+    REQUIRE(run({"partition", model("mobilenet_v2_mxnet_style.relay"), "--pattern", kBnGet0,
+                 "--attr", "Composite=bn", "-o", partitioned.string()})
+                .code == 0);
+  }
   SECTION("--partitioned: one cluster per partitioned function, in SVG") {
     fs::path svg = scratch() / "bn.svg";
     Outcome result = run({"dot", partitioned.string(), "--partitioned", "-o", svg.string()});

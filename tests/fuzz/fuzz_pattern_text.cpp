@@ -11,22 +11,21 @@
 #include "fuzz/fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using graphpat::fuzz::message;
-  using graphpat::fuzz::require;
+  using graphpat::fuzz::fail;
+  using graphpat::fuzz::require_error_id;
+  using graphpat::fuzz::require_ok;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<graphpat::Pattern> pattern = graphpat::parse_pattern(text);
   if (!pattern.ok()) {
-    require(!graphpat::error_id(pattern.status()).empty(), "an error without an id",
-            message(pattern.status()));
+    require_error_id(pattern.status());
     return 0;
   }
   std::string described = graphpat::describe(*pattern);
   absl::StatusOr<graphpat::Pattern> again = graphpat::parse_pattern(described);
-  require(again.ok(), "the description does not parse",
-          again.ok() ? std::string() : std::string(message(again.status())) + "\n" + described);
+  require_ok(again.status(), "the description does not parse", described);
   std::string described_again = graphpat::describe(*again);
   if (described_again != described) {
-    require(false, "the description describes differently", described + "\n" + described_again);
+    fail("the description describes differently", described + "\n" + described_again);
   }
   return 0;
 }

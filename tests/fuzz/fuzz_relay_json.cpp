@@ -17,12 +17,14 @@ namespace {
 
 using graphpat::fuzz::message;
 using graphpat::fuzz::require;
+using graphpat::fuzz::require_error_id;
+using graphpat::fuzz::require_ok;
+using graphpat::fuzz::require_same;
 
 /// Loads `saved` and checks it is `loaded` again.
 void check_reload(const graphpat::relay::LoadedJson& loaded, const std::string& saved) {
   absl::StatusOr<graphpat::relay::LoadedJson> again = graphpat::relay::load_json(saved);
-  require(again.ok(), "the saved JSON does not load",
-          again.ok() ? std::string() : std::string(message(again.status())) + "\n" + saved);
+  require_ok(again.status(), "the saved JSON does not load", saved);
   require(loaded.expression.has_value() == again->expression.has_value(),
           "an expression came back as a module, or the reverse", saved);
   auto difference =
@@ -30,8 +32,7 @@ void check_reload(const graphpat::relay::LoadedJson& loaded, const std::string& 
           ? graphpat::first_difference(loaded.module.graph, *loaded.expression,
                                        again->module.graph, *again->expression)
           : graphpat::first_difference(loaded.module, again->module);
-  require(!difference, "the saved JSON loads to a different module",
-          difference ? difference->reason + "\n" + saved : "");
+  require_same(difference, "the saved JSON loads to a different module", saved);
 }
 
 }  // namespace
@@ -40,14 +41,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view json(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<graphpat::relay::LoadedJson> loaded = graphpat::relay::load_json(json);
   if (!loaded.ok()) {
-    require(!graphpat::error_id(loaded.status()).empty(), "an error without an id",
-            message(loaded.status()));
+    require_error_id(loaded.status());
     return 0;
   }
   require(graphpat::verify(loaded->module).ok(), "the loaded module does not verify");
   absl::StatusOr<std::string> exact = graphpat::relay::save_json(*loaded);
-  require(exact.ok(), "save_json with provenance failed",
-          exact.ok() ? "" : message(exact.status()));
+  require_ok(exact.status(), "save_json with provenance failed");
   check_reload(*loaded, *exact);
   absl::StatusOr<std::string> fresh =
       loaded->expression

@@ -102,7 +102,8 @@ class DotWriter {
       }
     }
     std::vector<NodeId> top = collect(graph_.operands(*function), {});
-    for (NodeId node : top) draw(node, "", no_substitutes_, cluster_of_[node.index()]);
+    const absl::flat_hash_map<NodeId, std::string> no_substitutes;  // the top level has none
+    for (NodeId node : top) draw(node, "", no_substitutes, cluster_of_[node.index()]);
 
     std::string out = fmt::format("digraph \"{}\" {{\n", dot_escape(options_.function));
     out +=
@@ -163,6 +164,19 @@ class DotWriter {
            !partition_name(callee);
   }
 
+  // The operands a drawn `node` has edges from, and that collect walks on to: a call's
+  // arguments when its callee is not drawn, none for a function literal.
+  std::span<const NodeId> drawn_inputs(NodeId node) const {
+    switch (graph_.kind(node)) {
+      case NodeKind::kFunction:
+        return {};
+      case NodeKind::kCall:
+        return drawn_callee(node) ? graph_.operands(node) : graph_.args(node);
+      default:
+        return graph_.operands(node);
+    }
+  }
+
   // The constant folded into a user's label when the user has `input` as an operand: the
   // input itself, or the constant argument an inlined body's parameter stands for.
   std::optional<NodeId> folded_constant(NodeId input) const {
@@ -186,13 +200,7 @@ class DotWriter {
       stack.pop_back();
       if (!seen_.insert(node).second) continue;
       found.push_back(node);
-      NodeKind kind = graph_.kind(node);
-      if (kind == NodeKind::kFunction) continue;
-      auto operands = graph_.operands(node);
-      if (kind == NodeKind::kCall) {
-        if (!drawn_callee(node)) operands = graph_.args(node);
-      }
-      for (NodeId operand : operands) stack.push_back(operand);
+      for (NodeId input : drawn_inputs(node)) stack.push_back(input);
     }
     std::sort(found.begin(), found.end());
     return found;
@@ -247,8 +255,8 @@ class DotWriter {
                            const absl::flat_hash_map<NodeId, std::string>& substitutes) {
     if (auto found = substitutes.find(node); found != substitutes.end()) return found->second;
     if (!prefix.empty()) {
-      auto [slot, inserted] = inner_names_.try_emplace(node);
-      return slot->second;
+      auto found = inner_names_.find(node);
+      return found == inner_names_.end() ? std::string_view() : found->second;
     }
     return names_[node.index()];
   }
@@ -256,7 +264,7 @@ class DotWriter {
   // Draws `node` as DOT node `<prefix>n<id>` with edges from its drawn operands; `substitutes`
   // maps an inlined body's parameters (and inlined calls) to the names that stand for them.
   void draw(NodeId node, std::string_view prefix,
-            absl::flat_hash_map<NodeId, std::string>& substitutes, std::uint32_t cluster) {
+            const absl::flat_hash_map<NodeId, std::string>& substitutes, std::uint32_t cluster) {
     NodeKind kind = graph_.kind(node);
     if (kind == NodeKind::kConstant && options_.fold_constants) return;
     if (inlined(node, !prefix.empty())) {
@@ -271,7 +279,7 @@ class DotWriter {
     }
     std::vector<std::string> lines;
     std::string shape;
-    std::span<const NodeId> inputs = graph_.operands(node);
+    std::span<const NodeId> inputs = drawn_inputs(node);
     switch (kind) {
       case NodeKind::kVar:
         lines.emplace_back(graph_.name(node));
@@ -288,14 +296,11 @@ class DotWriter {
         NodeId callee = graph_.callee(node);
         if (graph_.kind(callee) == NodeKind::kOp) {
           lines.emplace_back(context_.op_name(graph_.op(callee)));
-          inputs = graph_.args(node);
         } else if (graph_.kind(callee) == NodeKind::kGlobalVar) {
           lines.push_back(fmt::format("@{}", graph_.name(callee)));
-          inputs = graph_.args(node);
         } else {
           std::optional<std::string_view> partitioned = partition_name(callee);
           lines.push_back(partitioned ? fmt::format("call {}", *partitioned) : "call");
-          if (!drawn_callee(node)) inputs = graph_.args(node);
         }
         for (std::string& line : attribute_lines(graph_.attrs(node)))
           lines.push_back(std::move(line));
@@ -310,7 +315,6 @@ class DotWriter {
       case NodeKind::kFunction: {
         std::optional<std::string_view> partitioned = partition_name(node);
         lines.push_back(partitioned ? fmt::format("fn {}", *partitioned) : "fn");
-        inputs = {};
         shape = "component";
         break;
       }
@@ -393,9 +397,8 @@ class DotWriter {
   const relay::DotOptions& options_;
   AttrSchemaCache cache_;
   std::vector<std::string> names_;  // DOT name of each drawn top-level node ("" if not drawn)
-  absl::flat_hash_map<NodeId, std::string> inner_names_;     // of the body being inlined
-  absl::flat_hash_map<NodeId, std::string> no_substitutes_;  // the top level substitutes nothing
-  absl::flat_hash_map<NodeId, NodeId> constant_params_;      // of the body being inlined
+  absl::flat_hash_map<NodeId, std::string> inner_names_;  // of the body being inlined
+  absl::flat_hash_map<NodeId, NodeId> constant_params_;   // of the body being inlined
   absl::flat_hash_set<NodeId> seen_;
   std::vector<std::uint32_t> cluster_of_;
   std::vector<Cluster> clusters_;

@@ -11,6 +11,7 @@
 #include <absl/status/status.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,14 @@ inline std::string_view error_id(const absl::Status& status) {
   std::size_t close = message.find(']');
   if (close == std::string_view::npos) return {};
   return message.substr(1, close - 1);
+}
+
+/// The problem a status made by make_error states, after its `[graphpat.<id>] ` prefix
+/// ("12:7: expected ')' after call arguments"); the whole message for any other status.
+inline std::string_view error_problem(const absl::Status& status) {
+  std::string_view message(status.message().data(), status.message().size());
+  std::string_view id = error_id(status);
+  return id.empty() ? message : message.substr(std::min(message.size(), id.size() + 3));
 }
 
 namespace detail {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -98,6 +99,13 @@ struct TensorBytes {
 inline TensorBytes share_bytes(std::shared_ptr<const std::vector<std::uint8_t>> buffer) {
   std::size_t size = buffer->size();
   const std::uint8_t* first = buffer->data();
+  return TensorBytes{std::shared_ptr<const std::uint8_t>(std::move(buffer), first), size};
+}
+
+/// Shares a whole decoded string (base64 output) as tensor bytes, without copying it.
+inline TensorBytes share_bytes(std::shared_ptr<const std::string> buffer) {
+  std::size_t size = buffer->size();
+  const auto* first = reinterpret_cast<const std::uint8_t*>(buffer->data());
   return TensorBytes{std::shared_ptr<const std::uint8_t>(std::move(buffer), first), size};
 }
 

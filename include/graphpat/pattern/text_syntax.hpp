@@ -344,7 +344,8 @@ class PatternSyntax {
         fmt::format("expected '{}' {}, found {}", punct, where, token.describe()));
   }
 
-  // Every expression parser starts here: the nesting and the syntax tree stay bounded.
+  // Checked before every node is parsed (in parse_unary, a lambda, each binary or postfix
+  // link): the nesting and the syntax tree stay bounded.
   absl::Status check_limits(std::uint32_t depth) const {
     if (depth > limits_.max_depth) {
       return pattern_text_error("too_deep", peek().line, peek().column,
@@ -369,9 +370,10 @@ class PatternSyntax {
     return node;
   }
 
+  // A non-lambda expression's limits are checked by parse_unary, before anything is consumed.
   absl::StatusOr<std::uint32_t> parse_expression(std::uint32_t depth) {
-    if (auto status = check_limits(depth); !status.ok()) return status;
     if (peek().type == TokenType::kName && peek().text == "lambda") {
+      if (auto status = check_limits(depth); !status.ok()) return status;
       AstNode lambda = at(next(), AstKind::kLambda);
       const PatternToken& param = next();
       if (param.type != TokenType::kName) {
@@ -478,8 +480,8 @@ class PatternSyntax {
     }
   }
 
+  // Only reached through parse_unary, which has checked the limits at this depth and token.
   absl::StatusOr<std::uint32_t> parse_primary(std::uint32_t depth) {
-    if (auto status = check_limits(depth); !status.ok()) return status;
     const PatternToken& token = peek();
     switch (token.type) {
       case TokenType::kName: {

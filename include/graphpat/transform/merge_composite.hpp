@@ -65,12 +65,13 @@ PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table
     std::stable_sort(order.begin(), order.end(),
                      [](const auto* a, const auto* b) { return a->benefit > b->benefit; });
   }
-  PartitionResult<D> result{module, {}};
-  if (!options.relay_compat) {
+  PartitionResult<D> result = [&] {
+    if (options.relay_compat) return PartitionResult<D>{module, {}};
     CseResult<D> merged = eliminate_common_subexpr(module);
-    result.report.cse = std::move(merged.report);
-    result.module = std::move(merged.module);
-  }
+    PartitionResult<D> cse_first{std::move(merged.module), {}};
+    cse_first.report.cse = std::move(merged.report);
+    return cse_first;
+  }();
   for (const CompositePattern<D>* entry : order) {
     std::vector<NodeId> roots = result.module.roots();
     std::vector<bool> skipped(roots.size());

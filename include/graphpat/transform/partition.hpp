@@ -231,17 +231,15 @@ PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph
 template <Dialect D>
 PartitionResult<D> partition(const Pattern& pattern, const Module<D>& module,
                              const PartitionOptions<D>& options = {}) {
-  // Built on the input's context: a default-constructed Module would make (and drop) a whole
-  // new Context with its op registry, which costs more than partitioning a small model.
-  PartitionResult<D> result{Module<D>(Graph<D>(module.graph.shared_context())), {}};
+  PartitionReport report;
   if (options.relay_compat) {
-    result.module = detail::partition_module(pattern, module, options, result.report);
-    return result;
+    Module<D> partitioned = detail::partition_module(pattern, module, options, report);
+    return {std::move(partitioned), std::move(report)};
   }
   CseResult<D> merged = eliminate_common_subexpr(module);
-  result.report.cse = std::move(merged.report);
-  result.module = detail::partition_module(pattern, merged.module, options, result.report);
-  return result;
+  report.cse = std::move(merged.report);
+  Module<D> partitioned = detail::partition_module(pattern, merged.module, options, report);
+  return {std::move(partitioned), std::move(report)};
 }
 
 }  // namespace graphpat

@@ -26,6 +26,7 @@
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/limits.hpp"
+#include "graphpat/ir/strings.hpp"
 
 namespace graphpat::detail {
 
@@ -101,12 +102,10 @@ inline bool append_json_string(std::string& out, std::string_view text) {
     out += '"';
     return true;
   }
-  try {
-    out += GraphJson(std::string(text)).dump();
-    return true;
-  } catch (const GraphJson::type_error&) {
-    return false;
-  }
+  // invalid_utf8_at refuses exactly the strings dump() would throw on.
+  if (invalid_utf8_at(text) != std::string_view::npos) return false;
+  out += GraphJson(std::string(text)).dump();
+  return true;
 }
 
 /// A finite double as a JSON number that reads back as the same double and as a float (a
@@ -313,6 +312,39 @@ class AttrJsonDecoder {
   std::uint32_t max_depth_;
 };
 
+inline bool append_attr_json(std::string& out, const Context& context, AttrValueId id);
+
+/// Appends the fields of object value `object` as a JSON object (`{"key": value, ...}`):
+/// `skip(i)` leaves field i out, `plain(i)` writes a dtype value of field i as a plain string.
+/// Returns false, at the first string that is not valid UTF-8, when there is one.
+template <class Skip, class Plain>
+bool append_attr_fields(std::string& out, const Context& context, AttrValueId object, Skip skip,
+                        Plain plain) {
+  const AttrTable& attrs = context.attrs;
+  out += '{';
+  bool first = true;
+  for (std::size_t i = 0; i < attrs.entry_count(object); ++i) {
+    if (skip(i)) continue;
+    if (!first) out += ", ";
+    first = false;
+    if (!append_json_string(out, context.strings.view(attrs.field_key(object, i)))) return false;
+    out += ": ";
+    AttrValueId value = attrs.entry_value(object, i);
+    if (plain(i) && attrs.kind(value) == AttrKind::kDataType) {
+      if (!append_json_string(out, attrs.text(value))) return false;
+    } else if (!append_attr_json(out, context, value)) {
+      return false;
+    }
+  }
+  out += '}';
+  return true;
+}
+/// Every field, each value in graph JSON form.
+inline bool append_attr_fields(std::string& out, const Context& context, AttrValueId object) {
+  auto never = [](std::size_t) { return false; };
+  return append_attr_fields(out, context, object, never, never);
+}
+
 /// Appends value `id` in graph JSON form. Recursion follows the nesting of one value, which
 /// the readers bound; never a graph. Returns false when a string is not valid UTF-8.
 inline bool append_attr_json(std::string& out, const Context& context, AttrValueId id) {
@@ -384,14 +416,8 @@ inline bool append_attr_json(std::string& out, const Context& context, AttrValue
       out += "{\"object\": ";
       if (!append_json_string(out, attrs.text(id))) return false;
       if (attrs.entry_count(id) > 0) {
-        out += ", \"fields\": {";
-        for (std::size_t i = 0; i < attrs.entry_count(id); ++i) {
-          if (i > 0) out += ", ";
-          if (!append_json_string(out, context.strings.view(attrs.field_key(id, i)))) return false;
-          out += ": ";
-          if (!append_attr_json(out, context, attrs.entry_value(id, i))) return false;
-        }
-        out += '}';
+        out += ", \"fields\": ";
+        if (!append_attr_fields(out, context, id)) return false;
       }
       out += '}';
       return true;

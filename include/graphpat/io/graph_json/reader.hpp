@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -277,12 +276,9 @@ class GraphJsonReader {
         return graph_json_error("too_deep", type_path,
                                 too_deep_problem(options_.limits.max_depth));
       }
-      std::string message(type.status().message());
-      std::size_t close = message.find("] ");
       return graph_json_error(
           "bad_type", type_path,
-          fmt::format("cannot read the type '{}': {}", text,
-                      close == std::string::npos ? message : message.substr(close + 2)));
+          fmt::format("cannot read the type '{}': {}", text, error_problem(type.status())));
     }
     types_.emplace(text, *type);
     return *type;
@@ -374,29 +370,15 @@ class GraphJsonReader {
       if (attrs == nullptr) return AttrValueId();
       return context_.attrs.object(kUnknownAttrsKey, written);
     }
-    // The canonicaliser reports places as line:column; written field j is "line" j + 1, so
-    // its refusal can be given the field's JSON path.
-    std::vector<std::pair<std::int32_t, std::int32_t>> places;
-    for (std::size_t j = 0; j < written.size(); ++j) {
-      places.emplace_back(static_cast<std::int32_t>(j + 1), 0);
-    }
-    auto canonical = cache_.canonical(*schema, written, op_name, 0, 0, places);
-    if (canonical.ok()) return *canonical;
-    std::string message(canonical.status().message());
-    std::size_t place = message.find("] ");
-    std::size_t colon = message.find(':', place);
-    std::size_t problem = message.find(": ", colon + 1);
-    if (place == std::string::npos || colon == std::string::npos || problem == std::string::npos) {
-      return graph_json_error("bad_attribute", attrs_path, message);
-    }
-    std::size_t line = 0;
-    std::from_chars(message.data() + place + 2, message.data() + colon, line);
-    if (line == 0 || line > written.size()) {
-      return graph_json_error("bad_attribute", attrs_path, message.substr(problem + 2));
-    }
-    return graph_json_error("bad_attribute",
-                            attrs_path / context_.strings.view(written[line - 1].key),
-                            message.substr(problem + 2));
+    // A refused field is placed at its JSON path; a missing one at the attrs object.
+    return cache_.canonical(
+        *schema, written, op_name,
+        [&](std::string_view, std::optional<std::size_t> pair, const std::string& problem) {
+          return graph_json_error("bad_attribute",
+                                  pair ? attrs_path / context_.strings.view(written[*pair].key)
+                                       : attrs_path,
+                                  problem);
+        });
   }
 
   absl::StatusOr<AttrValueId> function_attrs(const GraphJson& object, const JsonPath& path) {
@@ -711,19 +693,18 @@ class GraphJsonReader {
       return graph_json_error("tensor_too_large", shape_path,
                               tensor_too_large_problem("the constant", *expected, limit));
     }
-    std::string bytes;
+    auto bytes = std::make_shared<std::string>();
     const std::string& encoded = data->get_ref<const std::string&>();
-    if (!absl::Base64Unescape(encoded, &bytes)) {
+    if (!absl::Base64Unescape(encoded, bytes.get())) {
       return graph_json_error("bad_constant", path / "data", "not valid base64");
     }
-    if (bytes.size() != *expected) {
+    if (bytes->size() != *expected) {
       std::uint64_t elements = *expected / element->element_bytes();
       return graph_json_error("bad_constant", path / "data",
-                              fmt::format("{} bytes, but {} elements of {} take {}", bytes.size(),
+                              fmt::format("{} bytes, but {} elements of {} take {}", bytes->size(),
                                           elements, *dtype, *expected));
     }
-    auto buffer = std::make_shared<std::vector<std::uint8_t>>(bytes.begin(), bytes.end());
-    tensor.data = share_bytes(std::move(buffer));
+    tensor.data = share_bytes(std::move(bytes));
     return tensor;
   }
 

@@ -11,6 +11,7 @@
 #include <absl/strings/escaping.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -105,7 +106,7 @@ class GraphJsonWriter {
       }
       root_of[root.index()] = static_cast<std::uint32_t>(k);
     }
-    owner_.assign(graph_.size(), kNone);
+    std::vector<std::uint32_t> owner(graph_.size(), kNone);  // the function that writes each node
     std::vector<NodeId> stack;
     for (std::size_t k = 0; k < functions.size(); ++k) {
       auto operands = graph_.operands(functions[k].function);
@@ -113,7 +114,7 @@ class GraphJsonWriter {
       while (!stack.empty()) {
         NodeId node = stack.back();
         stack.pop_back();
-        if (owner_[node.index()] != kNone) continue;
+        if (owner[node.index()] != kNone) continue;
         if (root_of[node.index()] != kNone) {
           return unsupported(
               functions_path / k,
@@ -122,7 +123,7 @@ class GraphJsonWriter {
                           module_.name(functions[k]),
                           module_.name(functions[root_of[node.index()]])));
         }
-        owner_[node.index()] = static_cast<std::uint32_t>(k);
+        owner[node.index()] = static_cast<std::uint32_t>(k);
         auto inputs = graph_.operands(node);
         if (graph_.kind(node) == NodeKind::kCall && called_op(node)) inputs = graph_.args(node);
         for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) stack.push_back(*it);
@@ -130,7 +131,7 @@ class GraphJsonWriter {
     }
     members_.assign(functions.size(), {});
     for (std::uint32_t i = 0; i < graph_.size(); ++i) {
-      if (owner_[i] != kNone) members_[owner_[i]].push_back(NodeId(i));
+      if (owner[i] != kNone) members_[owner[i]].push_back(NodeId(i));
     }
     file_ids_.assign(graph_.size(), kNone);
     std::uint32_t next = 0;
@@ -174,29 +175,6 @@ class GraphJsonWriter {
     string(out, type_text(type, path / key), path);
   }
 
-  // An object's fields as `"key": value` pairs; `skip(i)` leaves field i out, `plain(i)` writes
-  // a dtype value as a plain string.
-  template <class Skip, class Plain>
-  void fields(std::string& out, AttrValueId object, const JsonPath& path, Skip skip, Plain plain) {
-    const AttrTable& attrs = context_.attrs;
-    out += '{';
-    bool first = true;
-    for (std::size_t i = 0; i < attrs.entry_count(object); ++i) {
-      if (skip(i)) continue;
-      if (!first) out += ", ";
-      first = false;
-      string(out, context_.strings.view(attrs.field_key(object, i)), path);
-      out += ": ";
-      AttrValueId value = attrs.entry_value(object, i);
-      if (plain(i) && attrs.kind(value) == AttrKind::kDataType) {
-        string(out, attrs.text(value), path);
-      } else if (!append_attr_json(out, context_, value)) {
-        not_utf8(path);
-      }
-    }
-    out += '}';
-  }
-
   // Whether reading `attrs` back through AttrSchemaCache::canonical gives `attrs` again.
   bool reads_back_canonical(AttrValueId attrs, const AttrSchema& schema) {
     if (!cache_.is_canonical(attrs, schema)) return false;
@@ -222,23 +200,24 @@ class GraphJsonWriter {
     }
     if (schema != nullptr && reads_back_canonical(attrs, *schema)) {
       const auto& defaults = cache_.defaults(*schema);
-      auto is_default = [&](std::size_t i) {
+      std::vector<bool> is_default(schema->fields.size());  // left out of the file
+      for (std::size_t i = 0; i < schema->fields.size(); ++i) {
         AttrValueId value = context_.attrs.entry_value(attrs, i);
-        if (defaults[i]) return value == *defaults[i];
-        return schema->fields[i].has_default && context_.attrs.kind(value) == AttrKind::kNull;
-      };
-      bool all_default = true;
-      for (std::size_t i = 0; i < schema->fields.size(); ++i) all_default &= is_default(i);
-      if (all_default) return;
+        is_default[i] = defaults[i] ? value == *defaults[i]
+                                    : schema->fields[i].has_default &&
+                                          context_.attrs.kind(value) == AttrKind::kNull;
+      }
+      if (std::all_of(is_default.begin(), is_default.end(), [](bool skip) { return skip; })) return;
       out += ", \"attrs\": ";
-      fields(out, attrs, path, is_default, [&](std::size_t i) {
+      auto skip = [&](std::size_t i) { return is_default[i]; };
+      auto plain = [&](std::size_t i) {
         return cache_.storage(schema->fields[i]) == relay::FieldStorage::kDataType;
-      });
+      };
+      if (!append_attr_fields(out, context_, attrs, skip, plain)) not_utf8(path);
       return;
     }
     out += ", \"attrs\": ";
-    fields(
-        out, attrs, path, [](std::size_t) { return false; }, [](std::size_t) { return false; });
+    if (!append_attr_fields(out, context_, attrs)) not_utf8(path);
     std::string_view key = context_.attrs.text(attrs);
     if (schema != nullptr || key != kUnknownAttrsKey) {
       out += ", \"attrs_type\": ";
@@ -256,8 +235,7 @@ class GraphJsonWriter {
         fail(unsupported(path, "function attributes that are not an object"));
       } else {
         fmt::format_to(std::back_inserter(out), "{}\"attrs\": ", separator);
-        fields(
-            out, attrs, path, [](std::size_t) { return false; }, [](std::size_t) { return false; });
+        if (!append_attr_fields(out, context_, attrs)) not_utf8(path);
         if (context_.attrs.text(attrs) != kFunctionAttrsKey) {
           fmt::format_to(std::back_inserter(out), "{}\"attrs_type\": ", separator);
           string(out, context_.attrs.text(attrs), path);
@@ -379,7 +357,6 @@ class GraphJsonWriter {
   Context& context_;
   AttrSchemaCache cache_;
   absl::Status status_;
-  std::vector<std::uint32_t> owner_;
   std::vector<std::vector<NodeId>> members_;
   std::vector<std::uint32_t> file_ids_;
   absl::flat_hash_map<TypeId, std::string> type_texts_;

@@ -587,13 +587,9 @@ class Emitter {
     }
     std::vector<OutField> fields;
     const Layout* layout = layouts_.find(key);
-    // An attrs struct whose fields are not exactly the declared ones was read field by field
-    // (trusted_layout), and is written back so.
-    if (layout != nullptr && layout->is_attrs_struct &&
-        (count != layout->fields.size() ||
-         !std::all_of(layout->fields.begin(), layout->fields.end(), [&](const LayoutField& field) {
-           return attrs.find_field(id, field.name).has_value();
-         }))) {
+    // As the reader decided (trusted_layout): a struct read field by field is written so.
+    if (layout != nullptr &&
+        !layout->fits(count, [&](std::string_view name) { return attrs.find_field(id, name).has_value(); })) {
       layout = nullptr;
     }
     if (layout != nullptr) {

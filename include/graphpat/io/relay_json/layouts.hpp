@@ -53,6 +53,17 @@ struct Layout {
     return std::any_of(fields.begin(), fields.end(),
                        [&](const LayoutField& field) { return field.name == name; });
   }
+
+  /// Whether an object with `count` fields, `has(name)` telling which, may be read and written
+  /// through this layout: any object of a plain type; an attribute struct only when its fields
+  /// are exactly the declared ones (another TVM version's struct is carried field by field).
+  template <class HasField>
+  [[nodiscard]] bool fits(std::size_t count, HasField has) const {
+    return !is_attrs_struct ||
+           (count == fields.size() &&
+            std::all_of(fields.begin(), fields.end(),
+                        [&](const LayoutField& field) { return has(field.name); }));
+  }
 };
 
 /// The kind of a relay attribute struct field, from its C++ type (the shared rule of
@@ -232,13 +243,11 @@ inline bool is_expression_key(std::string_view type_key) {
 inline const Layout* trusted_layout(const JsonDocument& doc, LayoutCache& layouts,
                                     std::uint32_t index) {
   const Layout* layout = layouts.find(doc.type_key(index));
-  if (layout == nullptr || !layout->is_attrs_struct) return layout;
-  auto fields = doc.fields_of(index);
-  if (fields.size() != layout->fields.size()) return nullptr;
-  for (const LayoutField& field : layout->fields) {
-    if (!doc.field(index, field.name)) return nullptr;
-  }
-  return layout;
+  bool fits = layout != nullptr &&
+              layout->fits(doc.fields_of(index).size(), [&](std::string_view name) {
+                return doc.field(index, name).has_value();
+              });
+  return fits ? layout : nullptr;
 }
 
 /// Whether a field of an object of unknown layout is a reference: TVM writes references as

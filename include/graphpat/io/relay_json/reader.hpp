@@ -62,7 +62,7 @@ inline std::optional<IntegerType> integer_type(std::string_view dtype) {
 
 class JsonReader {
  public:
-  JsonReader(ProvenanceData& provenance, relay::Module& module, const InputLimits& limits = {})
+  JsonReader(ProvenanceData& provenance, relay::Module& module, const InputLimits& limits)
       : limits_(limits),
         prov_(provenance),
         doc_(provenance.document),

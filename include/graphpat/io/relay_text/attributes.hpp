@@ -17,6 +17,7 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -307,12 +308,12 @@ class AttrSchemaCache {
   /// The canonical object for `written` pairs of a call of `op_name` whose struct is `schema`:
   /// every field, defaults filled in. Fields the schema does not know keep the pairs as
   /// written (nothing is dropped); a missing field without default is refused, as TVM does.
-  /// `places`, when given, holds the line and column of each written pair, where an error
-  /// about that pair is placed (else at `line`:`column`).
-  absl::StatusOr<AttrValueId> canonical(
-      const AttrSchema& schema, std::span<const AttrField> written, std::string_view op_name,
-      std::int32_t line, std::int32_t column,
-      std::span<const std::pair<std::int32_t, std::int32_t>> places = {}) {
+  /// A refusal is made by `refuse(id, pair, problem)`: the error id ("bad_attribute",
+  /// "missing_attribute"), the index in `written` of the pair at fault (nullopt for a missing
+  /// field) and the problem; each reader places it in its own terms.
+  template <class Refuse>
+  absl::StatusOr<AttrValueId> canonical(const AttrSchema& schema, std::span<const AttrField> written,
+                                        std::string_view op_name, Refuse refuse) {
     AttrTable& attrs = context_.attrs;
     std::string_view type_key = context_.strings.view(schema.type_key);
     for (const AttrField& field : written) {
@@ -326,11 +327,11 @@ class AttrSchemaCache {
     for (std::size_t i = 0; i < schema.fields.size(); ++i) {
       const AttrSchemaField& declared = schema.fields[i];
       std::optional<AttrValueId> value;
-      std::pair<std::int32_t, std::int32_t> place{line, column};
+      std::optional<std::size_t> pair;
       for (std::size_t j = 0; j < written.size(); ++j) {
         if (written[j].key != declared.name) continue;
         value = written[j].value;
-        if (j < places.size()) place = places[j];
+        pair = j;
       }
       std::string_view name = context_.strings.view(declared.name);
       if (value) {
@@ -339,23 +340,37 @@ class AttrSchemaCache {
         AttrKind given = attrs.get(*value).kind;
         value = to_field_form(context_, storage(declared), *value);
         if (!value || refused) {
-          return text_error("bad_attribute", place.first, place.second,
-                            fmt::format("{}: attribute '{}' of {} ({}) cannot hold {}", type_key,
-                                        name, op_name, cpp_type,
-                                        attr_kind_phrase(refused.value_or(given))));
+          return refuse("bad_attribute", pair,
+                        fmt::format("{}: attribute '{}' of {} ({}) cannot hold {}", type_key,
+                                    name, op_name, cpp_type,
+                                    attr_kind_phrase(refused.value_or(given))));
         }
       } else if (declared_defaults[i]) {
         value = declared_defaults[i];
       } else if (declared.has_default) {
         value = attrs.null();
       } else {
-        return text_error("missing_attribute", line, column,
-                          fmt::format("{}: cannot find required field '{}' of {}", type_key, name,
-                                      op_name));
+        return refuse("missing_attribute", std::nullopt,
+                      fmt::format("{}: cannot find required field '{}' of {}", type_key, name,
+                                  op_name));
       }
       fields.push_back({declared.name, *value});
     }
     return attrs.object(type_key, fields);
+  }
+
+  /// The same, refusals placed as Relay text errors: at `places[pair]` (the line and column of
+  /// each written pair) when given, else at `line`:`column`.
+  absl::StatusOr<AttrValueId> canonical(
+      const AttrSchema& schema, std::span<const AttrField> written, std::string_view op_name,
+      std::int32_t line, std::int32_t column,
+      std::span<const std::pair<std::int32_t, std::int32_t>> places = {}) {
+    return canonical(schema, written, op_name,
+                     [&](std::string_view id, std::optional<std::size_t> pair, std::string problem) {
+                       auto [at_line, at_column] =
+                           pair && *pair < places.size() ? places[*pair] : std::pair{line, column};
+                       return text_error(id, at_line, at_column, problem);
+                     });
   }
 
   /// Whether `attrs` is the canonical object of `schema` (its fields, in order).

@@ -9,11 +9,9 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/status/statusor.h>
-#include <absl/strings/escaping.h>
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -50,21 +48,23 @@ struct MetadataSection {
   }
 };
 
+/// A `relay_text.bad_metadata` error: "#[metadata]: <why>".
+inline absl::Status metadata_error(std::string_view why) {
+  return make_error(absl::StatusCode::kInvalidArgument, "relay_text.bad_metadata",
+                    fmt::format("#[metadata]: {}", why));
+}
+
 inline absl::StatusOr<MetadataSection> read_metadata(std::string_view text) {
-  auto fail = [](std::string_view why) {
-    return make_error(absl::StatusCode::kInvalidArgument, "relay_text.bad_metadata",
-                      fmt::format("#[metadata]: {}", why));
-  };
   nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded() || !json.is_object()) return fail("not a JSON object");
+  if (json.is_discarded() || !json.is_object()) return metadata_error("not a JSON object");
   MetadataSection section;
   if (!json.contains("nodes") || !json["nodes"].is_array() || !json.contains("root")) {
-    return fail("no nodes or root");
+    return metadata_error("no nodes or root");
   }
   section.nodes = std::move(json["nodes"]);
   if (json.contains("b64ndarrays") && json["b64ndarrays"].is_array()) {
     for (const auto& blob : json["b64ndarrays"]) {
-      if (!blob.is_string()) return fail("b64ndarrays entry is not a string");
+      if (!blob.is_string()) return metadata_error("b64ndarrays entry is not a string");
       section.blobs.push_back(blob.get<std::string>());
     }
   }
@@ -78,16 +78,16 @@ inline absl::StatusOr<MetadataSection> read_metadata(std::string_view text) {
   if (root == nullptr || !root->contains("keys") || !root->contains("data") ||
       !(*root)["keys"].is_array() || !(*root)["data"].is_array() ||
       (*root)["keys"].size() != (*root)["data"].size()) {
-    return fail("root is not a Map");
+    return metadata_error("root is not a Map");
   }
   for (std::size_t i = 0; i < (*root)["keys"].size(); ++i) {
     const nlohmann::json& key = (*root)["keys"][i];
     const nlohmann::json* array = node_at((*root)["data"][i]);
-    if (!key.is_string() || array == nullptr) return fail("bad Map entry");
+    if (!key.is_string() || array == nullptr) return metadata_error("bad Map entry");
     std::vector<std::uint32_t> items;
     if (array->contains("data")) {
       for (const auto& item : (*array)["data"]) {
-        if (node_at(item) == nullptr) return fail("dangling node index");
+        if (node_at(item) == nullptr) return metadata_error("dangling node index");
         items.push_back(item.get<std::uint32_t>());
       }
     }
@@ -104,23 +104,19 @@ inline absl::StatusOr<Tensor> metadata_constant(
     std::uint64_t max_bytes = InputLimits{}.max_tensor_bytes) {
   const nlohmann::json* attrs = node.contains("attrs") ? &node["attrs"] : nullptr;
   if (attrs == nullptr || !attrs->contains("data") || !(*attrs)["data"].is_string()) {
-    return make_error(absl::StatusCode::kInvalidArgument, "relay_text.bad_metadata",
-                      "#[metadata]: relay.Constant without data");
+    return metadata_error("relay.Constant without data");
   }
-  std::size_t blob = 0;
   const std::string& index = (*attrs)["data"].get_ref<const std::string&>();
-  auto [end, error] = std::from_chars(index.data(), index.data() + index.size(), blob);
-  if (error != std::errc() || end != index.data() + index.size()) {
-    return make_error(absl::StatusCode::kInvalidArgument, "relay_text.bad_metadata",
-                      fmt::format("#[metadata]: relay.Constant data \"{}\" is not an index of "
-                                  "b64ndarrays",
-                                  index));
+  std::optional<std::size_t> parsed = relay::detail::parse_decimal<std::size_t>(index);
+  if (!parsed) {
+    return metadata_error(
+        fmt::format("relay.Constant data \"{}\" is not an index of b64ndarrays", index));
   }
+  std::size_t blob = *parsed;
   if (blob >= section.blobs.size()) {
-    return make_error(absl::StatusCode::kInvalidArgument, "relay_text.bad_metadata",
-                      fmt::format("#[metadata]: relay.Constant data refers to b64ndarrays[{}], "
-                                  "but there are {} arrays",
-                                  blob, section.blobs.size()));
+    return metadata_error(fmt::format(
+        "relay.Constant data refers to b64ndarrays[{}], but there are {} arrays", blob,
+        section.blobs.size()));
   }
   auto decoded = relay::detail::decode_ndarray(section.blobs[blob],
                                                fmt::format("b64ndarrays[{}]", blob), max_bytes);
@@ -137,15 +133,14 @@ inline std::string_view metadata_string(const nlohmann::json& object, const char
   return found->get_ref<const std::string&>();
 }
 
-/// An attribute value from a metadata object node (IntImm, FloatImm, String, Array, null);
-/// nullopt for anything else or anything malformed.
+/// An attribute value from the metadata object node at `index` (IntImm, FloatImm, String,
+/// Array, null); nullopt for anything else or anything malformed.
 inline std::optional<AttrValueId> metadata_value(Context& context, const MetadataSection& section,
-                                                 std::string_view reference, int depth = 0) {
+                                                 std::size_t index, int depth = 0) {
   AttrTable& attrs = context.attrs;
-  auto index = relay::detail::parse_decimal<std::size_t>(reference);
-  if (!index || *index >= section.nodes.size() || depth > 64) return std::nullopt;
-  if (*index == 0) return attrs.null();
-  const nlohmann::json& node = section.nodes[*index];
+  if (index >= section.nodes.size() || depth > 64) return std::nullopt;
+  if (index == 0) return attrs.null();
+  const nlohmann::json& node = section.nodes[index];
   std::string_view type_key = metadata_string(node, "type_key");
   const nlohmann::json* fields = node.is_object() && node.contains("attrs") ? &node["attrs"] : &node;
   auto number = [&]<class T>(T zero) -> std::optional<T> {
@@ -171,8 +166,7 @@ inline std::optional<AttrValueId> metadata_value(Context& context, const Metadat
     if (node.contains("data")) {
       for (const auto& item : node["data"]) {
         if (!item.is_number_unsigned()) return std::nullopt;
-        auto element = metadata_value(context, section, std::to_string(item.get<std::size_t>()),
-                                      depth + 1);
+        auto element = metadata_value(context, section, item.get<std::size_t>(), depth + 1);
         if (!element) return std::nullopt;
         elements.push_back(*element);
       }
@@ -182,6 +176,14 @@ inline std::optional<AttrValueId> metadata_value(Context& context, const Metadat
   return std::nullopt;
 }
 
+/// The same, for a node index written as a decimal string (an attrs field's value).
+inline std::optional<AttrValueId> metadata_value(Context& context, const MetadataSection& section,
+                                                 std::string_view reference, int depth = 0) {
+  auto index = relay::detail::parse_decimal<std::size_t>(reference);
+  if (!index) return std::nullopt;
+  return metadata_value(context, section, *index, depth);
+}
+
 /// A call attrs struct stored in the metadata section, as the canonical object of its schema;
 /// nullopt when the node is not one, or is malformed.
 inline std::optional<AttrValueId> metadata_attrs(Context& context, AttrSchemaCache& cache,
@@ -189,10 +191,10 @@ inline std::optional<AttrValueId> metadata_attrs(Context& context, AttrSchemaCac
                                                  const nlohmann::json& node) {
   const AttrSchema* schema = context.ops.find_schema(metadata_string(node, "type_key"));
   if (schema == nullptr || !node.contains("attrs")) return std::nullopt;
+  const nlohmann::json& members = node["attrs"];
   std::vector<AttrField> fields;
   for (const AttrSchemaField& declared : schema->fields) {
     std::string name(context.strings.view(declared.name));
-    const nlohmann::json& members = node["attrs"];
     if (!members.is_object() || !members.contains(name) || !members[name].is_string()) {
       return std::nullopt;
     }

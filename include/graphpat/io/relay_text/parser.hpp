@@ -144,13 +144,10 @@ class RelayTextParser {
   // placed at LINE:COL: `[graphpat.relay_json.bad_base64] b64ndarrays[0]: ...` becomes
   // `[graphpat.relay_text.bad_base64] L:C: b64ndarrays[0]: ...`.
   static absl::Status relocate(const absl::Status& status, std::int32_t line, std::int32_t column) {
-    std::string text(status.message());
     std::string_view id = error_id(status);
     std::size_t dot = id.rfind('.');
     std::string_view what = dot == std::string_view::npos ? "bad_metadata" : id.substr(dot + 1);
-    std::size_t close = text.find("] ");
-    return text_error(what, line, column,
-                      close == std::string::npos ? text : text.substr(close + 2));
+    return text_error(what, line, column, error_problem(status));
   }
 
   absl::Status unexpected(const Token& token, std::string_view what) {
