@@ -113,6 +113,22 @@ class RelayLexer {
   static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
   static bool is_ident_start(char c) { return is_alpha(c) || c == '_'; }
   static bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c) || c == '/'; }
+  // A TVM type key: names of letters, digits and '_' joined by dots (tir.Var,
+  // relay.attrs.Conv2DAttrs). Anything else would be printed back as it was written, where it
+  // need not lex again.
+  static bool is_type_key(std::string_view key) {
+    bool name_start = true;
+    for (char c : key) {
+      if (c == '.' && !name_start) {
+        name_start = true;
+      } else if (name_start ? is_ident_start(c) : is_ident_start(c) || is_digit(c)) {
+        name_start = false;
+      } else {
+        return false;
+      }
+    }
+    return !name_start;
+  }
   static bool is_number_char(char c) {
     return is_digit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
   }
@@ -297,11 +313,7 @@ class RelayLexer {
       return make(TokenKind::kPunct, start, line, column);
     }
     fail("bad_character", line, column,
-         fmt::format("unexpected character '{}'", static_cast<unsigned char>(c) < 0x20 ||
-                                                          static_cast<unsigned char>(c) >= 0x7F
-                                                      ? fmt::format("\\x{:02X}",
-                                                                    static_cast<unsigned char>(c))
-                                                      : std::string(1, c)));
+         fmt::format("unexpected character '{}'", escape_unprintable(std::string_view(&c, 1))));
     return make(TokenKind::kEnd, pos_, line, column);
   }
 
@@ -359,6 +371,12 @@ class RelayLexer {
     }
     if (!ok || key_end == key) {
       fail("bad_meta_reference", line, column, "expected meta[TYPE_KEY][INDEX]");
+      return make(TokenKind::kEnd, pos_, line, column);
+    }
+    if (std::string_view type_key = text_.substr(key, key_end - key); !is_type_key(type_key)) {
+      fail("bad_meta_reference", line, column,
+           fmt::format("meta type key '{}' is not a dotted name like relay.Constant",
+                       escape_unprintable(type_key)));
       return make(TokenKind::kEnd, pos_, line, column);
     }
     advance();
