@@ -2,8 +2,8 @@
 // `astext()` / `str()` byte for byte — the scope / inline / `%N` algorithm of §1.8 (post-order
 // DFS, op before args, bindings emitted when their consumer is rendered, one counter and one
 // name allocator for the whole print), annotations, meta numbering and the envelopes.
-// Dataflow is walked with explicit stacks and let chains with a loop; only syntactic nesting
-// (a fn or if inside another) recurses.
+// Nothing recurses: dataflow is walked with an explicit stack, and a scope nested in another
+// (a fn body, an if branch, a let value) is printed by tasks on a stack, not by a call.
 //
 //   detail::RelayTextPrinter printer(module.graph, relay::TextEnvelope::kStr);
 //   std::string text = printer.print_module(module);
@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -330,12 +332,44 @@ class RelayTextPrinter {
     return out;
   }
 
+  // ----- the task stack ------------------------------------------------------------------
+  // A scope inside another would make printing recurse as deep as scopes nest. Instead, what
+  // opens a scope pushes the work that follows it as a task, then starts the scope, whose own
+  // tasks go on top; a finished text goes on results_ for the task that waits for it.
+  void run_tasks(std::size_t floor) {
+    while (tasks_.size() > floor) {
+      std::function<void()> task = std::move(tasks_.back());
+      tasks_.pop_back();
+      task();
+    }
+  }
+  std::string take_result() {
+    std::string text = std::move(results_.back());
+    results_.pop_back();
+    return text;
+  }
+  // Runs `start` (which leaves one text on results_ once its tasks ran) to the end.
+  template <class Start>
+  std::string complete(Start start) {
+    std::size_t floor = tasks_.size();
+    start();
+    run_tasks(floor);
+    return take_result();
+  }
+
   // ----- expressions -----------------------------------------------------------------------
   void emit(std::string line) { scopes_.back().push_back(std::move(line)); }
 
+  // The text of `node` where it is used: `%N` when it is bound (its binding line emitted in the
+  // current scope the first time), else the text itself.
   std::string print_expr(NodeId node, bool try_inline) {
+    return complete([&] { start_print_expr(node, try_inline); });
+  }
+
+  void start_print_expr(NodeId node, bool try_inline) {
     if (auto temp = temps_.find(node.index()); temp != temps_.end()) {
-      return fmt::format("%{}", temp->second);
+      results_.push_back(fmt::format("%{}", temp->second));
+      return;
     }
     if (graph_.kind(node) == NodeKind::kVar) {
       if (!var_names_.contains(node.index())) var_names_[node.index()] = allocate_name(graph_.name(node));
@@ -346,10 +380,20 @@ class RelayTextPrinter {
         decl += annotation(node);
         emit("free_var " + decl + ";");
       }
-      return var_names_[node.index()];
+      results_.push_back(var_names_[node.index()]);
+      return;
     }
     bool inline_it = atomic(node) || (try_inline && unique(node));
-    visit(node);
+    if (visited(node)) {
+      results_.push_back(finish_expr(node, inline_it));
+      return;
+    }
+    tasks_.push_back([this, node, inline_it] { results_.push_back(finish_expr(node, inline_it)); });
+    start_visit(node);
+  }
+
+  // print_expr once `node` is visited.
+  std::string finish_expr(NodeId node, bool inline_it) {
     // A bound node's text is emitted once and never read again, so it is moved, not copied.
     std::string text = atomic(node) || inline_it ? leaf_text(node) : std::move(leaf_texts_[node.index()]);
     if (atomic(node)) return text;
@@ -374,30 +418,56 @@ class RelayTextPrinter {
   }
 
   // The node's own text, computed once: a post-order DFS over the dataflow nodes below it
-  // (op before args, args left to right) builds each text when its children are done.
-  void visit(NodeId root) {
-    if (!visited(root)) {
-      struct Frame {
-        NodeId node;
-        bool expanded;
-      };
-      std::vector<Frame> stack{{root, false}};
-      while (!stack.empty()) {
-        Frame& frame = stack.back();
-        NodeId node = frame.node;
-        if (visited(node)) {
-          stack.pop_back();
-        } else if (frame.expanded || !dataflow(node)) {
-          stack.pop_back();
-          visit_leaf(node);
-        } else {
-          frame.expanded = true;
-          auto operands = graph_.operands(node);
-          for (std::size_t i = operands.size(); i-- > 0;) {
-            if (!visited(operands[i])) stack.push_back({operands[i], false});
-          }
+  // (op before args, args left to right) builds each text when its children are done. At a
+  // fn, if or let the walk waits (as a task) for the tasks that print its scopes.
+  struct VisitFrame {
+    NodeId node;
+    bool expanded;
+  };
+  void start_visit(NodeId root) {
+    if (!visited(root)) continue_visit(std::make_shared<std::vector<VisitFrame>>(1, VisitFrame{root, false}));
+  }
+  void continue_visit(const std::shared_ptr<std::vector<VisitFrame>>& stack) {
+    while (!stack->empty()) {
+      VisitFrame& frame = stack->back();
+      NodeId node = frame.node;
+      if (visited(node)) {
+        stack->pop_back();
+      } else if (frame.expanded || !dataflow(node)) {
+        stack->pop_back();
+        if (opens_scope(node)) {
+          tasks_.push_back([this, stack] { continue_visit(stack); });
+          tasks_.push_back([this, node] { leaf_texts_[node.index()] = take_result(); });
+          // A task too, so that a fn directly in a fn does not start it from here.
+          tasks_.push_back([this, node] { start_scoped_text(node); });
+          return;
+        }
+        visit_leaf(node);
+      } else {
+        frame.expanded = true;
+        auto operands = graph_.operands(node);
+        for (std::size_t i = operands.size(); i-- > 0;) {
+          if (!visited(operands[i])) stack->push_back({operands[i], false});
         }
       }
+    }
+  }
+  [[nodiscard]] bool opens_scope(NodeId node) const {
+    NodeKind kind = graph_.kind(node);
+    return kind == NodeKind::kFunction || kind == NodeKind::kIf || kind == NodeKind::kLet;
+  }
+  // Starts the text of a fn, if or let (pushed on results_ once the tasks ran).
+  void start_scoped_text(NodeId node) {
+    switch (graph_.kind(node)) {
+      case NodeKind::kFunction:
+        start_function(node, "fn ", /*nested=*/true);
+        return;
+      case NodeKind::kIf:
+        start_if(node);
+        return;
+      default:
+        continue_let(node, std::make_shared<std::vector<std::string>>());
+        return;
     }
   }
   std::string leaf_text(NodeId node) {
@@ -408,6 +478,7 @@ class RelayTextPrinter {
     return leaf_texts_[node.index()];
   }
 
+  // The text of a node without scopes, its operands visited.
   void visit_leaf(NodeId node) {
     std::string text;
     switch (graph_.kind(node)) {
@@ -436,14 +507,9 @@ class RelayTextPrinter {
         text = fmt::format("{}.{}", print_expr(graph_.tuple(node), false), graph_.index(node));
         break;
       case NodeKind::kFunction:
-        text = function_text(node, "fn ", /*nested=*/true);
-        break;
       case NodeKind::kIf:
-        text = if_text(node);
-        break;
       case NodeKind::kLet:
-        text = let_text(node);
-        break;
+        return;  // opens_scope: printed by start_scoped_text
     }
     leaf_texts_[node.index()] = std::move(text);
   }
@@ -496,6 +562,10 @@ class RelayTextPrinter {
   }
 
   std::string function_text(NodeId function, std::string_view prefix, bool nested) {
+    return complete([&] { start_function(function, prefix, nested); });
+  }
+
+  void start_function(NodeId function, std::string_view prefix, bool nested) {
     std::string out(prefix);
     TypeId type_params = graph_.type_params(function);
     if (type_params.valid()) {
@@ -523,57 +593,75 @@ class RelayTextPrinter {
     if (graph_.result_type(function).valid()) {
       out += "-> " + type_text(graph_.result_type(function)) + " ";
     }
-    out += "{" + indent("\n" + scope_text(graph_.body(function))) + "\n}";
-    if (nested) {
-      annotated_.insert(function.index());
-      out += annotation(function);
-    }
-    return out;
+    tasks_.push_back([this, function, nested, out = std::move(out)]() mutable {
+      out += "{" + indent("\n" + take_result()) + "\n}";
+      if (nested) {
+        annotated_.insert(function.index());
+        out += annotation(function);
+      }
+      results_.push_back(std::move(out));
+    });
+    start_scope(graph_.body(function));
   }
 
-  std::string scope_text(NodeId body) {
+  // A scope's text: the lines bound in it, then `body`.
+  void start_scope(NodeId body) {
     scopes_.emplace_back();
-    std::string result = print_expr(body, /*try_inline=*/true);
-    std::vector<std::string> lines = std::move(scopes_.back());
-    scopes_.pop_back();
-    lines.push_back(std::move(result));
-    return fmt::format("{}", fmt::join(lines, "\n"));
+    tasks_.push_back([this] {
+      std::string result = take_result();
+      std::vector<std::string> lines = std::move(scopes_.back());
+      scopes_.pop_back();
+      lines.push_back(std::move(result));
+      results_.push_back(fmt::format("{}", fmt::join(lines, "\n")));
+    });
+    start_print_expr(body, /*try_inline=*/true);
   }
 
-  std::string if_text(NodeId node) {
-    std::string condition = print_expr(graph_.condition(node), false);
-    std::string then_text = scope_text(graph_.then_branch(node));
-    std::string else_text = scope_text(graph_.else_branch(node));
-    return fmt::format("if ({}) {{{}\n}} else {{{}\n}}", condition, indent("\n" + then_text),
-                       indent("\n" + else_text));
+  // The condition, then each branch as a scope (a scope is opened when its turn comes).
+  void start_if(NodeId node) {
+    tasks_.push_back([this] {
+      std::string else_text = take_result();
+      std::string then_text = take_result();
+      std::string condition = take_result();
+      results_.push_back(fmt::format("if ({}) {{{}\n}} else {{{}\n}}", condition,
+                                     indent("\n" + then_text), indent("\n" + else_text)));
+    });
+    tasks_.push_back([this, node] { start_scope(graph_.else_branch(node)); });
+    tasks_.push_back([this, node] { start_scope(graph_.then_branch(node)); });
+    start_print_expr(graph_.condition(node), /*try_inline=*/false);
   }
 
   // A let chain prints its `let` lines, each followed by the scope its body opens (where the
-  // bindings made while printing the next value go), then the final body.
-  std::string let_text(NodeId node) {
-    std::vector<std::string> let_lines;
-    NodeId current = node;
-    while (graph_.kind(current) == NodeKind::kLet) {
-      std::string decl = declare_var(graph_.let_var(current));
-      std::string value = print_expr(graph_.let_value(current), /*try_inline=*/true);
-      let_lines.push_back(fmt::format("let {} = {};", decl, value));
+  // bindings made while printing the next value go), then the final body. `lets` holds the
+  // lines so far; the scope of lets[i] is scopes_[scopes_.size() - lets.size() + i].
+  void continue_let(NodeId current, std::shared_ptr<std::vector<std::string>> lets) {
+    if (graph_.kind(current) != NodeKind::kLet) {
+      tasks_.push_back([this, lets] {
+        std::string rest = take_result();
+        std::size_t first_scope = scopes_.size() - lets->size();
+        std::string text;
+        for (std::size_t i = 0; i < lets->size(); ++i) {
+          text += (*lets)[i];
+          for (const std::string& line : scopes_[first_scope + i]) {
+            text += '\n';
+            text += line;
+          }
+          text += '\n';
+        }
+        text += rest;
+        scopes_.resize(first_scope);
+        results_.push_back(std::move(text));
+      });
+      start_print_expr(current, /*try_inline=*/true);
+      return;
+    }
+    std::string decl = declare_var(graph_.let_var(current));
+    tasks_.push_back([this, current, lets, decl = std::move(decl)] {
+      lets->push_back(fmt::format("let {} = {};", decl, take_result()));
       scopes_.emplace_back();
-      current = graph_.body(current);
-    }
-    std::string rest = print_expr(current, /*try_inline=*/true);
-    for (std::size_t i = let_lines.size(); i-- > 0;) {
-      std::vector<std::string> lines = std::move(scopes_.back());
-      scopes_.pop_back();
-      std::string text = let_lines[i];
-      for (std::string& line : lines) {
-        text += '\n';
-        text += line;
-      }
-      text += '\n';
-      text += rest;
-      rest = std::move(text);
-    }
-    return rest;
+      continue_let(graph_.body(current), lets);
+    });
+    start_print_expr(graph_.let_value(current), /*try_inline=*/true);
   }
 
   const relay::Graph& graph_;
@@ -583,6 +671,8 @@ class RelayTextPrinter {
   std::vector<std::uint32_t> parents_;
   std::vector<std::uint32_t> touched_;
   std::vector<std::vector<std::string>> scopes_;
+  std::vector<std::function<void()>> tasks_;
+  std::vector<std::string> results_;
   std::uint32_t counter_ = 0;
   absl::flat_hash_map<std::string, std::uint32_t> names_;
   absl::flat_hash_map<std::uint32_t, std::string> var_names_;
