@@ -125,6 +125,21 @@ TEST_CASE("describe() names is_expr patterns by the names they were given",
   CHECK(describe(pattern_of(describe(pattern), options)) == describe(pattern));
 }
 
+TEST_CASE("describe() of a pattern built a million deep in code does not recurse",
+          "[pattern][text][describe]") {
+  // The text parser refuses such nesting (max_depth), the DSL does not; describe() once
+  // recursed per level. relu(...) and (... | is_constant()) alternate: an alternation is a
+  // call's argument and a call the left of `|`, neither in parentheses.
+  constexpr int kPairs = 500'000;
+  Pattern pattern = dsl::wildcard();
+  for (int i = 0; i < kPairs; ++i) pattern = dsl::is_op("nn.relu")(pattern) | dsl::is_constant();
+  std::string expected;
+  for (int i = 0; i < kPairs; ++i) expected += "is_op('nn.relu')(";
+  expected += "wildcard()";
+  for (int i = 0; i < kPairs; ++i) expected += ") | is_constant()";
+  CHECK(describe(pattern) == expected);
+}
+
 TEST_CASE("explain() gives the first failing path in words", "[pattern][text][explain]") {
   relay::Module module = parse_module_text(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 8), float32], %w: Tensor[(4, 8), float32], %b: Tensor[(4), float32]) {

@@ -95,87 +95,160 @@ class PatternDescriber {
     return order;
   }
 
-  // Python precedence levels: | 1, & 2, unary ~ 5, call / method 6, atom 7.
-  std::string expression(PatternId id, int min_level) {
-    if (!names_[id.index()].empty()) return names_[id.index()];
-    int level = 7;
-    std::string text = expression_text(id, level);
-    return level < min_level ? "(" + text + ")" : text;
-  }
+  // A piece of an expression's text: literal text, or node `id` (valid) to write where the
+  // context needs precedence `min_level`.
+  struct Piece {
+    std::string text;
+    PatternId id;
+    int min_level = 0;
+  };
 
-  std::string list(const std::vector<PatternId>& ids, std::size_t first, std::size_t last) {
+  // The text of `root` where the context needs precedence `min_level` (Python's: | 1, & 2,
+  // unary ~ 5, call / method 6, atom 7): a named node is its name; any other is its expression,
+  // in parentheses when it binds looser. Nested patterns are expanded from a stack of pieces,
+  // in order, so that a pattern built in code however deep never recurses.
+  std::string expression(PatternId root, int min_level) {
     std::string out;
-    for (std::size_t i = first; i < last; ++i) {
-      if (i > first) out += ", ";
-      out += expression(ids[i], 0);
+    std::vector<Piece> stack{{{}, root, min_level}};
+    std::vector<Piece> pieces;
+    while (!stack.empty()) {
+      Piece piece = std::move(stack.back());
+      stack.pop_back();
+      if (!piece.id.valid()) {
+        out += piece.text;
+      } else if (!names_[piece.id.index()].empty()) {
+        out += names_[piece.id.index()];
+      } else {
+        pieces.clear();
+        int level = pieces_of(piece.id, pieces);
+        bool wrap = level < piece.min_level;
+        if (wrap) stack.push_back({")", {}, 0});
+        for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) stack.push_back(std::move(*it));
+        if (wrap) stack.push_back({"(", {}, 0});
+      }
     }
     return out;
   }
 
-  // Recursion follows the nesting of the pattern (its text), never an IR graph.
-  std::string expression_text(PatternId id, int& level) {
+  // Appends the pieces of node `id`'s expression to `out`; returns its precedence level.
+  int pieces_of(PatternId id, std::vector<Piece>& out) {
     const PatternNode& node = graph_.node(id);
     const std::vector<PatternId>& ops = node.operands;
+    auto text = [&](std::string piece) { out.push_back({std::move(piece), {}, 0}); };
+    auto operand = [&](PatternId operand_id, int min_level) { out.push_back({{}, operand_id, min_level}); };
+    auto list = [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) {
+        if (i > first) text(", ");
+        operand(ops[i], 0);
+      }
+    };
     switch (node.kind) {
       case PatternKind::kWildcard:
-        return "wildcard()";
+        text("wildcard()");
+        return 7;
       case PatternKind::kExpr:
-        return fmt::format("is_expr({})", node.name);
+        text(fmt::format("is_expr({})", node.name));
+        return 7;
       case PatternKind::kOp:
-        return fmt::format("is_op({})", python_string(node.name));
+        text(fmt::format("is_op({})", python_string(node.name)));
+        return 7;
       case PatternKind::kVar:
-        return node.name.empty() ? "is_var()" : fmt::format("is_var({})", python_string(node.name));
+        text(node.name.empty() ? "is_var()" : fmt::format("is_var({})", python_string(node.name)));
+        return 7;
       case PatternKind::kConstant:
-        return "is_constant()";
+        text("is_constant()");
+        return 7;
       case PatternKind::kCall:
-        level = 6;
-        return expression(ops[0], 6) +
-               (node.any_arity ? "(None)" : "(" + list(ops, 1, ops.size()) + ")");
+        operand(ops[0], 6);
+        if (node.any_arity) {
+          text("(None)");
+        } else {
+          text("(");
+          list(1, ops.size());
+          text(")");
+        }
+        return 6;
       case PatternKind::kFunction:
-        return fmt::format("FunctionPattern({}, {})",
-                           node.any_arity ? "None" : "[" + list(ops, 0, ops.size() - 1) + "]",
-                           expression(ops.back(), 0));
+        text("FunctionPattern(");
+        if (node.any_arity) {
+          text("None");
+        } else {
+          text("[");
+          list(0, ops.size() - 1);
+          text("]");
+        }
+        text(", ");
+        operand(ops.back(), 0);
+        text(")");
+        return 7;
       case PatternKind::kTuple:
-        return node.any_arity ? "is_tuple(None)" : "is_tuple([" + list(ops, 0, ops.size()) + "])";
+        if (node.any_arity) {
+          text("is_tuple(None)");
+        } else {
+          text("is_tuple([");
+          list(0, ops.size());
+          text("])");
+        }
+        return 7;
       case PatternKind::kTupleGetItem:
-        return node.index < 0
-                   ? fmt::format("is_tuple_get_item({})", expression(ops[0], 0))
-                   : fmt::format("is_tuple_get_item({}, {})", expression(ops[0], 0), node.index);
+        text("is_tuple_get_item(");
+        operand(ops[0], 0);
+        text(node.index < 0 ? std::string(")") : fmt::format(", {})", node.index));
+        return 7;
       case PatternKind::kIf:
-        return "is_if(" + list(ops, 0, 3) + ")";
+        text("is_if(");
+        list(0, 3);
+        text(")");
+        return 7;
       case PatternKind::kLet:
-        return "is_let(" + list(ops, 0, 3) + ")";
+        text("is_let(");
+        list(0, 3);
+        text(")");
+        return 7;
       case PatternKind::kAlt:
-        level = 1;
-        return expression(ops[0], 1) + " | " + expression(ops[1], 2);
+        operand(ops[0], 1);
+        text(" | ");
+        operand(ops[1], 2);
+        return 1;
       case PatternKind::kAnd:
-        level = 2;
-        return expression(ops[0], 2) + " & " + expression(ops[1], 3);
+        operand(ops[0], 2);
+        text(" & ");
+        operand(ops[1], 3);
+        return 2;
       case PatternKind::kNot:
-        level = 5;
-        return "~" + expression(ops[0], 5);
+        text("~");
+        operand(ops[0], 5);
+        return 5;
       case PatternKind::kAttr: {
-        level = 6;
         std::string dict;
         for (const auto& [key, value] : node.attrs) {
           if (!dict.empty()) dict += ", ";
           dict += python_string(key) + ": " + python_value(value);
         }
-        return expression(ops[0], 6) + ".has_attr({" + dict + "})";
+        operand(ops[0], 6);
+        text(".has_attr({" + dict + "})");
+        return 6;
       }
       case PatternKind::kType:
-        level = 6;
-        return expression(ops[0], 6) + ".has_type(" + python_type(node.type) + ")";
+        operand(ops[0], 6);
+        text(".has_type(" + python_type(node.type) + ")");
+        return 6;
       case PatternKind::kDataType:
-        level = 6;
-        return expression(ops[0], 6) + ".has_dtype(" + python_string(node.name) + ")";
+        operand(ops[0], 6);
+        text(".has_dtype(" + python_string(node.name) + ")");
+        return 6;
       case PatternKind::kShape:
-        level = 6;
-        return expression(ops[0], 6) + ".has_shape(" + shape_text(node.shape, true) + ")";
+        operand(ops[0], 6);
+        text(".has_shape(" + shape_text(node.shape, true) + ")");
+        return 6;
       case PatternKind::kDominator:
-        return "dominates(" + list(ops, 0, 3) + ")";
+        text("dominates(");
+        list(0, 3);
+        text(")");
+        return 7;
     }
-    return "wildcard()";
+    text("wildcard()");
+    return 7;
   }
 
   const PatternGraph& graph_;
