@@ -298,3 +298,31 @@ TEST_CASE("a rewrite that never settles stops at max_iterations and says so", "[
   CHECK(graphpat::relay::print_expression(bounded.graph, bounded.root, graphpat::relay::TextEnvelope::kStr) ==
         "free_var %y;\nfree_var %x;\nadd(%y, %x)");
 }
+
+// A limit left 0 is the loader's own default, so `{.limits = {.max_nodes = N}}` keeps the
+// depth limit (designated initialisers rebuild the whole struct; the defaults once came back
+// as the shared 512 everywhere, above TVM JSON's 200).
+TEST_CASE("setting one limit keeps each loader's other defaults", "[limits]") {
+  // As gen:json_deep_type:1000 in the catalogue: the 202nd TupleType is one level too deep.
+  auto too_deep = graphpat::relay::load_json(deep_json_type(300), {.limits = {.max_nodes = 1'000'000}});
+  REQUIRE_FALSE(too_deep.ok());
+  CHECK(too_deep.status().message() ==
+        "[graphpat.relay_json.too_deep] nodes[406]: nesting deeper than 200 levels (max_depth)");
+  CHECK(graphpat::relay::load_json(deep_json_type(150), {.limits = {.max_nodes = 1'000'000}}).ok());
+  auto too_many = graphpat::relay::load_json(deep_json_type(150), {.limits = {.max_nodes = 10}});
+  REQUIRE_FALSE(too_many.ok());
+  CHECK(graphpat::error_id(too_many.status()) == "graphpat.relay_json.too_many_nodes");
+
+  std::string nested_pattern = repeat("is_op('nn.relu')(", 300) + "wildcard()" + repeat(")", 300);
+  graphpat::PatternParseOptions pattern_options;
+  pattern_options.limits.max_tensor_bytes = 1;
+  auto pattern = graphpat::parse_pattern(nested_pattern, pattern_options);
+  REQUIRE_FALSE(pattern.ok());
+  CHECK(std::string(pattern.status().message()).ends_with("nesting deeper than 256 levels (max_depth)"));
+
+  CHECK(graphpat::InputLimits{}.or_defaults(graphpat::kDefaultLimits).max_depth == 512);
+  CHECK(graphpat::relay::kJsonDefaultLimits.max_depth == 200);
+  CHECK(graphpat::relay::kJsonDefaultLimits.max_nodes == 100'000'000);
+  CHECK(graphpat::kPatternDefaultLimits.max_nodes == 1'000'000);
+  CHECK(graphpat::relay::kGraphJsonDefaultLimits.max_tensor_bytes == std::uint64_t{4} << 30);
+}

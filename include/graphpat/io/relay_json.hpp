@@ -97,9 +97,12 @@ struct JsonLoadOptions {
   bool keep_provenance = true;
   /// max_nodes bounds the node table, max_tensor_bytes each b64ndarrays tensor, max_depth the
   /// nesting of one type or attribute value (a real one nests a handful of levels; it is the
-  /// one thing followed recursively).
-  InputLimits limits{.max_depth = 200};
+  /// one thing followed recursively). Each left 0 is kJsonDefaultLimits'.
+  InputLimits limits{};
 };
+
+/// load_json's defaults: TVM JSON nests 200 levels at most, else kDefaultLimits.
+inline constexpr InputLimits kJsonDefaultLimits = InputLimits{.max_depth = 200}.or_defaults(kDefaultLimits);
 
 /// A loaded file: the module, the root expression when the file held a bare expression, and
 /// the provenance for writing it back.
@@ -113,11 +116,11 @@ struct LoadedJson {
 inline absl::StatusOr<LoadedJson> load_json(std::string_view json,
                                             const JsonLoadOptions& options = {}) {
   auto data = std::make_shared<detail::ProvenanceData>();
-  GRAPHPAT_RELAY_JSON_CHECK(
-      detail::parse_document(json, data->document, options.limits.max_nodes));
+  InputLimits limits = options.limits.or_defaults(kJsonDefaultLimits);
+  GRAPHPAT_RELAY_JSON_CHECK(detail::parse_document(json, data->document, limits.max_nodes));
   GRAPHPAT_RELAY_JSON_CHECK(detail::upgrade_document(data->document));
   LoadedJson loaded;
-  detail::JsonReader reader(*data, loaded.module, options.limits);
+  detail::JsonReader reader(*data, loaded.module, limits);
   GRAPHPAT_RELAY_JSON_ASSIGN(loaded.expression, reader.read());
   if (options.keep_provenance) loaded.provenance = JsonProvenance(std::move(data));
   return loaded;

@@ -3,7 +3,7 @@
 // file over a limit is refused with a `<loader>.too_deep` / `too_many_nodes` /
 // `tensor_too_large` error naming the place and the limit, never a crash or an exhausted
 // stack. Each loader's options struct holds one as `limits`, so they are set the same way
-// everywhere:
+// everywhere; a limit left 0 is the loader's default, so setting one keeps the others:
 //
 //   auto module = graphpat::relay::parse_text(
 //       text, {.limits = {.max_tensor_bytes = 64 << 20}});  // refuse constants over 64 MiB
@@ -19,19 +19,33 @@
 
 namespace graphpat {
 
-/// Limits on what one load may build. The defaults take every real model (a 1,000,000-node
+/// Limits on what one load may build; 0 stands for the loader's default. The defaults
+/// (kDefaultLimits, and each loader's own depth) take every real model (a 1,000,000-node
 /// chain, multi-GiB weights) and stop what only a broken or hostile file holds.
 struct InputLimits {
   /// Deepest syntactic nesting (calls in calls, a type in a type, an attribute in an
-  /// attribute). Nesting is the only thing loaders follow recursively; 512 levels stay within
-  /// an 8 MiB stack even in an AddressSanitizer build (whose frames are several times larger),
-  /// and TVM's printer never nests more than a few levels (every call gets its own `%N`).
-  std::uint32_t max_depth = 512;
-  /// Most nodes the load may create.
-  std::uint64_t max_nodes = 100'000'000;
-  /// Most bytes of one constant tensor.
-  std::uint64_t max_tensor_bytes = std::uint64_t{4} << 30;
+  /// attribute). Nesting is the only thing loaders follow recursively; 512 levels (Relay text;
+  /// TVM JSON 200, graph JSON and pattern text 256) stay within an 8 MiB stack even in an
+  /// AddressSanitizer build (whose frames are several times larger), and TVM's printer never
+  /// nests more than a few levels (every call gets its own `%N`).
+  std::uint32_t max_depth = 0;
+  /// Most nodes the load may create (default 100,000,000; a pattern text 1,000,000).
+  std::uint64_t max_nodes = 0;
+  /// Most bytes of one constant tensor (default 4 GiB).
+  std::uint64_t max_tensor_bytes = 0;
+
+  /// These limits with each 0 taken from `defaults`:
+  /// `InputLimits{.max_nodes = 5}.or_defaults(kDefaultLimits).max_depth == 512`.
+  [[nodiscard]] constexpr InputLimits or_defaults(const InputLimits& defaults) const {
+    return {.max_depth = max_depth != 0 ? max_depth : defaults.max_depth,
+            .max_nodes = max_nodes != 0 ? max_nodes : defaults.max_nodes,
+            .max_tensor_bytes = max_tensor_bytes != 0 ? max_tensor_bytes : defaults.max_tensor_bytes};
+  }
 };
+
+/// The limits a loader applies where neither the caller nor the loader sets one.
+inline constexpr InputLimits kDefaultLimits{
+    .max_depth = 512, .max_nodes = 100'000'000, .max_tensor_bytes = std::uint64_t{4} << 30};
 
 namespace detail {
 

@@ -47,9 +47,14 @@ struct PatternParseOptions {
   /// `is_expr(zero)`. is_expr of a name gives a new node holding the same expression.
   absl::flat_hash_map<std::string, Pattern> names;
   /// max_depth bounds the syntactic nesting (and lambdas applied inside lambdas), max_nodes
-  /// the syntax tree (a pattern text is small; a huge one is a mistake or an attack).
-  InputLimits limits{.max_depth = 256, .max_nodes = 1'000'000};
+  /// the syntax tree (a pattern text is small; a huge one is a mistake or an attack). Each
+  /// left 0 is kPatternDefaultLimits'.
+  InputLimits limits{};
 };
+
+/// parse_pattern's defaults: 256 levels of nesting and 1,000,000 syntax nodes.
+inline constexpr InputLimits kPatternDefaultLimits =
+    InputLimits{.max_depth = 256, .max_nodes = 1'000'000}.or_defaults(kDefaultLimits);
 
 namespace detail {
 
@@ -276,7 +281,7 @@ class RelayTypeReader {
 class PatternEvaluator {
  public:
   PatternEvaluator(std::string_view text, const PatternParseOptions& options)
-      : syntax_(text, options.limits), options_(options) {
+      : limits_(options.limits.or_defaults(kPatternDefaultLimits)), syntax_(text, limits_) {
     for (const auto& [name, pattern] : options.names)
       globals_[name] = TextValue::of_pattern(pattern);
   }
@@ -502,9 +507,9 @@ class PatternEvaluator {
       return error_at(at, "bad_lambda",
                       fmt::format("the lambda takes 1 argument, got {}", values.size()));
     }
-    if (++lambda_depth_ > options_.limits.max_depth) {
+    if (++lambda_depth_ > limits_.max_depth) {
       return error_at(at, "too_deep",
-                      fmt::format("lambdas {}", too_deep_problem(options_.limits.max_depth)));
+                      fmt::format("lambdas {}", too_deep_problem(limits_.max_depth)));
     }
     Env inner = env;
     inner[lambda.text] = values[0];
@@ -843,8 +848,8 @@ class PatternEvaluator {
     return type;
   }
 
+  InputLimits limits_;
   PatternSyntax syntax_;
-  const PatternParseOptions& options_;
   Env globals_;
   std::uint32_t lambda_depth_ = 0;
 };

@@ -39,9 +39,14 @@ namespace graphpat::relay {
 /// Limits of parse_graph_json.
 struct GraphJsonParseOptions {
   /// max_nodes bounds the nodes the file defines, max_depth the nesting of one attribute value
-  /// and of one type's text, max_tensor_bytes each constant that carries its bytes.
-  InputLimits limits{.max_depth = 256};
+  /// and of one type's text, max_tensor_bytes each constant that carries its bytes. Each left
+  /// 0 is kGraphJsonDefaultLimits'.
+  InputLimits limits{};
 };
+
+/// parse_graph_json's defaults: 256 levels of nesting, else kDefaultLimits.
+inline constexpr InputLimits kGraphJsonDefaultLimits =
+    InputLimits{.max_depth = 256}.or_defaults(kDefaultLimits);
 
 }  // namespace graphpat::relay
 
@@ -56,11 +61,11 @@ inline constexpr std::string_view kFunctionAttrsKey = "DictAttrs";
 class GraphJsonReader {
  public:
   explicit GraphJsonReader(const relay::GraphJsonParseOptions& options)
-      : options_(options),
+      : options_{options.limits.or_defaults(relay::kGraphJsonDefaultLimits)},
         builder_(module_.graph),
         context_(module_.graph.context()),
         cache_(context_),
-        decoder_(context_, options.limits.max_depth) {}
+        decoder_(context_, options_.limits.max_depth) {}
 
   absl::StatusOr<relay::Module> read(std::string_view text) {
     // A node line is about 70 bytes: room for the nodes, their ops and their operands.

@@ -472,7 +472,7 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
 /// move, so the caller owns where the table lives); a file of more than `max_nodes` nodes is
 /// refused at the first node over.
 inline absl::Status parse_document(std::string_view json, JsonDocument& document,
-                                   std::uint64_t max_nodes = InputLimits{}.max_nodes) {
+                                   std::uint64_t max_nodes = kDefaultLimits.max_nodes) {
   DocumentBuilder builder(document, max_nodes);
   bool ok = nlohmann::json::sax_parse(json.begin(), json.end(), &builder);
   if (!ok || !builder.status.ok()) {

@@ -98,7 +98,7 @@ class ByteReader {
 /// `max_bytes` bytes is refused (`tensor_too_large`) before its data is looked at.
 inline absl::StatusOr<DecodedTensor> decode_ndarray(
     std::string_view base64, std::string_view where,
-    std::uint64_t max_bytes = InputLimits{}.max_tensor_bytes) {
+    std::uint64_t max_bytes = kDefaultLimits.max_tensor_bytes) {
   auto raw = std::make_shared<std::string>();
   if (!absl::Base64Unescape(absl::string_view(base64.data(), base64.size()), raw.get())) {
     return json_error("bad_base64", where, "not valid base64");

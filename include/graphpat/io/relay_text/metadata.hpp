@@ -101,7 +101,7 @@ inline absl::StatusOr<MetadataSection> read_metadata(std::string_view text) {
 /// (errors name it `b64ndarrays[i]`), refusing one of more than `max_bytes` bytes.
 inline absl::StatusOr<Tensor> metadata_constant(
     Context& context, const MetadataSection& section, const nlohmann::json& node,
-    std::uint64_t max_bytes = InputLimits{}.max_tensor_bytes) {
+    std::uint64_t max_bytes = kDefaultLimits.max_tensor_bytes) {
   const nlohmann::json* attrs = node.contains("attrs") ? &node["attrs"] : nullptr;
   if (attrs == nullptr || !attrs->contains("data") || !(*attrs)["data"].is_string()) {
     return metadata_error("relay.Constant without data");

@@ -34,7 +34,8 @@ namespace graphpat::relay {
 /// Limits and switches of parse_text / parse_expression.
 struct TextParseOptions {
   /// max_depth bounds syntactic nesting (calls in calls, fn in fn, types, attribute values),
-  /// max_nodes the nodes the parse creates, max_tensor_bytes each `#[metadata]` constant.
+  /// max_nodes the nodes the parse creates, max_tensor_bytes each `#[metadata]` constant;
+  /// each left 0 is kDefaultLimits'.
   InputLimits limits{};
   bool require_version = false;  // refuse a module without `#[version = "0.0.5"]`
 };
@@ -61,6 +62,7 @@ class RelayTextParser {
         builder_(module_.graph),
         context_(module_.graph.context()),
         cache_(context_) {
+    options_.limits = options.limits.or_defaults(kDefaultLimits);
     // The metadata section runs to the end of the text; it is read first because the
     // `meta[...]` references before it resolve into it.
     std::size_t metadata = find_metadata(text);
