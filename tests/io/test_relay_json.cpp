@@ -482,6 +482,30 @@ TEST_CASE("an object value missing a reference field, or with an extra one, roun
   CHECK(structural_equal(relay::load_json(*copied)->module, loaded->module));
 }
 
+TEST_CASE("a module's GlobalVar with an undeclared field, also an attrs value, round-trips",
+          "[relay_json]") {
+  // Found by fuzz_relay_json: the function attrs map M refers to the module's own GlobalVar
+  // for main, which has a field TVM does not declare. The attrs value kept the field, but a
+  // save with provenance wrote the GlobalVar (one object for both) from its declared fields.
+  std::string text = read_file(fs::path(GRAPHPAT_TEST_DATA_DIR) /
+                               "relay_json/attrs_object_missing_ref_field.json");
+  text = replace_first(text, "\"virtual_device_\": \"0\"",
+                       "\"an_extra\": \"7\", \"virtual_device_\": \"0\"");
+  text = replace_first(text, "\"data\": [18, 20, 22]", "\"data\": [24, 20, 22]");
+  REQUIRE_THAT(text, Catch::Contains("\"an_extra\": \"7\"") && Catch::Contains("[24, 20, 22]"));
+  absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(text);
+  REQUIRE(loaded.ok());
+  CHECK_THAT(relay::print_text(loaded->module),
+             Catch::Contains("M={\"main\"={name_hint=\"main\", virtual_device_=None, span=None, "
+                             "_checked_type_=None, an_extra=\"7\"}}"));
+  absl::StatusOr<std::string> copied = relay::save_json(*loaded);
+  REQUIRE(copied.ok());
+  CHECK_THAT(*copied, Catch::Contains("\"an_extra\": \"7\""));
+  absl::StatusOr<relay::LoadedJson> reloaded = relay::load_json(*copied);
+  REQUIRE(reloaded.ok());
+  CHECK(structural_equal(reloaded->module, loaded->module));
+}
+
 TEST_CASE("a field name with an escaped character is written escaped", "[relay_json]") {
   // Found by fuzz_relay_json: `"device\ttype_int"`, a field VirtualDevice does not declare,
   // was copied back with a raw tab. (Without provenance a VirtualDevice is rebuilt from the

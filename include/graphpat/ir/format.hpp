@@ -7,9 +7,10 @@
 //   fmt::print("{}\n", graphpat::show(context, value));    // [1i64, 2i64]
 //   std::string text = graphpat::escape_string("a\"b");   // a\"b, as Relay escapes strings
 //
-// Types print as Relay's printer writes them (Tensor[(d0, d1), dtype], a scalar as its dtype,
-// (T1, T2), fn (T1) -> R); attribute values as its attribute syntax (int32 `1`, int64 `1i64`,
-// float32 `0.5f`, float64 `0.5f64`, True/False, None, "string", [a, b], {k=v}).
+// Types print as Relay's printer writes them (Tensor[(d0, d1), dtype], a scalar as its dtype
+// unless parse_dtype does not know it, (T1, T2), fn (T1) -> R); attribute values as its
+// attribute syntax (int32 `1`, int64 `1i64`, float32 `0.5f`, float64 `0.5f64`, True/False,
+// None, "string", [a, b], {k=v}).
 #pragma once
 
 #include <fmt/format.h>
@@ -117,8 +118,11 @@ inline void append_type(std::string& out, const Context& context, TypeId id) {
   switch (record.kind) {
     case TypeKind::kTensor: {
       auto dims = types.dims(id);
-      if (dims.empty()) {
-        out += context.strings.view(record.name);
+      std::string_view dtype = context.strings.view(record.name);
+      // A scalar is its dtype, as TVM prints it; a dtype graphpat does not know would read
+      // back as a type name, so that scalar keeps the Tensor form (`Tensor[(), o2flat32]`).
+      if (dims.empty() && parse_dtype(dtype)) {
+        out += dtype;
         return;
       }
       out += "Tensor[(";
@@ -127,7 +131,7 @@ inline void append_type(std::string& out, const Context& context, TypeId id) {
         append_dim(out, context, dims[i]);
       }
       out += "), ";
-      out += context.strings.view(record.name);
+      out += dtype;
       out += ']';
       return;
     }

@@ -258,11 +258,7 @@ class Emitter {
           fields.push_back(objects_.inline_text(field.name, *value));
         }
       }
-      // Fields the type does not declare, as text (as the reader keeps them).
-      for (const JsonField& field : doc().fields_of(index)) {
-        std::string_view name = doc().names.view(field.key);
-        if (!layout->declares(name)) fields.push_back(objects_.inline_text(name, doc().view(field.value)));
-      }
+      append_undeclared(index, *layout, fields);
     } else {
       // Unknown layout: references in the order the original numbering met them.
       std::vector<std::pair<std::uint32_t, std::string_view>> refs;
@@ -279,6 +275,25 @@ class Emitter {
       for (auto [target, name] : refs) fields.push_back(objects_.ref(name, copy(target)));
     }
     return objects_.add(key, fields, keys, data);
+  }
+
+  // The fields original `index` has that `layout` does not declare, as text (as the reader
+  // keeps them).
+  void append_undeclared(std::uint32_t index, const Layout& layout, std::vector<OutField>& fields) {
+    for (const JsonField& field : doc().fields_of(index)) {
+      std::string_view name = doc().names.view(field.key);
+      if (!layout.declares(name)) fields.push_back(objects_.inline_text(name, doc().view(field.value)));
+    }
+  }
+
+  // Node object `key` with `fields`, and the fields its original `k` (kNone: none) has that
+  // the type does not declare: a GlobalVar that attrs also refer to is one object, and an
+  // attrs value keeps such fields.
+  std::uint32_t add_node(std::string_view key, std::uint32_t k, std::vector<OutField>& fields) {
+    if (const Layout* layout = layouts_.find(key); k != kNone && layout != nullptr) {
+      append_undeclared(k, *layout, fields);
+    }
+    return objects_.add(key, fields);
   }
 
   bool same_function_names(std::uint32_t map, const relay::Module& module) const {
@@ -694,7 +709,7 @@ class Emitter {
         }
         fields.push_back(objects_.ref("name_hint", string_field(k, "name_hint", graph_.name(id))));
         common();
-        result = objects_.add("GlobalVar", fields);
+        result = add_node("GlobalVar", k, fields);
         globals_.try_emplace(name, result);
         break;
       }
@@ -711,7 +726,7 @@ class Emitter {
         fields.push_back(objects_.ref("vid", vid));
         fields.push_back(objects_.ref("type_annotation", type_field(k, "type_annotation", graph_.annotation(id))));
         common();
-        result = objects_.add("relay.Var", fields);
+        result = add_node("relay.Var", k, fields);
         break;
       }
       case NodeKind::kConstant: {
@@ -720,7 +735,7 @@ class Emitter {
         if (inserted) slot->second = objects_.add_ndarray(tensor);
         fields.push_back({objects_.names.intern("data"), OutKind::kNDArray, slot->second});
         common();
-        result = objects_.add("relay.Constant", fields);
+        result = add_node("relay.Constant", k, fields);
         break;
       }
       case NodeKind::kCall:
@@ -729,18 +744,18 @@ class Emitter {
         fields.push_back(objects_.ref("attrs", value_field(k, "attrs", graph_.attrs(id))));
         fields.push_back(objects_.ref("type_args", type_list(k, "type_args", graph_.type_args(id))));
         common();
-        result = objects_.add("relay.Call", fields);
+        result = add_node("relay.Call", k, fields);
         break;
       case NodeKind::kTuple:
         fields.push_back(objects_.ref("fields", node_list(k, "fields", graph_.fields(id))));
         common();
-        result = objects_.add("relay.Tuple", fields);
+        result = add_node("relay.Tuple", k, fields);
         break;
       case NodeKind::kTupleGetItem:
         fields.push_back(objects_.ref("tuple_value", object_of(graph_.tuple(id))));
         fields.push_back(objects_.inline_text("index", fmt::format("{}", graph_.index(id))));
         common();
-        result = objects_.add("relay.TupleGetItem", fields);
+        result = add_node("relay.TupleGetItem", k, fields);
         break;
       case NodeKind::kFunction:
         fields.push_back(objects_.ref("params", node_list(k, "params", graph_.params(id))));
@@ -749,7 +764,7 @@ class Emitter {
         fields.push_back(objects_.ref("type_params", type_list(k, "type_params", graph_.type_params(id))));
         fields.push_back(objects_.ref("attrs", value_field(k, "attrs", graph_.attrs(id))));
         common();
-        result = objects_.add("relay.Function", fields);
+        result = add_node("relay.Function", k, fields);
         break;
       case NodeKind::kLet: {
         // TVM walks let chains iteratively: var, value, span, checked type, then the body;
@@ -761,7 +776,7 @@ class Emitter {
         fields.push_back(objects_.ref("_checked_type_", type_field(k, "_checked_type_", graph_.type(id))));
         fields.push_back(objects_.ref("body", object_of(graph_.body(id))));
         fields.push_back({objects_.names.intern("virtual_device_"), OutKind::kRefUntraversed, device});
-        result = objects_.add("relay.Let", fields);
+        result = add_node("relay.Let", k, fields);
         break;
       }
       case NodeKind::kIf:
@@ -769,7 +784,7 @@ class Emitter {
         fields.push_back(objects_.ref("true_branch", object_of(graph_.then_branch(id))));
         fields.push_back(objects_.ref("false_branch", object_of(graph_.else_branch(id))));
         common();
-        result = objects_.add("relay.If", fields);
+        result = add_node("relay.If", k, fields);
         break;
     }
     out_of_node_[id.index()] = result;
