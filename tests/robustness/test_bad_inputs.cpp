@@ -314,9 +314,7 @@ TEST_CASE("setting one limit keeps each loader's other defaults", "[limits]") {
   CHECK(graphpat::error_id(too_many.status()) == "graphpat.relay_json.too_many_nodes");
 
   std::string nested_pattern = repeat("is_op('nn.relu')(", 300) + "wildcard()" + repeat(")", 300);
-  graphpat::PatternParseOptions pattern_options;
-  pattern_options.limits.max_tensor_bytes = 1;
-  auto pattern = graphpat::parse_pattern(nested_pattern, pattern_options);
+  auto pattern = graphpat::parse_pattern(nested_pattern, {.limits = {.max_tensor_bytes = 1}});
   REQUIRE_FALSE(pattern.ok());
   CHECK(std::string(pattern.status().message()).ends_with("nesting deeper than 256 levels (max_depth)"));
 

@@ -45,7 +45,7 @@ namespace graphpat {
 struct PatternParseOptions {
   /// Names defined before the text runs, e.g. {"zero", dsl::is_expr(graph, node, "zero")} for
   /// `is_expr(zero)`. is_expr of a name gives a new node holding the same expression.
-  absl::flat_hash_map<std::string, Pattern> names;
+  absl::flat_hash_map<std::string, Pattern> names{};
   /// max_depth bounds the syntactic nesting (and lambdas applied inside lambdas), max_nodes
   /// the syntax tree (a pattern text is small; a huge one is a mistake or an attack). Each
   /// left 0 is kPatternDefaultLimits'.
