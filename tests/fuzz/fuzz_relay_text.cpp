@@ -7,6 +7,8 @@
 #include <graphpat/analysis/verify.hpp>
 #include <graphpat/io/relay_text.hpp>
 
+#include <algorithm>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -76,6 +78,37 @@ bool projected_number(const absl::Status& status) {
          message(status).find("a float literal needs an 'f' suffix") != std::string_view::npos;
 }
 
+// And TVM binds a node in the scope being printed when its first consumer is (relay-formats.md
+// §1.8 rules 2 and 6): a node a nested fn uses is bound in the fn's body, and the fn's own
+// binding comes after the bindings of its call's arguments, so an argument that uses the same
+// node reads it lines before its binding (`%1 = (%0, %x); ... %3 = fn (..) { %0 = add(..); ..`).
+// TVM's parser refuses that text too. Recognised by the binding: after the use, indented deeper.
+bool bound_later_in_nested_scope(const absl::Status& status, std::string_view printed) {
+  if (graphpat::error_id(status) != "graphpat.relay_text.undefined") return false;
+  std::string_view text = message(status);  // "[..] L:C: %N is used before it is bound"
+  std::size_t place = text.find("] ");
+  std::size_t name_at = text.find(": %");
+  if (place == std::string_view::npos || name_at == std::string_view::npos ||
+      !text.ends_with(" is used before it is bound")) {
+    return false;
+  }
+  std::size_t use_line = 0;
+  std::from_chars(text.data() + place + 2, text.data() + text.size(), use_line);
+  std::string_view name = text.substr(name_at + 2, text.find(' ', name_at + 2) - name_at - 2);
+  std::size_t line = 1, use_indent = 0;
+  for (std::size_t start = 0; start < printed.size(); ++line) {
+    std::size_t end = std::min(printed.find('\n', start), printed.size());
+    std::string_view row = printed.substr(start, end - start);
+    std::size_t indent = std::min(row.find_first_not_of(' '), row.size());
+    if (line == use_line) use_indent = indent;
+    if (line > use_line && use_line > 0 && row.substr(indent).starts_with(fmt::format("{} = ", name))) {
+      return indent > use_indent;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
 // Whether parsing `printed` again failed with `status` on a documented limit of the text
 // form. The free var case is of expression prints only: a module's function may hold a free
 // var too (`free_var %w;` in a def, reached from another def through a graph binding), but a
@@ -83,6 +116,7 @@ bool projected_number(const absl::Status& status) {
 bool print_cannot_parse_back(const absl::Status& status, std::string_view printed,
                              bool expression) {
   return text_cannot_carry(status, printed) || projected_number(status) ||
+         bound_later_in_nested_scope(status, printed) ||
          (expression && free_var_declared_in_nested_scope(status, printed));
 }
 
