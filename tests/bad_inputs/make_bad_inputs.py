@@ -123,6 +123,13 @@ J['json_node0_not_null.json'] = doc([{"type_key": "relay.Var"}] + var_nodes())
 J['json_dangling_op.json'] = doc(call_doc(op_ref="99"))
 J['json_dangling_array_element.json'] = doc(call_doc(args_data=[4, 42]))
 J['json_cyclic_call.json'] = doc(call_doc(args_data=[4, 1]))
+# the call's attrs (node 8) are an object of a type graphpat does not know, whose elements
+# ("data") lead back to the call: a save with provenance copies them, so the cycle is refused
+def cycle_through_elements():
+    nodes = call_doc(extra=[{"type_key": "relay.attrs.VendorAttrs", "data": [1]}])
+    nodes[1]["attrs"]["attrs"] = "8"
+    return doc(nodes)
+J['json_cycle_through_object_elements.json'] = cycle_through_elements()
 J['json_attr_not_string.json'] = doc(call_doc(op_ref=2))
 J['json_data_negative.json'] = doc(call_doc(args_data=[4, -1]))
 J['json_type_key_number.json'] = doc([NULL, {"type_key": 7}])

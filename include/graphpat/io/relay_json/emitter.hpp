@@ -222,11 +222,11 @@ class Emitter {
   void original_children(std::uint32_t index, std::vector<std::uint32_t>& out) {
     out.clear();
     std::string_view key = doc().type_key(index);
-    if (key == "Array" || key == "Map") {
-      for (std::uint64_t element : doc().data_of(index)) out.push_back(static_cast<std::uint32_t>(element));
-      return;
-    }
     if (has_repr_bytes(key)) return;
+    // Every child copy_one copies: elements of any object (as the reader's collect_edges
+    // checks them), then references among the fields of one that is not a container.
+    for (std::uint64_t element : doc().data_of(index)) out.push_back(static_cast<std::uint32_t>(element));
+    if (key == "Array" || key == "Map") return;
     const Layout* layout = trusted_layout(doc(), layouts_, index);
     for (const JsonField& field : doc().fields_of(index)) {
       std::string_view value = doc().view(field.value);

@@ -213,15 +213,16 @@ class JsonReader {
 
   absl::Status collect_edges(std::uint32_t index, std::vector<Edge>& edges) {
     std::string_view key = doc_.type_key(index);
-    if (key == "Array" || key == "Map") {
-      auto data = doc_.data_of(index);
-      for (std::size_t i = 0; i < data.size(); ++i) {
-        if (data[i] >= doc_.size()) return dangling(at_data(index, i), data[i]);
-        edges.push_back({static_cast<std::uint32_t>(data[i]), static_cast<std::uint32_t>(i), true});
-      }
-      return absl::OkStatus();
-    }
     if (has_repr_bytes(key)) return absl::OkStatus();
+    // Elements: an Array's or a Map's, and those of any other object that has them (TVM reads
+    // them for containers only, but a save with provenance copies them, so they are checked
+    // for dangling references and cycles as the copy will follow them: original_children).
+    auto data = doc_.data_of(index);
+    for (std::size_t i = 0; i < data.size(); ++i) {
+      if (data[i] >= doc_.size()) return dangling(at_data(index, i), data[i]);
+      edges.push_back({static_cast<std::uint32_t>(data[i]), static_cast<std::uint32_t>(i), true});
+    }
+    if (key == "Array" || key == "Map") return absl::OkStatus();
     const Layout* layout = layout_of(index);
     for (const JsonField& field : doc_.fields_of(index)) {
       std::string_view name = doc_.names.view(field.key);
