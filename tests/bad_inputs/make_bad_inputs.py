@@ -78,6 +78,7 @@ T['text_meta_byte_count_mismatch.relay'] = MOD + meta([blob([2, 2], count=8, dat
 T['text_meta_absurd_dims.relay'] = MOD + meta([blob([1 << 62, 4], count=0, data=b'')])
 T['text_meta_claims_1gb.relay'] = MOD + meta([blob([1 << 28], data=bytes(16))])
 T['text_meta_missing_constant.relay'] = HEAD + 'def @main(%x: Tensor[(2, 2), float32]) {\n  add(%x, meta[relay.Constant][1] /* ty=Tensor[(2, 2), float32] */)\n}\n\n#[metadata]\n' + meta([blob([2, 2])])
+T['text_meta_index_overflow.relay'] = HEAD + 'def @main(%x) {\n  add(%x, meta[relay.Constant][99999999999999999999])\n}\n'
 T['text_meta_data_index_out_of_range.relay'] = MOD + meta([blob([2, 2])], const_data='7')
 T['text_meta_annotation_mismatch.relay'] = MOD + meta([blob([3], code=0, bits=8)])
 T['text_meta_bad_magic.relay'] = MOD + meta([blob([2, 2], magic=0x1234)])

@@ -13,11 +13,13 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/strings.hpp"
+#include "graphpat/io/relay_json/document.hpp"
 
 namespace graphpat::detail {
 
@@ -358,19 +360,22 @@ class RelayLexer {
     while (pos_ < text_.size() && text_[pos_] != ']' && text_[pos_] != '\n') advance();
     std::size_t key_end = pos_;
     bool ok = at(pos_) == ']' && at(pos_ + 1) == '[';
-    std::int64_t index = 0;
+    std::string_view digits;
     if (ok) {
       advance(2);
-      ok = is_digit(at(pos_));
-      while (is_digit(at(pos_))) {
-        index = index * 10 + (text_[pos_] - '0');
-        if (index > (1LL << 40)) ok = false;
-        advance();
-      }
-      ok = ok && at(pos_) == ']';
+      std::size_t digits_start = pos_;
+      while (is_digit(at(pos_))) advance();
+      digits = text_.substr(digits_start, pos_ - digits_start);
+      ok = !digits.empty() && at(pos_) == ']';
     }
     if (!ok || key_end == key) {
       fail("bad_meta_reference", line, column, "expected meta[TYPE_KEY][INDEX]");
+      return make(TokenKind::kEnd, pos_, line, column);
+    }
+    std::optional<std::int64_t> index = relay::detail::parse_decimal<std::int64_t>(digits);
+    if (!index) {
+      fail("bad_meta_reference", line, column,
+           fmt::format("meta index {} does not fit in 64 bits", digits));
       return make(TokenKind::kEnd, pos_, line, column);
     }
     if (std::string_view type_key = text_.substr(key, key_end - key); !is_type_key(type_key)) {
@@ -382,7 +387,7 @@ class RelayLexer {
     advance();
     Token token = make(TokenKind::kMeta, start, line, column);
     token.meta_key = text_.substr(key, key_end - key);
-    token.meta_index = index;
+    token.meta_index = *index;
     return token;
   }
 
