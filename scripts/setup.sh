@@ -110,9 +110,10 @@ FUZZERS=(fuzz_relay_text:50000 fuzz_relay_json:200000 fuzz_pattern_text:1000000
          fuzz_graph_passes:3000)
 
 # Runs fuzzer $1 (name:runs) on a scratch copy of its corpus, at most FUZZ_SECONDS; fails on
-# any crash. The seed and the number of inputs are fixed, so a CI run tries the inputs a
-# developer's run of the same commit tried (a slower machine stops earlier, on a prefix of
-# them): a finding fails the change that made it possible, not a later run by chance.
+# any crash, printing the broken invariant and the input (base64) so that a finding on a CI
+# machine can be replayed elsewhere. The seed and the count are fixed, but two runs still try
+# different inputs: hash seeds (abseil's) come from addresses, which differ between processes,
+# and they steer which inputs reach new code. So a clean run here is evidence, not proof.
 run_fuzzer() {
   local name=${1%%:*} runs=${1#*:} dict=()
   local work="$BUILD_DIR/fuzz-runs/$name"
@@ -125,8 +126,14 @@ run_fuzzer() {
     -seed="${FUZZ_SEED:-1}" -max_len=4096 \
     -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" \
     -artifact_prefix="$work/" "$work/corpus" "tests/fuzz/corpus/$name" >"$work/log" 2>&1 || {
-    log "$name failed; its log ($work/log) ends with:"
-    tail -n 40 "$work/log" >&2
+    log "$name failed (its log: $work/log):"
+    grep -m1 -A2 -E '^fuzz invariant broken|runtime error|ERROR: [A-Za-z]+Sanitizer|ERROR: libFuzzer' \
+      "$work/log" | cut -c1-400 >&2
+    local input
+    for input in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
+      [[ -e $input ]] && log "the input, $(basename "$input") in base64: $(base64 -w0 "$input")"
+    done
+    tail -n 8 "$work/log" >&2
     return 1
   }
   log "$name: $(grep -m1 '^stat::number_of_executed_units' "$work/log" || echo '?') executions"
