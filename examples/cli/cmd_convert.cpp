@@ -9,12 +9,12 @@ namespace graphpat::cli {
 
 namespace {
 
-struct Options {
+struct ConvertCommandOptions {
   std::string input;
   OutputOptions output;
 };
 
-int run(const Options& options) {
+int run_convert(const ConvertCommandOptions& options) {
   absl::StatusOr<Loaded> input = load(options.input, /*keep_provenance=*/true);
   if (!input.ok()) return fail(input.status());
   absl::Status written = write_module(input->module, *input, options.output, /*unchanged=*/true);
@@ -24,7 +24,7 @@ int run(const Options& options) {
 }  // namespace
 
 void add_convert(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<ConvertCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "convert", "Write a model in another format: Relay text, TVM JSON or graph JSON");
   add_input_option(*command, options->input);
@@ -33,7 +33,7 @@ void add_convert(CLI::App& app, int& exit_code) {
       "An unchanged model comes back byte for byte in its own format and envelope.\n"
       "Example:\n"
       "  graphpat convert resnet18.unbound.json -o resnet18.relay --to text");
-  command->callback([options, &exit_code] { exit_code = run(*options); });
+  command->callback([options, &exit_code] { exit_code = run_convert(*options); });
 }
 
 }  // namespace graphpat::cli

@@ -17,13 +17,13 @@ namespace graphpat::cli {
 
 namespace {
 
-struct Options {
+struct CseCommandOptions {
   std::string input;
   OutputOptions output;
   bool relay_compat = false;
 };
 
-int run(const Options& options) {
+int run_cse(const CseCommandOptions& options) {
   absl::StatusOr<Loaded> input = load(options.input);
   if (!input.ok()) return fail(input.status());
   CseResult<relay::Dialect> result = [&] {
@@ -39,7 +39,7 @@ int run(const Options& options) {
 }  // namespace
 
 void add_cse(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<CseCommandOptions>();
   CLI::App* command =
       app.add_subcommand("cse", "Merge structurally identical pure nodes (common subexpressions)");
   add_input_option(*command, options->input);
@@ -50,7 +50,7 @@ void add_cse(CLI::App& app, int& exit_code) {
       "Prints how many nodes were merged, by kind and op, on stderr.\n"
       "Example:\n"
       "  graphpat cse mobilenet_v2.relay -o mobilenet_v2.cse.relay");
-  command->callback([options, &exit_code] { exit_code = run(*options); });
+  command->callback([options, &exit_code] { exit_code = run_cse(*options); });
 }
 
 }  // namespace graphpat::cli

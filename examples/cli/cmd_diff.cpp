@@ -18,7 +18,7 @@ namespace graphpat::cli {
 
 namespace {
 
-struct Options {
+struct DiffCommandOptions {
   std::string lhs;
   std::string rhs;
   bool types = false;
@@ -53,7 +53,7 @@ std::string show_path(const Loaded& side, const Difference& difference) {
                      fmt::join(steps, " "));
 }
 
-int run(const Options& options) {
+int run_diff(const DiffCommandOptions& options) {
   absl::StatusOr<Loaded> lhs = load(options.lhs);
   if (!lhs.ok()) return fail(lhs.status());
   absl::StatusOr<Loaded> rhs = load(options.rhs);
@@ -78,7 +78,7 @@ int run(const Options& options) {
 }  // namespace
 
 void add_diff(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<DiffCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "diff", "Compare two models structurally, modulo variable names (exit 0 equal, 1 not)");
   command->add_option("A", options->lhs, "First model (any format), - for stdin")->required();
@@ -89,7 +89,7 @@ void add_diff(CLI::App& app, int& exit_code) {
       "difference, prints both nodes as Relay text and the path to them from the output.\n"
       "Example:\n"
       "  graphpat diff resnet18.unbound.json resnet18.unbound.relay");
-  command->callback([options, &exit_code] { exit_code = run(*options); });
+  command->callback([options, &exit_code] { exit_code = run_diff(*options); });
 }
 
 }  // namespace graphpat::cli

@@ -32,7 +32,7 @@ namespace graphpat::cli {
 
 namespace {
 
-struct Options {
+struct DotCommandOptions {
   std::string input;
   std::string pattern;
   std::string name;
@@ -115,7 +115,7 @@ std::vector<relay::DotCluster> match_clusters(const relay::Module& module, NodeI
   return clusters;
 }
 
-int run(const Options& options) {
+int run_dot(const DotCommandOptions& options) {
   std::string extension = std::filesystem::path(options.output).extension().string();
   if (options.output != "-" && extension != ".dot" && extension != ".svg" && extension != ".png") {
     return usage_error(
@@ -161,7 +161,7 @@ int run(const Options& options) {
 }  // namespace
 
 void add_dot(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<DotCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "dot", "Draw a model with Graphviz, matches or partitioned functions as clusters");
   add_input_option(*command, options->input);
@@ -185,7 +185,7 @@ void add_dot(CLI::App& app, int& exit_code) {
       "Constants are folded into their users; ops show their key attributes.\n"
       "Example:\n"
       "  graphpat dot partitioned.relay --partitioned -o partitioned.svg");
-  command->callback([options, &exit_code] { exit_code = run(*options); });
+  command->callback([options, &exit_code] { exit_code = run_dot(*options); });
 }
 
 }  // namespace graphpat::cli

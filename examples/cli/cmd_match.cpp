@@ -20,7 +20,7 @@ namespace graphpat::cli {
 
 namespace {
 
-struct Options {
+struct MatchCommandOptions {
   std::string input;
   std::string pattern;
   bool relay_compat = false;
@@ -70,7 +70,7 @@ absl::StatusOr<NodeId> parse_node(const std::string& word, const relay::Graph& g
   return NodeId(index);
 }
 
-int run(const Options& options) {
+int run_match(const MatchCommandOptions& options) {
   absl::StatusOr<Pattern> pattern = read_pattern(options.pattern);
   if (!pattern.ok()) return fail(pattern.status());
   absl::StatusOr<Loaded> input = load(options.input);
@@ -109,7 +109,7 @@ int run(const Options& options) {
 }  // namespace
 
 void add_match(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<MatchCommandOptions>();
   CLI::App* command =
       app.add_subcommand("match", "Say where a pattern matches (nodes of @main, ops excluded)");
   add_input_option(*command, options->input);
@@ -125,7 +125,7 @@ void add_match(CLI::App& app, int& exit_code) {
       "(lines of the model printed as `graphpat convert` prints it).\n"
       "Example:\n"
       "  graphpat match mobilenet_v2.relay --pattern \"is_op('nn.relu')(wildcard())\" --count");
-  command->callback([options, &exit_code] { exit_code = run(*options); });
+  command->callback([options, &exit_code] { exit_code = run_match(*options); });
 }
 
 }  // namespace graphpat::cli

@@ -21,7 +21,7 @@ namespace graphpat::cli {
 
 namespace {
 
-struct Options {
+struct MergeCompositeCommandOptions {
   std::string input;
   std::string table;
   bool relay_compat = false;
@@ -95,7 +95,7 @@ std::string count_composites(const relay::Module& module, const Table& table) {
   return out;
 }
 
-int run(const Options& options) {
+int run_merge_composite(const MergeCompositeCommandOptions& options) {
   absl::StatusOr<Table> table = read_table(options.table);
   if (!table.ok()) return fail(table.status());
   absl::StatusOr<Loaded> input = load(options.input);
@@ -120,7 +120,7 @@ int run(const Options& options) {
 }  // namespace
 
 void add_merge_composite(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<MergeCompositeCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "merge-composite", "Outline the matches of a table of named patterns (MergeComposite)");
   add_input_option(*command, options->input);
@@ -136,7 +136,7 @@ void add_merge_composite(CLI::App& app, int& exit_code) {
       "  wildcard(), wildcard(), wildcard(), wildcard(), wildcard()), 0))   (on one line)\n"
       "Example:\n"
       "  graphpat merge-composite resnet18.relay --table table.txt -o merged.relay");
-  command->callback([options, &exit_code] { exit_code = run(*options); });
+  command->callback([options, &exit_code] { exit_code = run_merge_composite(*options); });
 }
 
 }  // namespace graphpat::cli

@@ -17,7 +17,7 @@ namespace graphpat::cli {
 
 namespace {
 
-struct Options {
+struct PartitionCommandOptions {
   std::string input;
   std::string pattern;
   std::vector<std::string> attrs;
@@ -47,7 +47,7 @@ std::string describe_rejection(const relay::Graph& graph, const RejectedGroup& r
   return out;
 }
 
-int run(const Options& options) {
+int run_partition(const PartitionCommandOptions& options) {
   PartitionOptions<relay::Dialect> partition_options{
       .relay_compat = options.relay_compat, .separate_duplicate_inputs = options.no_dedupe};
   for (const std::string& attr : options.attrs) {
@@ -95,7 +95,7 @@ int run(const Options& options) {
 }  // namespace
 
 void add_partition(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<PartitionCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "partition", "Outline every match of a pattern into a function, as Relay's partition");
   add_input_option(*command, options->input);
@@ -117,7 +117,7 @@ void add_partition(CLI::App& app, int& exit_code) {
       "  graphpat partition mobilenet_v2.relay -o out.relay --attr Composite=bn \\\n"
       "    --pattern \"is_tuple_get_item(is_op('nn.batch_norm')(wildcard(), wildcard(), "
       "wildcard(), wildcard(), wildcard()), 0)\"");
-  command->callback([options, &exit_code] { exit_code = run(*options); });
+  command->callback([options, &exit_code] { exit_code = run_partition(*options); });
 }
 
 }  // namespace graphpat::cli

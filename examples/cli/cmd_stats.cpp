@@ -18,7 +18,7 @@ namespace graphpat::cli {
 
 namespace {
 
-struct Options {
+struct StatsCommandOptions {
   std::string input;
 };
 
@@ -93,7 +93,7 @@ std::string report(const Loaded& input, const ModelStats& stats) {
   return out;
 }
 
-int run(const Options& options) {
+int run_stats(const StatsCommandOptions& options) {
   absl::StatusOr<Loaded> input = load(options.input);
   if (!input.ok()) return fail(input.status());
   fmt::print("{}", report(*input, measure(input->module)));
@@ -103,7 +103,7 @@ int run(const Options& options) {
 }  // namespace
 
 void add_stats(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<StatsCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "stats", "Count a model's nodes by kind and by op, its depth, functions and constants");
   add_input_option(*command, options->input);
@@ -112,7 +112,7 @@ void add_stats(CLI::App& app, int& exit_code) {
       "operands in nodes (ops and function nodes not counted).\n"
       "Example:\n"
       "  graphpat stats mobilenet_v2.relay");
-  command->callback([options, &exit_code] { exit_code = run(*options); });
+  command->callback([options, &exit_code] { exit_code = run_stats(*options); });
 }
 
 }  // namespace graphpat::cli
