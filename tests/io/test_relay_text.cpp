@@ -387,6 +387,29 @@ TEST_CASE("a comment holding another comment is not an annotation", "[relay_text
         "def @main(%x) {\n  nn.relu(%x)\n}\n");
 }
 
+TEST_CASE("control bytes in a span print as they are within indented blocks", "[relay_text]") {
+  // Found by fuzz_relay_text: the printer bracketed indented blocks with the bytes 0x01 and
+  // 0x02, and a span name holding them (a comment may hold any byte) shifted every later line.
+  // Whatever bytes the model's strings hold, the indentation is TVM's.
+  const std::string text =
+      "def @main(%x) {\n"
+      "  %0 = fn (%y) {\n"
+      "    nn.relu(%y) /* span=a\x01\x02\x03b:1:2 */\n"
+      "  };\n"
+      "  %0(%x)\n"
+      "}\n";
+  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
+  INFO(message(module.status()));
+  REQUIRE(module.ok());
+  CHECK(graphpat::relay::print_text(*module, TextEnvelope::kStr) == text);
+  // A string holding every ASCII control byte leaves no byte free to bracket a block with.
+  std::string every_control_byte;
+  for (char byte = 1; byte < 0x20; ++byte) every_control_byte += byte;
+  every_control_byte += '\x7f';
+  module->graph.context().strings.intern(every_control_byte);
+  CHECK(graphpat::relay::print_text(*module, TextEnvelope::kStr) == text);
+}
+
 TEST_CASE("a scalar of a dtype graphpat does not know keeps the Tensor form", "[relay_text]") {
   // Found by fuzz_relay_text: `Tensor[(), o2flat32]` printed as TVM prints a scalar, its bare
   // dtype, which reads back as an ADT type name. A known dtype still prints bare.

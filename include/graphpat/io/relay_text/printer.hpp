@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,37 +51,77 @@ inline constexpr std::string_view kOmittedTrailer =
 
 // TVM's Doc::Indent(2, ...) adds two spaces after every line feed of a block. Indenting each
 // block as it is built copies it once per enclosing block, so fns or ifs nested D deep cost
-// O(D^3); instead indent() only brackets the block, and expand_indentation() turns the brackets
-// into spaces once, when the whole text is done.
-inline constexpr char kIndentIn = '\x01';
-inline constexpr char kIndentOut = '\x02';
-
-inline std::string indent(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += kIndentIn;
-  out += text;
-  out += kIndentOut;
-  return out;
-}
-
-/// The text with two spaces after every line feed per enclosing indent() bracket.
-inline std::string expand_indentation(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 4);
-  std::size_t level = 0;
-  for (char c : text) {
-    if (c == kIndentIn) {
-      ++level;
-    } else if (c == kIndentOut) {
-      level -= level > 0;
-    } else {
-      out += c;
-      if (c == '\n') out.append(2 * level, ' ');
+// O(D^3); instead indent() only brackets the block with two marker bytes, and expand() turns
+// the brackets into spaces once, when the whole text is done. The markers are ASCII control
+// bytes that occur in no string of the context: every printed text that is not the printer's
+// own (names, spans, attribute strings, dtypes) is one of them, so a marker is never a byte of
+// the model's. When the strings use up every candidate, blocks are indented as they are built.
+//
+//   BlockIndenter indenter(context.strings);
+//   indenter.expand("{" + indenter.indent("\nbody") + "\n}");   // "{\n  body\n}"
+class BlockIndenter {
+ public:
+  explicit BlockIndenter(const StringPool& strings) {
+    std::array<bool, 128> used{};
+    used['\t'] = used['\n'] = used['\r'] = true;
+    for (std::size_t i = 0; i < strings.size(); ++i) {
+      for (char c : strings.view(StringId(static_cast<std::uint32_t>(i)))) {
+        auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7F) used[byte] = true;
+      }
+    }
+    std::vector<char> free;
+    for (int byte = 1; byte < 0x80; ++byte) {
+      if ((byte < 0x20 || byte == 0x7F) && !used[byte]) free.push_back(static_cast<char>(byte));
+    }
+    if (free.size() >= 2) {
+      in_ = free[0];
+      out_ = free[1];
     }
   }
-  return out;
-}
+
+  /// `text` as a block indented by two more spaces after each of its line feeds.
+  [[nodiscard]] std::string indent(std::string_view text) const {
+    std::string out;
+    if (!deferred()) {
+      for (char c : text) {
+        out += c;
+        if (c == '\n') out += "  ";
+      }
+      return out;
+    }
+    out.reserve(text.size() + 2);
+    out += in_;
+    out += text;
+    out += out_;
+    return out;
+  }
+
+  /// The finished text with every block's indentation in place.
+  [[nodiscard]] std::string expand(std::string_view text) const {
+    if (!deferred()) return std::string(text);
+    std::string out;
+    out.reserve(text.size() + text.size() / 4);
+    std::size_t level = 0;
+    for (char c : text) {
+      if (c == in_) {
+        ++level;
+      } else if (c == out_) {
+        level -= level > 0;
+      } else {
+        out += c;
+        if (c == '\n') out.append(2 * level, ' ');
+      }
+    }
+    return out;
+  }
+
+ private:
+  [[nodiscard]] bool deferred() const { return in_ != 0; }
+
+  char in_ = 0;  // 0: no marker bytes free, blocks are indented as built
+  char out_ = 0;
+};
 
 class RelayTextPrinter {
  public:
@@ -89,6 +130,7 @@ class RelayTextPrinter {
         context_(graph.context()),
         envelope_(envelope),
         cache_(graph.context()),  // only interns the schemas' default values
+        indenter_(graph.context().strings),
         parents_(graph.size(), 0) {
     temps_.reserve(graph.size() / 2);
     leaf_texts_.reserve(graph.size() / 2);
@@ -110,8 +152,9 @@ class RelayTextPrinter {
                            /*nested=*/false);
       out += '\n';
     }
+    out = indenter_.expand(out);
     append_trailer(out, module.text_metadata, /*is_module=*/true);
-    return expand_indentation(out);
+    return out;
   }
 
   std::string print_expression(NodeId root, std::string_view kept_metadata = {}) {
@@ -126,8 +169,9 @@ class RelayTextPrinter {
       out += '\n';
     }
     out += result;
+    out = indenter_.expand(out);
     append_trailer(out, kept_metadata, /*is_module=*/false);
-    return expand_indentation(out);
+    return out;
   }
 
   /// After a print: the `N` of the `%N = ...` line `node` was printed on, or nullopt when it
@@ -400,7 +444,7 @@ class RelayTextPrinter {
     if (!inline_it && graph_.kind(node) == NodeKind::kLet) {
       // Appended piecewise: `"(" + ... + "\n)"` trips GCC 12's false -Wrestrict (bug 105329).
       std::string wrapped = "(";
-      wrapped += indent(std::string("\n").append(text));
+      wrapped += indenter_.indent(std::string("\n").append(text));
       wrapped += "\n)";
       text = std::move(wrapped);
     }
@@ -594,7 +638,7 @@ class RelayTextPrinter {
       out += "-> " + type_text(graph_.result_type(function)) + " ";
     }
     tasks_.push_back([this, function, nested, out = std::move(out)]() mutable {
-      out += "{" + indent("\n" + take_result()) + "\n}";
+      out += "{" + indenter_.indent("\n" + take_result()) + "\n}";
       if (nested) {
         annotated_.insert(function.index());
         out += annotation(function);
@@ -624,7 +668,8 @@ class RelayTextPrinter {
       std::string then_text = take_result();
       std::string condition = take_result();
       results_.push_back(fmt::format("if ({}) {{{}\n}} else {{{}\n}}", condition,
-                                     indent("\n" + then_text), indent("\n" + else_text)));
+                                     indenter_.indent("\n" + then_text),
+                                     indenter_.indent("\n" + else_text)));
     });
     tasks_.push_back([this, node] { start_scope(graph_.else_branch(node)); });
     tasks_.push_back([this, node] { start_scope(graph_.then_branch(node)); });
@@ -668,6 +713,7 @@ class RelayTextPrinter {
   const Context& context_;
   relay::TextEnvelope envelope_;
   AttrSchemaCache cache_;
+  BlockIndenter indenter_;
   std::vector<std::uint32_t> parents_;
   std::vector<std::uint32_t> touched_;
   std::vector<std::vector<std::string>> scopes_;
