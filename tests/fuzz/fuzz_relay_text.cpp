@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -56,18 +57,56 @@ bool text_cannot_carry(const graphpat::Difference& difference) {
          attrs_print_the_same(difference.reason);
 }
 
+// The line and the name of an undefined-name error (`[..] L:C: %x is not a variable in scope`,
+// `[..] L:C: %3 is used before it is bound`) and what the message says of the name.
+struct UndefinedName {
+  std::size_t line = 0;
+  std::string_view name;     // `%x`
+  std::string_view problem;  // `is not a variable in scope`
+};
+
+std::optional<UndefinedName> undefined_name(const absl::Status& status) {
+  if (graphpat::error_id(status) != "graphpat.relay_text.undefined") return std::nullopt;
+  std::string_view text = message(status);
+  std::size_t place = text.find("] ");
+  std::size_t name_at = text.find(": %");
+  std::size_t name_end = name_at == std::string_view::npos ? name_at : text.find(' ', name_at + 2);
+  if (place == std::string_view::npos || name_end == std::string_view::npos) return std::nullopt;
+  UndefinedName undefined;
+  std::from_chars(text.data() + place + 2, text.data() + text.size(), undefined.line);
+  undefined.name = text.substr(name_at + 2, name_end - name_at - 2);
+  undefined.problem = text.substr(name_end + 1);
+  return undefined;
+}
+
+// Calls visit(line number, indentation, text after the indentation) for each line of `printed`
+// until it returns true; whether one did.
+template <class Visit>
+bool any_line(std::string_view printed, Visit visit) {
+  std::size_t line = 1;
+  for (std::size_t start = 0; start < printed.size(); ++line) {
+    std::size_t end = std::min(printed.find('\n', start), printed.size());
+    std::string_view row = printed.substr(start, end - start);
+    std::size_t indent = std::min(row.find_first_not_of(' '), row.size());
+    if (visit(line, indent, row.substr(indent))) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 // A third, of expression prints only: TVM emits `free_var %x;` into the scope being printed
 // when %x is first met (relay-formats.md, free_var), so a free var first used inside a let
-// that is printed as a nested scope is declared there, and a later use outside it does not
-// parse back (nor does it in TVM).
+// that is printed as a nested scope (an indented line; an expression's own lines are not) is
+// declared there, and a later use outside it does not parse back (nor does it in TVM).
 bool free_var_declared_in_nested_scope(const absl::Status& status, std::string_view printed) {
-  if (graphpat::error_id(status) != "graphpat.relay_text.undefined") return false;
-  std::string_view text = message(status);
-  std::size_t name_at = text.find('%');
-  std::size_t name_end = text.find(' ', name_at);
-  if (name_at == std::string_view::npos || name_end == std::string_view::npos) return false;
-  std::string declaration = fmt::format("\n  free_var {}", text.substr(name_at, name_end - name_at));
-  return printed.find(declaration) != std::string_view::npos;
+  std::optional<UndefinedName> undefined = undefined_name(status);
+  if (!undefined || undefined->problem != "is not a variable in scope") return false;
+  std::string declaration = fmt::format("free_var {}", undefined->name);
+  return any_line(printed, [&](std::size_t, std::size_t indent, std::string_view row) {
+    return indent > 0 && row.starts_with(declaration) &&
+           (row.substr(declaration.size()).starts_with(':') ||
+            row.substr(declaration.size()).starts_with(';'));
+  });
 }
 
 // And a projection of a number (`5 .0`, TupleGetItem of the constant 5, which TVM's parser
@@ -84,29 +123,20 @@ bool projected_number(const absl::Status& status) {
 // node reads it lines before its binding (`%1 = (%0, %x); ... %3 = fn (..) { %0 = add(..); ..`).
 // TVM's parser refuses that text too. Recognised by the binding: after the use, indented deeper.
 bool bound_later_in_nested_scope(const absl::Status& status, std::string_view printed) {
-  if (graphpat::error_id(status) != "graphpat.relay_text.undefined") return false;
-  std::string_view text = message(status);  // "[..] L:C: %N is used before it is bound"
-  std::size_t place = text.find("] ");
-  std::size_t name_at = text.find(": %");
-  if (place == std::string_view::npos || name_at == std::string_view::npos ||
-      !text.ends_with(" is used before it is bound")) {
+  std::optional<UndefinedName> undefined = undefined_name(status);
+  if (!undefined || undefined->line == 0 || undefined->problem != "is used before it is bound") {
     return false;
   }
-  std::size_t use_line = 0;
-  std::from_chars(text.data() + place + 2, text.data() + text.size(), use_line);
-  std::string_view name = text.substr(name_at + 2, text.find(' ', name_at + 2) - name_at - 2);
-  std::size_t line = 1, use_indent = 0;
-  for (std::size_t start = 0; start < printed.size(); ++line) {
-    std::size_t end = std::min(printed.find('\n', start), printed.size());
-    std::string_view row = printed.substr(start, end - start);
-    std::size_t indent = std::min(row.find_first_not_of(' '), row.size());
-    if (line == use_line) use_indent = indent;
-    if (line > use_line && use_line > 0 && row.substr(indent).starts_with(fmt::format("{} = ", name))) {
-      return indent > use_indent;
-    }
-    start = end + 1;
-  }
-  return false;
+  std::string binding = fmt::format("{} = ", undefined->name);
+  std::size_t use_indent = 0;
+  bool deeper = false;
+  any_line(printed, [&](std::size_t line, std::size_t indent, std::string_view row) {
+    if (line == undefined->line) use_indent = indent;
+    if (line <= undefined->line || !row.starts_with(binding)) return false;
+    deeper = indent > use_indent;
+    return true;
+  });
+  return deeper;
 }
 
 // And a var printed a second time as a parameter (here after a free_var of the same var) is
