@@ -433,6 +433,34 @@ TEST_CASE("unknown node types outside expressions are carried through", "[relay_
   CHECK(*relay::save_json(*reloaded) == *saved);
 }
 
+TEST_CASE("a container's fields are copied as text and never followed", "[relay_json]") {
+  // Found by fuzz_relay_json: a Map or Array with a field (TVM's have none) whose value named
+  // the container itself. The reader does not take a container's fields as references, but
+  // the provenance copy followed it, into itself, until the stack overflowed.
+  const std::string json =
+      R"({"root": 1, "nodes": [{"type_key": ""}, {"type_key": "relay.Call", "attrs": )"
+      R"({"_checked_type_": "0", "args": "3", "attrs": "0", "op": "2", "span": "0", )"
+      R"("type_args": "7", "virtual_device_": "0"}}, {"type_key": "Op", "repr_str": "add"}, )"
+      R"({"type_key": "Array", "data": [4, 4]}, {"type_key": "relay.Var", "attrs": )"
+      R"({"_checked_type_": "0", "span": "0", "type_annotation": "0", "vid": "5", )"
+      R"("virtual_device_": "0"}}, {"type_key": "relay.Id", "attrs": {"name_hint": "6"}}, )"
+      R"({"type_key": "runtime.String", "repr_str": "x"}, )"
+      R"({"type_key": "Array", "attrs": {"note": "7"}}], "b64ndarrays": [], )"
+      R"("attrs": {"tvm_version": "0.14.0"}})";
+  absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(json);
+  INFO(message(loaded.status()));
+  REQUIRE(loaded.ok());
+  absl::StatusOr<std::string> saved = relay::save_json(*loaded);
+  REQUIRE(saved.ok());
+  // A one-field object on one line, as TVM writes `"attrs": {"name_hint": "6"}`.
+  CHECK_THAT(*saved, Catch::Contains("\"type_key\": \"Array\", \n      \"attrs\": {\"note\": \"7\"}"));
+  absl::StatusOr<relay::LoadedJson> reloaded = relay::load_json(*saved);
+  REQUIRE(reloaded.ok());
+  CHECK(loaded->expression.has_value() == reloaded->expression.has_value());
+  CHECK(structural_equal(reloaded->module.graph, *reloaded->expression, loaded->module.graph,
+                         *loaded->expression));
+}
+
 TEST_CASE("an attrs field its struct does not declare is carried through", "[relay_json]") {
   // Found by fuzz_relay_json: written without provenance, DenseAttrs kept only the fields
   // TVM declares (out_dtype, units) and dropped the third.

@@ -260,12 +260,15 @@ class Emitter {
       }
       append_undeclared(index, *layout, fields);
     } else {
-      // Unknown layout: references in the order the original numbering met them.
+      // Unknown layout: references in the order the original numbering met them. A
+      // container's fields are never references (as original_children and the reader's
+      // reference walk take them: a Map whose field named itself recursed without end).
+      bool container = key == "Array" || key == "Map";
       std::vector<std::pair<std::uint32_t, std::string_view>> refs;
       for (const JsonField& field : doc().fields_of(index)) {
         std::string_view name = doc().names.view(field.key);
         std::string_view value = doc().view(field.value);
-        if (looks_like_ref(doc(), value)) {
+        if (!container && looks_like_ref(doc(), value)) {
           refs.emplace_back(*parse_decimal<std::uint32_t>(value), name);
         } else {
           fields.push_back(objects_.inline_text(name, value));
