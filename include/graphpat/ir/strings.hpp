@@ -10,8 +10,10 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include <charconv>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -63,6 +65,19 @@ class StringPool {
 };
 
 namespace detail {
+
+/// Parses a whole decimal string into a number of type T (no sign for unsigned T); nullopt for
+/// anything else, including a value T cannot hold.
+///
+///   std::optional<std::uint32_t> index = graphpat::detail::parse_decimal<std::uint32_t>("54");
+template <class T>
+std::optional<T> parse_decimal(std::string_view text) {
+  T value{};
+  if (text.empty()) return std::nullopt;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
 
 /// The offset of the first byte of `text` that is not part of a well-formed UTF-8 sequence
 /// (overlong forms, surrogates and code points past U+10FFFF included), or npos. Readers

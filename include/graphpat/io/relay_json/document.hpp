@@ -31,15 +31,7 @@
 
 namespace graphpat::relay::detail {
 
-/// Parses a whole decimal string into an integer of type T (no sign for unsigned T).
-template <class T>
-std::optional<T> parse_decimal(std::string_view text) {
-  T value{};
-  if (text.empty()) return std::nullopt;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
+using graphpat::detail::parse_decimal;
 
 /// A `relay_json.<what>` error located at `where` (a JSON path such as `nodes[3].attrs.op`).
 inline absl::Status json_error(std::string_view what, std::string_view where,

@@ -19,7 +19,6 @@
 
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/strings.hpp"
-#include "graphpat/io/relay_json/document.hpp"
 
 namespace graphpat::detail {
 
@@ -372,7 +371,7 @@ class RelayLexer {
       fail("bad_meta_reference", line, column, "expected meta[TYPE_KEY][INDEX]");
       return make(TokenKind::kEnd, pos_, line, column);
     }
-    std::optional<std::int64_t> index = relay::detail::parse_decimal<std::int64_t>(digits);
+    std::optional<std::int64_t> index = graphpat::detail::parse_decimal<std::int64_t>(digits);
     if (!index) {
       fail("bad_meta_reference", line, column,
            fmt::format("meta index {} does not fit in 64 bits", digits));
