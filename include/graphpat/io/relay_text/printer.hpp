@@ -70,24 +70,23 @@ class BlockIndenter {
         if (byte < 0x20 || byte == 0x7F) used[byte] = true;
       }
     }
-    std::vector<char> free;
     for (int byte = 1; byte < 0x80; ++byte) {
-      if ((byte < 0x20 || byte == 0x7F) && !used[byte]) free.push_back(static_cast<char>(byte));
+      bool control = byte < 0x20 || byte == 0x7F;
+      if (!control || used[byte]) continue;
+      if (in_ != 0) {
+        out_ = static_cast<char>(byte);
+        break;
+      }
+      in_ = static_cast<char>(byte);
     }
-    if (free.size() >= 2) {
-      in_ = free[0];
-      out_ = free[1];
-    }
+    if (out_ == 0) in_ = 0;  // fewer than two are free
   }
 
   /// `text` as a block indented by two more spaces after each of its line feeds.
   [[nodiscard]] std::string indent(std::string_view text) const {
     std::string out;
     if (!deferred()) {
-      for (char c : text) {
-        out += c;
-        if (c == '\n') out += "  ";
-      }
+      append_indented(out, text, 1);
       return out;
     }
     out.reserve(text.size() + 2);
@@ -103,21 +102,26 @@ class BlockIndenter {
     std::string out;
     out.reserve(text.size() + text.size() / 4);
     std::size_t level = 0;
-    for (char c : text) {
-      if (c == in_) {
-        ++level;
-      } else if (c == out_) {
-        level -= level > 0;
-      } else {
-        out += c;
-        if (c == '\n') out.append(2 * level, ' ');
-      }
+    std::size_t run = 0;  // start of the text between markers not yet appended
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+      if (i < text.size() && text[i] != in_ && text[i] != out_) continue;
+      append_indented(out, text.substr(run, i - run), level);
+      if (i < text.size()) level = text[i] == in_ ? level + 1 : level - (level > 0);
+      run = i + 1;
     }
     return out;
   }
 
  private:
   [[nodiscard]] bool deferred() const { return in_ != 0; }
+
+  // Appends `text` with 2 * `levels` spaces after each of its line feeds.
+  static void append_indented(std::string& out, std::string_view text, std::size_t levels) {
+    for (char c : text) {
+      out += c;
+      if (c == '\n') out.append(2 * levels, ' ');
+    }
+  }
 
   char in_ = 0;  // 0: no marker bytes free, blocks are indented as built
   char out_ = 0;
