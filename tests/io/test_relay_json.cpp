@@ -479,6 +479,89 @@ TEST_CASE("an attrs field its struct does not declare is carried through", "[rel
   CHECK(structural_equal(reloaded->module, loaded->module));
 }
 
+TEST_CASE("a struct that does not fit its layout takes each declared field by its kind",
+          "[relay_json]") {
+  // Found by fuzz_relay_json: DenseAttrs with a field TVM does not declare is read field by
+  // field, and its fields were taken as references only when they looked like one. A declared
+  // inline field whose text was a node index became that node; a declared reference that did
+  // not resolve became text, which a larger saved file read back as a reference.
+  std::string sharing = read_file(kCorpus / "golden/json_typed_module_sharing/save_json.json");
+  std::string declared = "\"out_dtype\": \"\", \n        \"units\": \"0\"";
+  REQUIRE_THAT(sharing, Catch::Contains(declared));
+  auto with_fields = [&](std::string_view fields) {
+    return replace_first(sharing, declared, std::string(fields) + ", \n        \"vendor_hint\": \"fast\"");
+  };
+
+  SECTION("a dtype whose text is a node index stays text") {
+    // Node 4 is the runtime.String "main": by its looks, out_dtype was read as "main".
+    std::string text = with_fields("\"out_dtype\": \"4\", \n        \"units\": \"0\"");
+    absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(text);
+    INFO(message(loaded.status()));
+    REQUIRE(loaded.ok());
+    CHECK_THAT(relay::print_text(loaded->module),
+               Catch::Contains("out_dtype=\"4\", units=None, vendor_hint=\"fast\""));
+    absl::StatusOr<std::string> fresh = relay::save_json(loaded->module);
+    REQUIRE(fresh.ok());
+    CHECK_THAT(*fresh, Catch::Contains("\"out_dtype\": \"4\", \n        \"units\": \"0\", \n"
+                                       "        \"vendor_hint\": \"fast\""));
+    absl::StatusOr<relay::LoadedJson> reloaded = relay::load_json(*fresh);
+    REQUIRE(reloaded.ok());
+    CHECK(structural_equal(reloaded->module, loaded->module));
+    CHECK(*relay::save_json(*loaded) == text);
+  }
+
+  SECTION("a declared reference must resolve") {
+    absl::StatusOr<relay::LoadedJson> loaded =
+        relay::load_json(with_fields("\"out_dtype\": \"\", \n        \"units\": \"54\""));
+    REQUIRE_FALSE(loaded.ok());
+    CHECK(message(loaded.status()) ==
+          "[graphpat.relay_json.dangling_reference] nodes[39].attrs.units: refers to node 54, "
+          "but there are 48 nodes");
+  }
+}
+
+TEST_CASE("a text that would read back as a reference is refused when saving", "[relay_json]") {
+  // A field of a type graphpat has no layout for is a reference when its text is a node index
+  // of the file: "48" in this 48-node file is text, but a saved file with more nodes would
+  // read it as a reference, so that save is refused rather than written wrong.
+  std::string sharing = read_file(kCorpus / "golden/json_typed_module_sharing/save_json.json");
+  auto with_tile = [&](std::string_view tile) {
+    return replace_first(replace_first(sharing, "\"relay.attrs.DenseAttrs\"", "\"vendor.DenseAttrs\""),
+                         "\"units\": \"0\"",
+                         fmt::format("\"tile\": \"{}\", \n        \"units\": \"0\"", tile));
+  };
+  auto extended_save = [](relay::LoadedJson& loaded) {
+    relay::Module& module = loaded.module;
+    relay::Builder b(module.graph);
+    NodeId y = b.var("y");
+    module.add_function("extra", b.function({y}, b.call("nn.relu", {y})));
+    return relay::save_json(module, loaded.provenance);
+  };
+  absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(with_tile("48"));
+  REQUIRE(loaded.ok());
+  CHECK(*relay::save_json(*loaded) == with_tile("48"));
+  absl::StatusOr<std::string> saved = extended_save(*loaded);
+  REQUIRE_FALSE(saved.ok());
+  // Where the object is in the larger file: the same save with a text no file here reaches.
+  absl::StatusOr<relay::LoadedJson> far = relay::load_json(with_tile("1000"));
+  REQUIRE(far.ok());
+  absl::StatusOr<std::string> far_saved = extended_save(*far);
+  REQUIRE(far_saved.ok());
+  std::size_t at = far_saved->find("\"type_key\": \"vendor.DenseAttrs\"");
+  REQUIRE(at != std::string::npos);
+  std::size_t position = 0;  // the nodes before it
+  for (std::size_t key = far_saved->find("\"type_key\""); key < at;
+       key = far_saved->find("\"type_key\"", key + 1)) {
+    ++position;
+  }
+  CHECK(message(saved.status()) ==
+        fmt::format("[graphpat.relay_json.ambiguous_text] nodes[{}].attrs.tile: the text \"48\" "
+                    "would read back as a reference to node 48 (no layout graphpat knows "
+                    "declares this field of a vendor.DenseAttrs, and TVM JSON does not mark "
+                    "references)",
+                    position));
+}
+
 TEST_CASE("an object value missing a reference field, or with an extra one, round-trips",
           "[relay_json]") {
   // Found by fuzz_relay_json: a GlobalVar inside a function's DictAttrs without _checked_type_

@@ -26,6 +26,12 @@
 //   DictAttrs → an object "DictAttrs" with the map's entries in file order; any other object
 //   (IntImm → int of its width, FloatImm → float, String → string, Array, Map, and anything
 //   else as an object with its type key and fields) is carried through, never dropped.
+// - TVM JSON does not mark which fields are references. A field is taken by its type's layout
+//   (a struct of another TVM version that does not fit its layout: each declared field by its
+//   declared kind); a field no layout declares, of a type graphpat does not know or of such a
+//   struct, is a reference when its text is a node index of the file, else text. Such a text
+//   that would be a node index of the file being saved is refused (`ambiguous_text`) rather
+//   than written to read back as a reference.
 // - Constants → tensors whose bytes alias the decoded b64ndarrays blob (decoded once).
 // - Not representable in graphpat's IR, refused with `relay_json.unsupported`: ADTs (type
 //   definitions, Match, constructors), references (RefCreate/RefRead/RefWrite), and files
@@ -46,7 +52,8 @@
 // and the JSON path: not_json (with nlohmann's byte position), missing_field, wrong_type,
 // unknown_key, duplicate_key, bad_value, dangling_reference, cyclic_reference,
 // null_reference, unexpected_type, unsupported, too_deep, bad_base64, bad_tensor, bad_shape,
-// unsupported_dtype, too_many_nodes, tensor_too_large (and, when saving, missing_tensor_data).
+// unsupported_dtype, too_many_nodes, tensor_too_large (and, when saving, missing_tensor_data
+// and ambiguous_text).
 // Loading and saving are iterative: a 1,000,000-node chain loads and saves; only the nesting of
 // one type or attribute value is followed recursively, bounded by JsonLoadOptions::limits.
 #pragma once

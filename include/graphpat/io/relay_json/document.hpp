@@ -33,6 +33,13 @@ namespace graphpat::relay::detail {
 
 using graphpat::detail::parse_decimal;
 
+/// Whether `text` would be taken for a reference in a file of `node_count` nodes where no
+/// layout says what the field is: TVM writes a reference as a bare decimal node index.
+inline bool looks_like_reference(std::size_t node_count, std::string_view text) {
+  std::optional<std::uint32_t> target = parse_decimal<std::uint32_t>(text);
+  return target && *target < node_count;
+}
+
 /// A `relay_json.<what>` error located at `where` (a JSON path such as `nodes[3].attrs.op`).
 inline absl::Status json_error(std::string_view what, std::string_view where,
                                std::string_view problem) {

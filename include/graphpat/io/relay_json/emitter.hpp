@@ -210,28 +210,18 @@ class Emitter {
     return out_of_orig_[index];
   }
 
-  /// Whether field `name` of original `index` is a reference (by layout, or by its looks).
-  bool original_is_ref(const Layout* layout, std::string_view name, std::string_view value) const {
-    if (layout == nullptr) return looks_like_ref(doc(), value);
-    for (const LayoutField& field : layout->fields) {
-      if (field.name == name) return field.kind == FieldKind::kRef;
-    }
-    return false;
-  }
-
   void original_children(std::uint32_t index, std::vector<std::uint32_t>& out) {
     out.clear();
     std::string_view key = doc().type_key(index);
     if (has_repr_bytes(key)) return;
     // Every child copy_one copies: elements of any object (as the reader's collect_edges
-    // checks them), then references among the fields of one that is not a container.
+    // checks them), then the fields taken as references.
     for (std::uint64_t element : doc().data_of(index)) out.push_back(static_cast<std::uint32_t>(element));
-    if (key == "Array" || key == "Map") return;
-    const Layout* layout = trusted_layout(doc(), layouts_, index);
+    ObjectFields object(doc(), layouts_, index);
     for (const JsonField& field : doc().fields_of(index)) {
       std::string_view value = doc().view(field.value);
-      if (original_is_ref(layout, doc().names.view(field.key), value)) {
-        out.push_back(*parse_decimal<std::uint32_t>(value));
+      if (object.use(doc().names.view(field.key), value) == FieldUse::kReference) {
+        out.push_back(parse_decimal<std::uint32_t>(value).value_or(0));
       }
     }
   }
@@ -247,8 +237,8 @@ class Emitter {
     std::vector<std::uint32_t> keys;
     for (TextSlice slice : doc().keys_of(index)) keys.push_back(objects_.text(doc().view(slice)));
     std::vector<OutField> fields;
-    const Layout* layout = trusted_layout(doc(), layouts_, index);
-    if (layout != nullptr) {
+    ObjectFields object(doc(), layouts_, index);
+    if (const Layout* layout = object.trusted()) {
       for (const LayoutField& field : layout->fields) {
         std::optional<std::string_view> value = doc().field(index, field.name);
         if (field.kind == FieldKind::kRef) {
@@ -260,18 +250,22 @@ class Emitter {
       }
       append_undeclared(index, *layout, fields);
     } else {
-      // Unknown layout: references in the order the original numbering met them. A
-      // container's fields are never references (as original_children and the reader's
-      // reference walk take them: a Map whose field named itself recursed without end).
-      bool container = key == "Array" || key == "Map";
+      // Field by field, as the reader took them; references in the order the original
+      // numbering met them.
       std::vector<std::pair<std::uint32_t, std::string_view>> refs;
       for (const JsonField& field : doc().fields_of(index)) {
         std::string_view name = doc().names.view(field.key);
         std::string_view value = doc().view(field.value);
-        if (!container && looks_like_ref(doc(), value)) {
-          refs.emplace_back(*parse_decimal<std::uint32_t>(value), name);
-        } else {
-          fields.push_back(objects_.inline_text(name, value));
+        switch (object.use(name, value)) {
+          case FieldUse::kReference:
+            refs.emplace_back(parse_decimal<std::uint32_t>(value).value_or(0), name);
+            break;
+          case FieldUse::kText:
+            fields.push_back(objects_.inline_text(name, value));
+            break;
+          case FieldUse::kTextByLooks:
+            fields.push_back(objects_.inline_text_by_looks(name, value));
+            break;
         }
       }
       std::sort(refs.begin(), refs.end());
@@ -604,13 +598,14 @@ class Emitter {
       return objects_.add_repr(key, repr ? attrs.text(*repr) : std::string_view());
     }
     std::vector<OutField> fields;
+    // As the reader takes the object (ObjectFields): through its type's layout when it fits,
+    // else field by field, a declared field by its declared kind and any other as read (text
+    // inline, anything else as an object).
     const Layout* layout = layouts_.find(key);
-    // As the reader decided (trusted_layout): a struct read field by field is written so.
-    if (layout != nullptr &&
-        !layout->fits(count, [&](std::string_view name) { return attrs.find_field(id, name).has_value(); })) {
-      layout = nullptr;
-    }
-    if (layout != nullptr) {
+    bool fits = layout != nullptr && layout->fits(count, [&](std::string_view name) {
+                  return attrs.find_field(id, name).has_value();
+                });
+    if (fits) {
       for (const LayoutField& field : layout->fields) {
         std::optional<AttrValueId> value = attrs.find_field(id, field.name);
         if (field.kind == FieldKind::kRef) {
@@ -620,16 +615,21 @@ class Emitter {
         }
       }
     }
-    // Fields the layout does not declare (all of them for a struct without one) are carried
-    // through as read: text inline, anything else as an object.
     for (std::size_t i = 0; i < count; ++i) {
       std::string_view name = field_name(i);
-      if (layout != nullptr && layout->declares(name)) continue;
+      std::optional<FieldKind> declared = layout != nullptr ? layout->kind_of(name) : std::nullopt;
+      if (fits && declared) continue;
       AttrValueId value = attrs.entry_value(id, i);
-      if (attrs.kind(value) == AttrKind::kString) {
+      if (declared) {
+        fields.push_back(*declared == FieldKind::kRef
+                             ? objects_.ref(name, new_value(value))
+                             : objects_.inline_text(name, inline_text(value, *declared)));
+      } else if (attrs.kind(value) != AttrKind::kString) {
+        fields.push_back(objects_.ref(name, new_value(value)));
+      } else if (fits) {
         fields.push_back(objects_.inline_text(name, attrs.text(value)));
       } else {
-        fields.push_back(objects_.ref(name, new_value(value)));
+        fields.push_back(objects_.inline_text_by_looks(name, attrs.text(value)));
       }
     }
     return objects_.add(key, fields);

@@ -49,9 +49,14 @@ struct Layout {
   bool is_attrs_struct = false;  // from the op registry (relay.attrs.*)
 
   /// Whether the type declares a field called `name`.
-  [[nodiscard]] bool declares(std::string_view name) const {
-    return std::any_of(fields.begin(), fields.end(),
-                       [&](const LayoutField& field) { return field.name == name; });
+  [[nodiscard]] bool declares(std::string_view name) const { return kind_of(name).has_value(); }
+
+  /// The declared kind of field `name`; nullopt when the type does not declare it.
+  [[nodiscard]] std::optional<FieldKind> kind_of(std::string_view name) const {
+    for (const LayoutField& field : fields) {
+      if (field.name == name) return field.kind;
+    }
+    return std::nullopt;
   }
 
   /// Whether an object with `count` fields, `has(name)` telling which, may be read and written
@@ -237,25 +242,61 @@ inline bool is_expression_key(std::string_view type_key) {
   return false;
 }
 
-/// The layout graphpat trusts for node `index` of `doc`: the known one, unless it is an
-/// attribute struct whose fields in the file are not exactly the schema's (another TVM
-/// version's struct): then nullptr, and the node is carried through field by field.
-inline const Layout* trusted_layout(const JsonDocument& doc, LayoutCache& layouts,
-                                    std::uint32_t index) {
-  const Layout* layout = layouts.find(doc.type_key(index));
-  bool fits = layout != nullptr &&
-              layout->fits(doc.fields_of(index).size(), [&](std::string_view name) {
-                return doc.field(index, name).has_value();
-              });
-  return fits ? layout : nullptr;
-}
+/// How one field of an object is taken when read.
+enum class FieldUse : std::uint8_t {
+  kReference,    // a node index
+  kText,         // inline text, whatever it looks like
+  kTextByLooks,  // inline text only because it does not look like a reference (see below)
+};
 
-/// Whether a field of an object of unknown layout is a reference: TVM writes references as
-/// bare decimal indices, so a decimal value naming an existing node is taken as one (an
-/// inline integer field of an unknown type that happens to look like one is a known gap).
-inline bool looks_like_ref(const JsonDocument& doc, std::string_view value) {
-  std::optional<std::uint32_t> target = parse_decimal<std::uint32_t>(value);
-  return target && *target < doc.size();
-}
+/// How the fields of original node `index` of `doc` are taken: the one rule the reader's
+/// reference walk, its value reader and the provenance copy follow (a field of a saved object
+/// must be read back as it was read).
+/// - An object that fits its type's layout (trusted()) is read through it.
+/// - A field a layout declares is taken by its declared kind even when the object does not fit
+///   the layout (an attribute struct of another TVM version): a declared reference must
+///   resolve, a declared inline field stays text whatever it looks like.
+/// - The fields of a container (Array, Map: TVM's have none) and any other field of a plain
+///   known type are text.
+/// - Any other field (of an unknown type, or undeclared in a struct that does not fit) is a
+///   reference when it looks like one — TVM marks no reference, it writes a bare decimal
+///   index — and text otherwise (kTextByLooks: a saved file must not make it look like one).
+///
+///   ObjectFields fields(doc, layouts, index);
+///   if (fields.use(name, value) == FieldUse::kReference) follow(*parse_decimal<std::uint32_t>(value));
+class ObjectFields {
+ public:
+  ObjectFields(const JsonDocument& doc, LayoutCache& layouts, std::uint32_t index)
+      : doc_(doc), layout_(layouts.find(doc.type_key(index))) {
+    std::string_view key = doc.type_key(index);
+    container_ = key == "Array" || key == "Map";
+    fits_ = layout_ != nullptr && layout_->fits(doc.fields_of(index).size(), [&](std::string_view name) {
+              return doc.field(index, name).has_value();
+            });
+  }
+
+  /// The layout the object is read and written through, or nullptr: it is then carried
+  /// through field by field, each taken by use().
+  [[nodiscard]] const Layout* trusted() const { return fits_ ? layout_ : nullptr; }
+
+  /// How field `name`, whose JSON text is `value`, is taken.
+  [[nodiscard]] FieldUse use(std::string_view name, std::string_view value) const {
+    if (container_) return FieldUse::kText;
+    if (layout_ != nullptr) {
+      if (std::optional<FieldKind> kind = layout_->kind_of(name)) {
+        return *kind == FieldKind::kRef ? FieldUse::kReference : FieldUse::kText;
+      }
+      if (fits_) return FieldUse::kText;
+    }
+    return looks_like_reference(doc_.size(), value) ? FieldUse::kReference
+                                                    : FieldUse::kTextByLooks;
+  }
+
+ private:
+  const JsonDocument& doc_;
+  const Layout* layout_;
+  bool container_ = false;
+  bool fits_ = false;
+};
 
 }  // namespace graphpat::relay::detail

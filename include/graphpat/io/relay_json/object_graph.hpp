@@ -35,6 +35,8 @@ enum class OutKind : std::uint8_t {
   kRef,             // an object id, written as its number
   kRefUntraversed,  // the same, but not followed when numbering (relay.Let's virtual_device_)
   kInline,          // a text id, written as is
+  kInlineByLooks,   // the same, in a field a reader takes as a reference when its text looks
+                    // like one (no layout declares it): refused where it would
   kNDArray,         // a tensor slot, written as its b64ndarrays index
 };
 
@@ -76,6 +78,9 @@ class ObjectGraph {
   }
   OutField inline_text(std::string_view key, std::string_view value) {
     return {names.intern(key), OutKind::kInline, text(value)};
+  }
+  OutField inline_text_by_looks(std::string_view key, std::string_view value) {
+    return {names.intern(key), OutKind::kInlineByLooks, text(value)};
   }
 
   std::uint32_t add(std::string_view type_key, std::span<const OutField> fields,
@@ -272,6 +277,19 @@ inline absl::StatusOr<std::string> write_json(
             fmt::format_to(std::back_inserter(out), "\"{}\"", blob_of_slot[field.value]);
             break;
           case OutKind::kInline:
+            append_json_string(out, graph.view(field.value));
+            break;
+          case OutKind::kInlineByLooks:
+            if (looks_like_reference(order.size(), graph.view(field.value))) {
+              return json_error(
+                  "ambiguous_text",
+                  fmt::format("nodes[{}].attrs.{}", position, graph.names.view(field.key)),
+                  fmt::format("the text \"{}\" would read back as a reference to node {} (no "
+                              "layout graphpat knows declares this field of a {}, and TVM JSON "
+                              "does not mark references)",
+                              graph.view(field.value), graph.view(field.value),
+                              graph.names.view(object.type_key)));
+            }
             append_json_string(out, graph.view(field.value));
             break;
         }

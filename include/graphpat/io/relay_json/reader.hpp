@@ -203,8 +203,6 @@ class JsonReader {
 
   // ----- the reference walk -----------------------------------------------------------------
 
-  const Layout* layout_of(std::uint32_t index) { return trusted_layout(doc_, layouts_, index); }
-
   struct Edge {
     std::uint32_t target;
     std::uint32_t label;  // the field's name id, or the data position
@@ -222,20 +220,10 @@ class JsonReader {
       if (data[i] >= doc_.size()) return dangling(at_data(index, i), data[i]);
       edges.push_back({static_cast<std::uint32_t>(data[i]), static_cast<std::uint32_t>(i), true});
     }
-    if (key == "Array" || key == "Map") return absl::OkStatus();
-    const Layout* layout = layout_of(index);
+    ObjectFields object(doc_, layouts_, index);
     for (const JsonField& field : doc_.fields_of(index)) {
       std::string_view name = doc_.names.view(field.key);
-      std::string_view value = doc_.view(field.value);
-      bool is_ref = false;
-      if (layout != nullptr) {
-        for (const LayoutField& known : layout->fields) {
-          if (known.name == name) is_ref = known.kind == FieldKind::kRef;
-        }
-      } else {
-        is_ref = looks_like_ref(doc_, value);
-      }
-      if (!is_ref) continue;
+      if (object.use(name, doc_.view(field.value)) != FieldUse::kReference) continue;
       GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, name));
       edges.push_back({target, field.key.value, false});
     }
@@ -806,7 +794,8 @@ class JsonReader {
     } else {
       std::vector<AttrField> fields;
       std::size_t declared = 0;  // fields in the layout's order, before the others
-      if (const Layout* layout = layout_of(index)) {
+      ObjectFields object(doc_, layouts_, index);
+      if (const Layout* layout = object.trusted()) {
         for (const LayoutField& field : layout->fields) {
           if (!doc_.field(index, field.name)) {
             // A missing reference is a null one, which is how the writer writes it back.
@@ -830,16 +819,16 @@ class JsonReader {
         }
       } else {
         for (const JsonField& field : doc_.fields_of(index)) {
+          std::string_view name = doc_.names.view(field.key);
           std::string_view text_value = doc_.view(field.value);
           AttrValueId field_value;
-          if (looks_like_ref(doc_, text_value)) {
-            GRAPHPAT_RELAY_JSON_ASSIGN(
-                field_value, value(*parse_decimal<std::uint32_t>(text_value), depth + 1));
+          if (object.use(name, text_value) == FieldUse::kReference) {
+            GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, name));
+            GRAPHPAT_RELAY_JSON_ASSIGN(field_value, value(target, depth + 1));
           } else {
             field_value = attrs.string(text_value);
           }
-          fields.push_back(
-              {context_.strings.intern(doc_.names.view(field.key)), field_value});
+          fields.push_back({context_.strings.intern(name), field_value});
         }
       }
       // Fields no layout orders are kept in name order, the order TVM's writer (and ours)
