@@ -309,7 +309,7 @@ TEST_CASE("graph_json: limits", "[graph_json]") {
 }
 
 TEST_CASE("graph_json: what the format cannot hold is refused when printing", "[graph_json]") {
-  Module module;
+  graphpat::relay::Module module;
   graphpat::relay::Builder b(module.graph);
   graphpat::Context& context = module.graph.context();
   auto x = b.var("x");
@@ -323,7 +323,7 @@ TEST_CASE("graph_json: what the format cannot hold is refused when printing", "[
 }
 
 TEST_CASE("graph_json: every attribute value form reads back bit for bit", "[graph_json]") {
-  Module module;
+  graphpat::relay::Module module;
   graphpat::relay::Builder b(module.graph);
   graphpat::AttrTable& attrs = module.graph.context().attrs;
   auto x = b.var("x");
@@ -387,7 +387,7 @@ def @main(%x: Tensor[(2), float32], %c: bool) {
 
 TEST_CASE("graph_json: a 1,000,000-node chain round-trips", "[graph_json][large]") {
   constexpr int kLength = 1'000'000;
-  Module module;
+  graphpat::relay::Module module;
   graphpat::relay::Builder b(module.graph);
   NodeId x = b.var("x");
   NodeId node = x;
