@@ -267,9 +267,11 @@ enum class FieldUse : std::uint8_t {
 class ObjectFields {
  public:
   ObjectFields(const JsonDocument& doc, LayoutCache& layouts, std::uint32_t index)
-      : doc_(doc), layout_(layouts.find(doc.type_key(index))) {
+      : doc_(doc) {
     std::string_view key = doc.type_key(index);
     container_ = key == "Array" || key == "Map";
+    if (container_) return;  // no layout: every field is text
+    layout_ = layouts.find(key);
     fits_ = layout_ != nullptr && layout_->fits(doc.fields_of(index).size(), [&](std::string_view name) {
               return doc.field(index, name).has_value();
             });
@@ -294,7 +296,7 @@ class ObjectFields {
 
  private:
   const JsonDocument& doc_;
-  const Layout* layout_;
+  const Layout* layout_ = nullptr;
   bool container_ = false;
   bool fits_ = false;
 };

@@ -102,12 +102,14 @@ class BlockIndenter {
     std::string out;
     out.reserve(text.size() + text.size() / 4);
     std::size_t level = 0;
-    std::size_t run = 0;  // start of the text between markers not yet appended
-    for (std::size_t i = 0; i <= text.size(); ++i) {
-      if (i < text.size() && text[i] != in_ && text[i] != out_) continue;
-      append_indented(out, text.substr(run, i - run), level);
-      if (i < text.size()) level = text[i] == in_ ? level + 1 : level - (level > 0);
-      run = i + 1;
+    for (const char& c : text) {
+      if (c == in_) {
+        ++level;
+      } else if (c == out_) {
+        level -= level > 0;
+      } else {
+        append_indented(out, std::string_view(&c, 1), level);
+      }
     }
     return out;
   }
