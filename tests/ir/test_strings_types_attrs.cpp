@@ -35,6 +35,23 @@ TEST_CASE("strings are interned once and viewed back", "[strings]") {
   CHECK(strings.view(strings.intern("")) == "");
 }
 
+TEST_CASE("a pool knows which control bytes its strings hold, its base's included", "[strings]") {
+  StringPool base;
+  base.intern("tab\there");
+  base.intern("\x7f");
+  StringPool strings(&base);
+  strings.intern(std::string("nul\0", 4));
+  strings.intern("\x1f and \x01");
+  strings.intern("\x80\xff printable");  // bytes above 0x7F are not control bytes
+  for (int byte = 0; byte < 0x100; ++byte) {
+    bool expected = byte == '\t' || byte == 0x7F || byte == 0 || byte == 0x1F || byte == 0x01;
+    INFO("byte " << byte);
+    CHECK(strings.holds_control_byte(static_cast<unsigned char>(byte)) == expected);
+    CHECK(base.holds_control_byte(static_cast<unsigned char>(byte)) ==
+          (byte == '\t' || byte == 0x7F));
+  }
+}
+
 TEST_CASE("dtypes parse into code, bits and lanes", "[tensor]") {
   using Code = DataType::Code;
   CHECK(parse_dtype("float32") == DataType{Code::kFloat, 32, 1});

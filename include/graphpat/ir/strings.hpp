@@ -27,7 +27,8 @@ class StringPool {
   StringPool() = default;
   /// A pool that starts with every string of `base`, under the same ids. `base` must outlive
   /// this pool and must not change while it lives.
-  explicit StringPool(const StringPool* base) : base_(base), base_size_(base->size()) {}
+  explicit StringPool(const StringPool* base)
+      : base_(base), base_size_(base->size()), control_bytes_(base->control_bytes_) {}
   StringPool(const StringPool&) = delete;
   StringPool& operator=(const StringPool&) = delete;
 
@@ -38,6 +39,11 @@ class StringPool {
     StringId id(static_cast<std::uint32_t>(size()));
     const std::string& stored = storage_.emplace_back(text);
     index_.emplace(std::string_view(stored), id);
+    for (char c : stored) {
+      if (int bit = control_bit(static_cast<unsigned char>(c)); bit >= 0) {
+        control_bytes_ |= std::uint64_t{1} << bit;
+      }
+    }
     return id;
   }
 
@@ -57,11 +63,22 @@ class StringPool {
   [[nodiscard]] std::size_t size() const { return base_size_ + storage_.size(); }
   [[nodiscard]] bool contains(StringId id) const { return id.valid() && id.index() < size(); }
 
+  /// Whether some string of the pool holds the ASCII control byte `byte` (below 0x20, or
+  /// 0x7F); false for any other byte. Answered without scanning the strings.
+  [[nodiscard]] bool holds_control_byte(unsigned char byte) const {
+    int bit = control_bit(byte);
+    return bit >= 0 && (control_bytes_ >> bit & 1) != 0;
+  }
+
  private:
+  // Bit 0-31 for bytes 0x00-0x1F, bit 32 for 0x7F, -1 for a byte that is not a control byte.
+  static int control_bit(unsigned char byte) { return byte < 0x20 ? byte : byte == 0x7F ? 32 : -1; }
+
   const StringPool* base_ = nullptr;
   std::size_t base_size_ = 0;
   std::deque<std::string> storage_;  // a deque never moves its elements
   absl::flat_hash_map<std::string_view, StringId> index_;
+  std::uint64_t control_bytes_ = 0;  // the control bytes some string holds, by control_bit()
 };
 
 namespace detail {

@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -62,17 +61,12 @@ inline constexpr std::string_view kOmittedTrailer =
 class BlockIndenter {
  public:
   explicit BlockIndenter(const StringPool& strings) {
-    std::array<bool, 128> used{};
-    used['\t'] = used['\n'] = used['\r'] = true;
-    for (std::size_t i = 0; i < strings.size(); ++i) {
-      for (char c : strings.view(StringId(static_cast<std::uint32_t>(i)))) {
-        auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7F) used[byte] = true;
-      }
-    }
     for (int byte = 1; byte < 0x80; ++byte) {
       bool control = byte < 0x20 || byte == 0x7F;
-      if (!control || used[byte]) continue;
+      bool printed_as_is = byte == '\t' || byte == '\n' || byte == '\r';
+      if (!control || printed_as_is || strings.holds_control_byte(static_cast<unsigned char>(byte))) {
+        continue;
+      }
       if (in_ != 0) {
         out_ = static_cast<char>(byte);
         break;
