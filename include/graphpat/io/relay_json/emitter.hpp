@@ -154,6 +154,12 @@ class Emitter {
     return target && *target < doc().size() ? *target : kNone;
   }
 
+  /// The original node a reference field of the loaded file names (the reader checked each
+  /// one); 0, the null object, for a field the object does not have.
+  static std::uint32_t referenced_node(std::optional<std::string_view> value) {
+    return value ? parse_decimal<std::uint32_t>(*value).value_or(0) : 0;
+  }
+
   /// The JSON index node `id` was read from, when the graph still holds that node there.
   std::uint32_t provenance_of(NodeId id) const {
     if (prov_ == nullptr) return kNone;
@@ -221,7 +227,7 @@ class Emitter {
     for (const JsonField& field : doc().fields_of(index)) {
       std::string_view value = doc().view(field.value);
       if (object.use(doc().names.view(field.key), value) == FieldUse::kReference) {
-        out.push_back(parse_decimal<std::uint32_t>(value).value_or(0));
+        out.push_back(referenced_node(value));
       }
     }
   }
@@ -242,8 +248,7 @@ class Emitter {
       for (const LayoutField& field : layout->fields) {
         std::optional<std::string_view> value = doc().field(index, field.name);
         if (field.kind == FieldKind::kRef) {
-          std::uint32_t target = value ? parse_decimal<std::uint32_t>(*value).value_or(0) : 0;
-          fields.push_back(objects_.ref(field.name, copy(target)));
+          fields.push_back(objects_.ref(field.name, copy(referenced_node(value))));
         } else if (value) {
           fields.push_back(objects_.inline_text(field.name, *value));
         }
@@ -258,7 +263,7 @@ class Emitter {
         std::string_view value = doc().view(field.value);
         switch (object.use(name, value)) {
           case FieldUse::kReference:
-            refs.emplace_back(parse_decimal<std::uint32_t>(value).value_or(0), name);
+            refs.emplace_back(referenced_node(value), name);
             break;
           case FieldUse::kText:
             fields.push_back(objects_.inline_text(name, value));
