@@ -34,7 +34,8 @@ namespace graphpat::relay {
 /// Limits and switches of parse_text / parse_expression.
 struct TextParseOptions {
   /// max_depth bounds syntactic nesting (calls in calls, fn in fn, types, attribute values),
-  /// max_nodes the nodes the parse creates, max_tensor_bytes each `#[metadata]` constant;
+  /// max_nodes the nodes the parse creates (variables and lets included, refused where the
+  /// first node over the limit is made), max_tensor_bytes each `#[metadata]` constant;
   /// each left 0 is kDefaultLimits'.
   InputLimits limits{};
   bool require_version = false;  // refuse a module without `#[version = "0.0.5"]`
@@ -407,6 +408,7 @@ class RelayTextParser {
     if (!note.ok()) return note.status();
     NodeId var = builder_.var(name.text, annotation, {note->type, note->span, true});
     declare(var);
+    if (auto status = check_size(name); !status.ok()) return status;
     return var;
   }
 
@@ -554,12 +556,14 @@ class RelayTextParser {
     struct Binding {
       NodeId var;
       NodeId value;
+      Token start;  // where the binding begins: the place named when its let is one too many
     };
     std::vector<Binding> lets;
     std::size_t mark = scope_mark();
     std::optional<NodeId> result;
     while (!result) {
       const Token& token = lexer().peek();
+      Token start = token;
       if (token.kind == TokenKind::kGraph && lexer().peek(1).is('=') && !lexer().peek(2).is('=')) {
         Token name = take();
         take();
@@ -586,7 +590,8 @@ class RelayTextParser {
         if (auto status = expect(';', "after a let binding"); !status.ok()) return status;
         NodeId var = builder_.var(name.text, annotation, {note->type, note->span, true});
         declare(var);
-        lets.push_back({var, *value});
+        if (auto status = check_size(name); !status.ok()) return status;
+        lets.push_back({var, *value, start});
       } else if (token.is_ident("free_var")) {
         take();
         Token name = take();
@@ -605,7 +610,7 @@ class RelayTextParser {
         if (auto status = expect('}', "after a block"); !status.ok()) return status;
         if (lexer().peek().is(';')) {
           take();
-          lets.push_back({builder_.var(""), *block});
+          lets.push_back({builder_.var(""), *block, start});
         } else {
           result = *block;
         }
@@ -614,7 +619,7 @@ class RelayTextParser {
         if (!value.ok()) return value;
         if (lexer().peek().is(';')) {
           take();
-          lets.push_back({builder_.var(""), *value});
+          lets.push_back({builder_.var(""), *value, start});
         } else {
           result = *value;
         }
@@ -624,6 +629,7 @@ class RelayTextParser {
     NodeId body = *result;
     for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
       body = builder_.let(it->var, it->value, body, {{}, {}, true});
+      if (auto status = check_size(it->start); !status.ok()) return status;
     }
     return body;
   }
