@@ -126,7 +126,7 @@ TEST_CASE("describe() names is_expr patterns by the names they were given",
 }
 
 TEST_CASE("describe() of a pattern built a million deep in code does not recurse",
-          "[pattern][text][describe]") {
+          "[pattern][text][describe][large]") {
   // The text parser refuses such nesting (max_depth), the DSL does not; describe() once
   // recursed per level. relu(...) and (... | is_constant()) alternate: an alternation is a
   // call's argument and a call the left of `|`, neither in parentheses.
