@@ -633,6 +633,15 @@ TEST_CASE("a field name with an escaped character is written escaped", "[relay_j
   CHECK(structural_equal(reloaded->module, loaded->module));
 }
 
+TEST_CASE("strings are written with dmlc's five escapes and every other byte raw", "[relay_json]") {
+  // dmlc::JSONWriter::WriteString escapes \r \n \\ \t and " only (relay-formats.md §3.1).
+  std::string out = "x";
+  relay::detail::append_json_string(out, "");
+  relay::detail::append_json_string(out, "plain");
+  relay::detail::append_json_string(out, std::string("\"a\rb\nc\\d\te\x01\x7f\xff\0f\"", 16));
+  CHECK(out == std::string("x\"\"\"plain\"\"\\\"a\\rb\\nc\\\\d\\te\x01\x7f\xff\0f\\\"\"", 34));
+}
+
 TEST_CASE("a bare expression root loads into a module without functions", "[relay_json]") {
   std::string text = read_file(kCorpus / "golden/json_bare_expr_root/save_json.json");
   absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(text);

@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -139,31 +138,38 @@ class ObjectGraph {
   std::string arena_;
 };
 
-/// Appends `text` as a JSON string with dmlc's escapes (\r \n \\ \t \" only; other bytes raw).
+/// Appends `text` as a JSON string with dmlc's escapes (\r \n \\ \t \" only; other bytes raw),
+/// each run of bytes without an escape in one append.
 inline void append_json_string(std::string& out, std::string_view text) {
-  out += '"';
-  for (char c : text) {
+  auto escape = [](char c) -> std::string_view {
     switch (c) {
-      case '\r':
-        out += "\\r";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      default:
-        out += c;
+      case '\r': return "\\r";
+      case '\n': return "\\n";
+      case '\\': return "\\\\";
+      case '\t': return "\\t";
+      case '"': return "\\\"";
+      default: return {};
     }
-  }
+  };
   out += '"';
+  std::size_t run_start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    std::string_view escaped = escape(text[i]);
+    if (escaped.empty()) continue;
+    out.append(text, run_start, i - run_start);
+    out += escaped;
+    run_start = i + 1;
+  }
+  out.append(text, run_start);
+  out += '"';
+}
+
+/// Appends `number` in decimal, quoted when `quoted` (a reference is written as a string).
+inline void append_number(std::string& out, std::uint32_t number, bool quoted) {
+  fmt::format_int digits(number);
+  if (quoted) out += '"';
+  out.append(digits.data(), digits.size());
+  if (quoted) out += '"';
 }
 
 /// Numbers the objects reachable from `root` and writes the file.
@@ -271,10 +277,10 @@ inline absl::StatusOr<std::string> write_json(
         switch (field.kind) {
           case OutKind::kRef:
           case OutKind::kRefUntraversed:
-            fmt::format_to(std::back_inserter(out), "\"{}\"", number[field.value]);
+            append_number(out, number[field.value], /*quoted=*/true);
             break;
           case OutKind::kNDArray:
-            fmt::format_to(std::back_inserter(out), "\"{}\"", blob_of_slot[field.value]);
+            append_number(out, blob_of_slot[field.value], /*quoted=*/true);
             break;
           case OutKind::kInline:
             append_json_string(out, graph.view(field.value));
@@ -312,7 +318,7 @@ inline absl::StatusOr<std::string> write_json(
       for (std::size_t i = 0; i < data.size(); ++i) {
         if (i > 0) out += ", ";
         if (multi_line) out += "\n        ";
-        fmt::format_to(std::back_inserter(out), "{}", number[data[i]]);
+        append_number(out, number[data[i]], /*quoted=*/false);
       }
       out += multi_line ? "\n      ]" : "]";
     }
