@@ -406,7 +406,12 @@ class RelayTextParser {
     }
     auto note = last_annotation(name);
     if (!note.ok()) return note.status();
-    NodeId var = builder_.var(name.text, annotation, {note->type, note->span, true});
+    return bind_var(name, annotation, *note);
+  }
+
+  // Variable `name` made, declared in the current scope and counted toward max_nodes.
+  absl::StatusOr<NodeId> bind_var(const Token& name, TypeId annotation, const Annotation& note) {
+    NodeId var = builder_.var(name.text, annotation, {note.type, note.span, true});
     declare(var);
     if (auto status = check_size(name); !status.ok()) return status;
     return var;
@@ -588,10 +593,9 @@ class RelayTextParser {
         auto value = parse_binop(depth);
         if (!value.ok()) return value;
         if (auto status = expect(';', "after a let binding"); !status.ok()) return status;
-        NodeId var = builder_.var(name.text, annotation, {note->type, note->span, true});
-        declare(var);
-        if (auto status = check_size(name); !status.ok()) return status;
-        lets.push_back({var, *value, start});
+        auto var = bind_var(name, annotation, *note);
+        if (!var.ok()) return var.status();
+        lets.push_back({*var, *value, start});
       } else if (token.is_ident("free_var")) {
         take();
         Token name = take();
