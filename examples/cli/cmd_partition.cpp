@@ -87,6 +87,7 @@ int run_partition(const PartitionCommandOptions& options) {
   for (const RejectedGroup& rejected : report.rejected) {
     out += fmt::format("  {}\n", describe_rejection(source.graph, rejected));
   }
+  out += describe_duplicated(report, &source.graph);
   out += describe_merged_first(merged_first, options.relay_compat);
   fmt::print("{}", out);
   return 0;

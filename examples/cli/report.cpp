@@ -64,4 +64,20 @@ std::string describe_merged_first(const CseReport& report, bool relay_compat) {
   return fmt::format("duplicates merged first: {}\n", describe_merges(report));
 }
 
+std::string describe_duplicated(const PartitionReport& report, const relay::Graph* graph) {
+  if (report.duplicated.empty()) return {};
+  std::string out = fmt::format(
+      "{} interior node{} computed twice (also used outside the group, by a node the group's "
+      "root post-dominates)\n",
+      report.duplicated.size(), plural(report.duplicated.size()));
+  if (graph == nullptr) return out;
+  for (const DuplicatedInterior& duplicated : report.duplicated) {
+    out += fmt::format("  node {} ({}) of the group at node {} ({}), also used by node {} ({})\n",
+                       duplicated.node.index(), describe_node(*graph, duplicated.node),
+                       duplicated.root.index(), describe_node(*graph, duplicated.root),
+                       duplicated.user.index(), describe_node(*graph, duplicated.user));
+  }
+  return out;
+}
+
 }  // namespace graphpat::cli

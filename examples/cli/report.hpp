@@ -10,6 +10,7 @@
 
 #include <graphpat/relay/dialect.hpp>
 #include <graphpat/transform/cse.hpp>
+#include <graphpat/transform/partition/report.hpp>
 
 namespace graphpat::cli {
 
@@ -27,5 +28,9 @@ std::string describe_merges(const CseReport& report);
 /// The summary line of what partition / merge-composite merged before grouping:
 /// "duplicates merged first: 5 nodes merged (TupleGetItem: 5)\n".
 std::string describe_merged_first(const CseReport& report, bool relay_compat);
+/// The interior nodes a partition computes twice, "" when there are none: a count line, then,
+/// given the graph the report's ids are of, one line each:
+/// "1 interior node computed twice (...)\n  node 5 (nn.conv2d) of the group at node 7 ...\n".
+std::string describe_duplicated(const PartitionReport& report, const relay::Graph* graph);
 
 }  // namespace graphpat::cli

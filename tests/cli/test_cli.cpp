@@ -356,6 +356,31 @@ TEST_CASE("partition: the origin case, TVM's outputs, the summary", "[cli][parti
     CHECK(run({"diff", json.string(), out.string()}).code == 0);
     CHECK(count_of(read_file(out), "PartitionedFromPattern=") == 19);
   }
+  SECTION("an interior node the function computes a second time is listed") {
+    fs::path input = scratch() / "conv_used_twice.relay";
+    write_file(input,
+               "#[version = \"0.0.5\"]\n"
+               "def @main(%x1, %x2) {\n"
+               "  %0 = nn.conv2d(%x2, %x1);\n"
+               "  %1 = nn.relu(%0);\n"
+               "  nn.bias_add(%0, %1)\n"
+               "}\n");
+    Outcome result =
+        run({"partition", input.string(), "--pattern",
+             "is_op('nn.bias_add')(is_op('nn.conv2d')(wildcard(), wildcard()), wildcard())",
+             "--relay-compat", "-o", out.string()});
+    REQUIRE(result.code == 0);
+    // Node ids in the order the parser makes nodes: %x1 0, %x2 1, then each call's op before
+    // the call: nn.conv2d 2, its call 3, nn.relu 4, 5, nn.bias_add 6, 7.
+    CHECK(result.out ==
+          "1 group partitioned\n"
+          "0 groups rejected\n"
+          "1 interior node computed twice (also used outside the group, by a node the group's "
+          "root post-dominates)\n"
+          "  node 3 (nn.conv2d) of the group at node 7 (nn.bias_add), also used by node 5 "
+          "(nn.relu)\n"
+          "duplicates merged first: none (--relay-compat)\n");
+  }
   SECTION("--no-dedupe gives an input used twice two parameters") {
     fs::path input = scratch() / "square.relay";
     write_file(input,

@@ -12,7 +12,8 @@
 // named `FunctionVar_<g>_<i>`; constants are embedded iff bound by is_constant() or
 // is_expr(constant). A group is rejected when one of its interior nodes already belongs to an
 // earlier group (first claimant wins) or has a user outside the group that the group's root does
-// not post-dominate (when it does, the interior is duplicated). Functions carrying
+// not post-dominate (when it does, the interior is duplicated: the function computes its own copy,
+// listed in `report.duplicated`, and the outside user keeps the original). Functions carrying
 // `PartitionedFromPattern` are opaque. All of it is decided with the users index and the
 // post-dominator tree: time linear in the graph plus the matched groups, no recursion.
 //
@@ -175,6 +176,8 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
     NodeId function =
         builder.function(params, body, {.attrs = partition_attrs(out, group.name, options)});
     map[i] = builder.call(function, args);
+    report.duplicated.insert(report.duplicated.end(), group.duplicated.begin(),
+                             group.duplicated.end());
     ++accepted;
   }
   report.accepted += accepted;

@@ -40,6 +40,7 @@ struct PartitionGroup {
   std::vector<NodeId> body;
   std::string name;  // PartitionedFromPattern
   Match match;       // what the pattern bound (rewrite callbacks read it)
+  std::vector<DuplicatedInterior> duplicated;  // interior nodes also used outside the group
 };
 
 /// The word a node adds to PartitionedFromPattern (Relay's MatchExtractor).
@@ -234,6 +235,7 @@ class PartitionGrouper {
           report.rejected.push_back({root, RejectionReason::kUsedOutside, node, user});
           return {};
         }
+        group.duplicated.push_back({root, node, user});
       }
     }
     std::sort(group.body.begin(), group.body.end());

@@ -1,5 +1,6 @@
-// What a partition (or rewrite, or pattern table) did: how many groups became functions, and
-// every group that matched but was refused, with the reason and the node at fault.
+// What a partition (or rewrite, or pattern table) did: how many groups became functions, every
+// group that matched but was refused, with the reason and the node at fault, and every interior
+// node an outlined function computes a second time.
 //
 //   for (const graphpat::RejectedGroup& r : result.report.rejected) {
 //     fmt::print("{} refused: {} ({} used by {})\n", r.root,
@@ -37,9 +38,21 @@ struct RejectedGroup {
   NodeId user;  // kUsedOutside: its outside user
 };
 
+/// An interior node of an outlined group that a node outside the group also uses, accepted
+/// because the group's root post-dominates that user (tvm#11616): the function computes its own
+/// copy of `node` and `user` keeps reading the original, so `node` is computed twice. Ids are of
+/// the partition's input graph, as in RejectedGroup.
+struct DuplicatedInterior {
+  NodeId root;
+  NodeId node;
+  NodeId user;
+};
+
 struct PartitionReport {
   std::uint32_t accepted = 0;  // functions created
   std::vector<RejectedGroup> rejected;
+  std::vector<DuplicatedInterior> duplicated;  // partition and pattern tables only; a rewrite
+                                               // replaces the root and leaves the rest
   CseReport cse;  // what the default mode merged first
 };
 
