@@ -41,6 +41,13 @@ std::string describe_rejection(const relay::Graph& graph, const RejectedGroup& r
                          rejected.node.index(), describe_node(graph, rejected.node),
                          rejected.user.index(), describe_node(graph, rejected.user));
       break;
+    case RejectionReason::kDuplicatesStateful:
+      out += fmt::format(
+          ": node {} ({}) is stateful and would be computed twice (an interior node is also used "
+          "by node {} ({}) outside the group)",
+          rejected.node.index(), describe_node(graph, rejected.node), rejected.user.index(),
+          describe_node(graph, rejected.user));
+      break;
     case RejectionReason::kCheckFailed:
       break;
   }

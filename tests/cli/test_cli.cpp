@@ -381,6 +381,32 @@ TEST_CASE("partition: the origin case, TVM's outputs, the summary", "[cli][parti
           "(nn.relu)\n"
           "duplicates merged first: none (--relay-compat)\n");
   }
+  SECTION("a group that would compute a dropout twice is refused, and says why") {
+    fs::path input = scratch() / "dropout_used_twice.relay";
+    write_file(input,
+               "#[version = \"0.0.5\"]\n"
+               "def @main(%x) {\n"
+               "  %0 = nn.dropout(%x);\n"
+               "  %1 = %0.0;\n"
+               "  %2 = nn.relu(%1);\n"
+               "  add(%1, %2)\n"
+               "}\n");
+    Outcome result = run({"partition", input.string(), "--pattern",
+                          "is_op('add')(is_tuple_get_item(is_op('nn.dropout')(wildcard()), 0), "
+                          "wildcard())",
+                          "-o", out.string()});
+    REQUIRE(result.code == 0);
+    // Ids are of the merged graph (the default mode merges first); the words are checked here,
+    // the nodes by the library's test.
+    CHECK(std::regex_match(
+        result.out,
+        std::regex("0 groups partitioned\n"
+                   "1 group rejected\n"
+                   "  group at node [0-9]+ \\(add\\): duplicates_stateful: node [0-9]+ "
+                   "\\(nn\\.dropout\\) is stateful and would be computed twice \\(an interior "
+                   "node is also used by node [0-9]+ \\(nn\\.relu\\) outside the group\\)\n"
+                   "duplicates merged first: 0 nodes merged\n")));
+  }
   SECTION("--no-dedupe gives an input used twice two parameters") {
     fs::path input = scratch() / "square.relay";
     write_file(input,

@@ -165,6 +165,59 @@ def @main(%x1, %x2) {
   }
 }
 
+// TVM copies a dropout into the function as readily as a conv2d; two dropouts draw two masks, so
+// the default mode refuses such a group.
+TEST_CASE("the default mode refuses a group that would compute a stateful call twice",
+          "[partition][report]") {
+  relay::Module input = parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x) {
+  %0 = nn.dropout(%x);
+  %1 = %0.0;
+  %2 = nn.relu(%1);
+  add(%1, %2)
+}
+)");
+  Pattern pattern =
+      pattern_of("is_op('add')(is_tuple_get_item(is_op('nn.dropout')(wildcard()), 0), wildcard())");
+  SECTION("relay_compat: accepted as TVM does, the dropout and its projection computed twice") {
+    auto result = partition(pattern, input, {.relay_compat = true});
+    require_equal(result.module, parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x) {
+  %0 = nn.dropout(%x);
+  %1 = %0.0;
+  %2 = nn.relu(%1);
+  %5 = fn (%FunctionVar_0_0, %FunctionVar_0_1, PartitionedFromPattern="nn.dropout_TupleGetItem0_add_") {
+    %3 = nn.dropout(%FunctionVar_0_0);
+    %4 = %3.0;
+    add(%4, %FunctionVar_0_1)
+  };
+  %5(%x, %2)
+}
+)"));
+    CHECK(result.report.rejected.empty());
+    REQUIRE(result.report.duplicated.size() == 1);
+    NodeId add = input.graph.body(*input.find("main"));
+    CHECK(result.report.duplicated[0].root == add);
+    CHECK(result.report.duplicated[0].node == input.graph.args(add)[0]);  // the projection
+    CHECK(result.report.duplicated[0].user == input.graph.args(add)[1]);  // the relu
+  }
+  SECTION("default mode: refused, naming the dropout and the outside user") {
+    auto result = partition(pattern, input);
+    const relay::Module merged = eliminate_common_subexpr(input).module;
+    require_equal(result.module, merged);
+    CHECK(result.report.accepted == 0);
+    CHECK(result.report.duplicated.empty());
+    REQUIRE(result.report.rejected.size() == 1);
+    const RejectedGroup& rejected = result.report.rejected[0];
+    NodeId add = merged.graph.body(*merged.find("main"));
+    CHECK(rejected.root == add);
+    CHECK(rejected.reason == RejectionReason::kDuplicatesStateful);
+    CHECK(rejected.node == merged.graph.operands(merged.graph.args(add)[0])[0]);  // the dropout
+    CHECK(rejected.user == merged.graph.args(add)[1]);                             // the relu
+    CHECK(rejection_reason_name(rejected.reason) == "duplicates_stateful");
+  }
+}
+
 TEST_CASE("check sees the original root, or only the group (tvm#9767)", "[partition][check]") {
   relay::Module input = parse_module_text(R"(#[version = "0.0.5"]
 def @main(%x, %w) {

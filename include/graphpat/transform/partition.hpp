@@ -19,7 +19,9 @@
 //
 // Modes: `relay_compat` reproduces TVM exactly (TVM's matcher, no CSE). The default mode first
 // merges duplicated pure nodes (eliminate_common_subexpr), so two `%20.0` on one batch_norm are
-// one node and the batch_norm is partitioned (the origin bug, apache/tvm#5928).
+// one node and the batch_norm is partitioned (the origin bug, apache/tvm#5928), and it refuses a
+// group whose function would compute a stateful call (nn.dropout) a second time, which TVM
+// accepts (`duplicates_stateful`: two dropouts draw two masks).
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -98,7 +100,7 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
                          std::vector<NodeId>& new_roots, PartitionReport& report,
                          const std::vector<bool>* opaque_roots = nullptr) {
   PartitionGrouper<D> grouper(pattern, graph, roots, {.relay_compat = options.relay_compat},
-                              opaque_roots);
+                              opaque_roots, /*refuse_stateful_copies=*/!options.relay_compat);
   std::vector<PartitionGroup> groups = grouper.run(report);
   absl::flat_hash_map<NodeId, std::size_t> group_at;
   for (std::size_t g = 0; g < groups.size(); ++g) group_at.emplace(groups[g].root, g);

@@ -79,10 +79,14 @@ bool is_partitioned_function(const Graph<D>& graph, NodeId id) {
 template <Dialect D>
 class PartitionGrouper {
  public:
-  /// Groups under `roots`, except under the roots `opaque_roots` marks (may be null).
+  /// Groups under `roots`, except under the roots `opaque_roots` marks (may be null). With
+  /// `refuse_stateful_copies`, a group whose function would compute a stateful call a second
+  /// time is refused (kDuplicatesStateful).
   PartitionGrouper(const Pattern& pattern, const Graph<D>& graph, std::span<const NodeId> roots,
-                   MatchOptions match_options, const std::vector<bool>* opaque_roots)
+                   MatchOptions match_options, const std::vector<bool>* opaque_roots,
+                   bool refuse_stateful_copies = false)
       : graph_(graph),
+        refuse_stateful_copies_(refuse_stateful_copies),
         matcher_(pattern, graph, match_options),
         live_(reachable_from(graph, roots)),
         users_(UsersIndex::build(graph, &live_)),
@@ -238,13 +242,45 @@ class PartitionGrouper {
         group.duplicated.push_back({root, node, user});
       }
     }
+    if (refuse_stateful_copies_) {
+      for (const DuplicatedInterior& duplicated : group.duplicated) {
+        NodeId stateful = stateful_call_under(duplicated.node);
+        if (stateful.valid()) {
+          report.rejected.push_back(
+              {root, RejectionReason::kDuplicatesStateful, stateful, duplicated.user});
+          return {};
+        }
+      }
+    }
     std::sort(group.body.begin(), group.body.end());
     group.root = root;
     group.match = std::move(match);
     return group;
   }
 
+  // A stateful call among `node` and the body nodes it reads (the current group's: marked in
+  // visit_mark_, inputs never are), or none: what a copy of `node` would compute again.
+  NodeId stateful_call_under(NodeId node) const {
+    absl::flat_hash_set<NodeId> seen{node};
+    std::vector<NodeId> stack{node};
+    while (!stack.empty()) {
+      NodeId top = stack.back();
+      stack.pop_back();
+      if (graph_.kind(top) == NodeKind::kCall && graph_.called_op(top).valid() &&
+          graph_.context().ops.info(graph_.called_op(top)).stateful) {
+        return top;
+      }
+      for (NodeId operand : graph_.operands(top)) {
+        if (visit_mark_[operand.index()] == visit_epoch_ && seen.insert(operand).second) {
+          stack.push_back(operand);
+        }
+      }
+    }
+    return {};
+  }
+
   const Graph<D>& graph_;
+  bool refuse_stateful_copies_;
   Matcher<D> matcher_;
   std::vector<bool> live_;
   UsersIndex users_;

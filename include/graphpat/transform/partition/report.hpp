@@ -22,10 +22,13 @@ enum class RejectionReason : std::uint8_t {
   kOverlap,      // `node` already belongs to an earlier group
   kUsedOutside,  // interior `node` is used by `user`, outside the group and not post-dominated
   kCheckFailed,  // the check function returned false
+  kDuplicatesStateful,  // default-mode partition: an interior node used by `user` outside would
+                        // be computed twice, and so would the stateful call `node` it reads
 };
 
 constexpr std::string_view rejection_reason_name(RejectionReason reason) {
-  constexpr std::string_view kNames[] = {"overlap", "used_outside", "check_failed"};
+  constexpr std::string_view kNames[] = {"overlap", "used_outside", "check_failed",
+                                         "duplicates_stateful"};
   return kNames[static_cast<std::size_t>(reason)];
 }
 
@@ -34,8 +37,8 @@ constexpr std::string_view rejection_reason_name(RejectionReason reason) {
 struct RejectedGroup {
   NodeId root;
   RejectionReason reason;
-  NodeId node;  // kOverlap, kUsedOutside: the interior node at fault
-  NodeId user;  // kUsedOutside: its outside user
+  NodeId node;  // kOverlap, kUsedOutside, kDuplicatesStateful: the interior node at fault
+  NodeId user;  // kUsedOutside, kDuplicatesStateful: the outside user
 };
 
 /// An interior node of an outlined group that a node outside the group also uses, accepted
