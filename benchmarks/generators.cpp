@@ -29,7 +29,7 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <graphpat/io/relay_text/attributes.hpp>
+#include <graphpat/io/relay_text.hpp>
 #include <graphpat/relay/dialect.hpp>
 
 #include "workload.hpp"
@@ -65,7 +65,7 @@ class Random {
 class Writer {
  public:
   explicit Writer(graphpat::relay::Module& module)
-      : module_(module), b_(module.graph), context_(module.graph.context()), schemas_(context_) {}
+      : module_(module), b_(module.graph), context_(module.graph.context()) {}
 
   [[nodiscard]] std::uint32_t size() const { return module_.graph.size(); }
   [[nodiscard]] const graphpat::relay::Graph& graph() const { return module_.graph; }
@@ -86,12 +86,8 @@ class Writer {
   /// The canonical attribute object of `op` with `fields` set and every other field at its
   /// declared default: what the Relay text and JSON readers build for such a call.
   AttrValueId attrs(std::string_view op,
-                    std::initializer_list<std::pair<std::string_view, AttrValueId>> fields) {
-    const graphpat::AttrSchema* schema = context_.ops.schema(context_.ops.info(context_.op(op)));
-    if (schema == nullptr) throw std::logic_error(fmt::format("{} has no attribute schema", op));
-    std::vector<graphpat::AttrField> written;
-    for (auto [key, value] : fields) written.push_back({context_.strings.intern(key), value});
-    auto canonical = schemas_.canonical(*schema, written, op, 0, 0);
+                    const std::vector<std::pair<std::string_view, AttrValueId>>& fields) {
+    auto canonical = graphpat::relay::call_attrs(context_, op, fields);
     if (!canonical.ok()) throw std::logic_error(canonical.status().ToString());
     return *canonical;
   }
@@ -123,7 +119,6 @@ class Writer {
   graphpat::relay::Module& module_;
   graphpat::relay::Builder b_;
   graphpat::Context& context_;
-  graphpat::detail::AttrSchemaCache schemas_;
   std::vector<NodeId> params_;
 };
 

@@ -12,6 +12,7 @@
 // Every pattern is matched on every input; partition (the costly pass, with its round trips)
 // runs one pattern, in both modes, chosen by the last byte (FuzzedDataProvider takes integers
 // from the end), so that an execution stays cheap and the fuzzer still reaches every pattern.
+#include <absl/container/flat_hash_map.h>
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <graphpat/analysis/structural_equal.hpp>
@@ -70,7 +71,7 @@ const std::vector<graphpat::Pattern>& patterns() {
 class GraphDecoder {
  public:
   GraphDecoder(FuzzedDataProvider& bytes, relay::Module& module)
-      : bytes_(bytes), module_(module), builder_(module.graph), cache_(module.graph.context()) {}
+      : bytes_(bytes), module_(module), builder_(module.graph) {}
 
   void build() {
     std::vector<NodeId> params;
@@ -97,18 +98,16 @@ class GraphDecoder {
     return values_[size - 1 - back];
   }
 
-  // The op's attributes as the text reader builds them (every field at its default).
-  graphpat::AttrValueId default_attrs(std::string_view op_name) {
-    graphpat::Context& context = module_.graph.context();
-    const graphpat::AttrSchema* schema = context.ops.schema(context.ops.info(context.op(op_name)));
-    if (schema == nullptr) return {};
-    auto attrs = cache_.canonical(*schema, {}, op_name, 0, 0);
-    require_ok(attrs.status(), "default attributes refused");
-    return *attrs;
-  }
-
+  // A call with its attributes as the text reader builds them (every field at its default),
+  // made once per op.
   NodeId call(std::string_view op_name, std::span<const NodeId> args) {
-    return builder_.call(op_name, args, {.attrs = default_attrs(op_name)});
+    auto [slot, inserted] = default_attrs_.try_emplace(op_name);
+    if (inserted) {
+      auto attrs = relay::call_attrs(module_.graph.context(), op_name);
+      require_ok(attrs.status(), "default attributes refused");
+      slot->second = *attrs;
+    }
+    return builder_.call(op_name, args, {.attrs = slot->second});
   }
 
   void add_node() {
@@ -177,8 +176,8 @@ class GraphDecoder {
   FuzzedDataProvider& bytes_;
   relay::Module& module_;
   relay::Builder builder_;
-  graphpat::detail::AttrSchemaCache cache_;
   std::vector<NodeId> values_;
+  absl::flat_hash_map<std::string_view, graphpat::AttrValueId> default_attrs_;
 };
 
 void require_equal(const relay::Module& actual, const relay::Module& expected,

@@ -501,3 +501,40 @@ TEST_CASE("astext of a constant without bytes writes the omitted-metadata traile
   CHECK(graphpat::structural_equal(again->module.graph, again->root, parsed->module.graph,
                                    parsed->root));
 }
+
+TEST_CASE("call_attrs gives a built call the attributes the reader gives the text",
+          "[relay_text][attrs]") {
+  auto module = graphpat::relay::parse_text(
+      "def @main(%x, %w) {\n  %0 = nn.conv2d(%x, %w, channels=16);\n  nn.relu(%0)\n}\n");
+  REQUIRE(module.ok());
+  graphpat::Context& context = module->graph.context();
+  graphpat::NodeId relu = module->graph.body(*module->find("main"));
+  graphpat::NodeId conv = module->graph.args(relu)[0];
+  auto conv_attrs =
+      graphpat::relay::call_attrs(context, "nn.conv2d", {{"channels", context.attrs.integer(16)}});
+  REQUIRE(conv_attrs.ok());
+  CHECK(*conv_attrs == module->graph.attrs(conv));  // interned: equal values, one id
+  auto relu_attrs = graphpat::relay::call_attrs(context, "nn.relu");
+  REQUIRE(relu_attrs.ok());
+  CHECK(*relu_attrs == module->graph.attrs(relu));
+  // The reader's refusals, without a place (places: "malformed inputs are refused ...").
+  CHECK(message(graphpat::relay::call_attrs(context, "nn.dense").status()) ==
+        "[graphpat.relay_text.missing_attribute] relay.attrs.DenseAttrs: cannot find required "
+        "field 'units' of nn.dense");
+  CHECK(message(graphpat::relay::call_attrs(context, "nn.conv2d",
+                                            {{"groups", context.attrs.string("a")}})
+                    .status()) ==
+        "[graphpat.relay_text.bad_attribute] relay.attrs.Conv2DAttrs: attribute 'groups' of "
+        "nn.conv2d (int) cannot hold a string");
+}
+
+TEST_CASE("call_attrs keeps the fields of an op without a schema as written",
+          "[relay_text][attrs]") {
+  auto module = graphpat::relay::parse_text("def @main(%x) {\n  my.custom_op(%x, k=1)\n}\n");
+  REQUIRE(module.ok());
+  graphpat::Context& context = module->graph.context();
+  auto attrs = graphpat::relay::call_attrs(context, "my.custom_op", {{"k", context.attrs.integer(1)}});
+  REQUIRE(attrs.ok());
+  CHECK(*attrs == module->graph.attrs(module->graph.body(*module->find("main"))));
+  CHECK(context.attrs.text(*attrs) == "graphpat.relay_text.UnknownAttrs");
+}

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <graphpat/analysis/structural_equal.hpp>
-#include <graphpat/io/relay_text/attributes.hpp>
+#include <graphpat/io/relay_text.hpp>
 #include <graphpat/rewrite.hpp>
 
 #include "support/transform_cases.hpp"
@@ -26,13 +26,8 @@ using Rw = Rewriter<relay::Dialect>&;
 /// The canonical attributes of a call of `op` with `written` fields (defaults filled in), as
 /// the Relay text reader makes them.
 AttrValueId canonical_attrs(Context& context, std::string_view op,
-                            std::vector<std::pair<std::string_view, AttrValueId>> written) {
-  const AttrSchema* schema = context.ops.schema(context.ops.info(context.op(op)));
-  REQUIRE(schema != nullptr);
-  std::vector<AttrField> fields;
-  for (auto [key, value] : written) fields.push_back({context.strings.intern(key), value});
-  graphpat::detail::AttrSchemaCache cache(context);
-  auto attrs = cache.canonical(*schema, fields, op, 0, 0);
+                            const std::vector<std::pair<std::string_view, AttrValueId>>& written) {
+  auto attrs = relay::call_attrs(context, op, written);
   REQUIRE(attrs.ok());
   return *attrs;
 }
