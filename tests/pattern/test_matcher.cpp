@@ -1,6 +1,8 @@
 // The matcher's semantics case by case (pattern-semantics.md §1.3), its API for the partition
 // and rewrite engines (bindings, find_matches), genericity over dialects, and the large tests:
 // a million-node graph and a recursive pattern over a million-node chain, without recursion.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <string>
 
@@ -58,6 +60,35 @@ DominatorPattern(conv2d_pat, path_pat, injective_pat))");
   CHECK(p.graph().called_op(m.bound(g.operands(dominator)[0])) ==
         p.graph().context().op("nn.conv2d"));
   CHECK(m.bindings(g.operands(dominator)[1]).size() == 2);  // relu, bias_add
+}
+
+// Found by fuzz_graph_passes (session 8: 2 GB of path bindings on a 64-step graph): each
+// `(%n, %n)` tuple doubles the paths from the relu back to the add, and the walk went down
+// every one. A node walked from once is not walked again, so 60 links (2^60 paths) take one
+// step per edge, and the path binds each tuple once and each projection once per use.
+TEST_CASE("a dominator walk goes down each node once, however many paths reach it",
+          "[pattern][matcher][dominator]") {
+  constexpr int kLinks = 60;
+  std::string text = "def @main(%x, %y) {\n  %0 = add(%x, %y);\n";
+  for (int link = 0; link < kLinks; ++link) {
+    text += fmt::format("  %{} = (%{}, %{});\n", 2 * link + 1, 2 * link, 2 * link);
+    text += fmt::format("  %{} = %{}.0;\n", 2 * link + 2, 2 * link + 1);
+  }
+  text += fmt::format("  nn.relu(%{})\n}}", 2 * kLinks);
+  Program p = program(text);
+  Pattern pattern = pattern_of("dominates(is_op('add')(None), wildcard(), is_op('nn.relu')(None))");
+  for (bool relay_compat : {false, true}) {
+    CAPTURE(relay_compat);
+    Match m = match(pattern, p.graph(), p.body, {.relay_compat = relay_compat});
+    REQUIRE(m);
+    const PatternGraph& g = m.pattern_graph();
+    PatternId dominator = m.pattern_root();
+    NodeId add = m.bound(g.operands(dominator)[0]);
+    CHECK(p.graph().called_op(add) == p.graph().context().op("add"));
+    // The top projection once, each tuple once (from its projection), each lower projection
+    // twice (from both fields of the tuple above it).
+    CHECK(m.bindings(g.operands(dominator)[1]).size() == 3 * kLinks - 1);
+  }
 }
 
 TEST_CASE("bindings are visible on success only, one node per pattern node", "[pattern][matcher]") {

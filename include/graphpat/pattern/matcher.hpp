@@ -321,6 +321,7 @@ class Matcher {
     trail_.clear();
     frames_.clear();
     memoize_ = true;
+    forget_walked_paths();
     scope_ = scope;
     Incoming incoming;
     begin_visit(compiled_->root, node, incoming);
@@ -369,7 +370,10 @@ class Matcher {
     Frame frame = frames_[top];
     frames_.pop_back();
     if (explaining_ && result && pending_.active && pending_.depth >= top + 1) pending_ = {};
-    if (frame.path) return;
+    if (frame.path) {
+      if (result) path_walked_[frame.node.index()] = path_walk_epoch_;
+      return;
+    }
     if (result) {
       if (synthetic(frame.pattern)) return;
       std::vector<NodeId>& memo = memo_[frame.pattern.index()];
@@ -612,6 +616,7 @@ class Matcher {
         if (f.step == 1) {
           if (!*in) return done(false);
           f.step = 2;
+          forget_walked_paths();
           return walk_path(f.pattern, e);
         }
         memoize_ = true;
@@ -739,6 +744,10 @@ class Matcher {
           context([&] { return path_context(e, f.index); });
           return done(false);
         }
+        if (path_walked_[g.operands(e)[f.index].index()] == path_walk_epoch_) {
+          ++f.index;  // walked from there already in this walk, with this parent: it holds
+          break;
+        }
         f.step = kDeeper;
         return walk_path(f.pattern, g.operands(e)[f.index]);
       case kDeeper:
@@ -774,6 +783,18 @@ class Matcher {
     memoize_ = true;
     f.step = kParent;
     return visit(dominator.operands[0], operands[f.index]);
+  }
+
+  // A dominator walk visits a node once per path reaching it, and the paths of a DAG can be
+  // exponentially many (a chain of `(%x, %x)` tuples doubles them at each link). Walking on from
+  // a node succeeds or fails the same each time within one walk (the parent, once bound, stays
+  // bound; a failure ends the walk), so a node walked from successfully is not walked again.
+  void forget_walked_paths() {
+    if (path_walked_.size() < graph_.size()) path_walked_.resize(graph_.size(), 0);
+    if (++path_walk_epoch_ == 0) {  // wrapped: older marks would read as current
+      std::fill(path_walked_.begin(), path_walked_.end(), 0);
+      path_walk_epoch_ = 1;
+    }
   }
 
   std::string path_context(NodeId e, std::size_t operand) const {
@@ -983,6 +1004,8 @@ class Matcher {
   std::vector<PatternId> trail_;           // Relay's matched_nodes_
   std::vector<Frame> frames_;
   bool memoize_ = true;
+  std::vector<std::uint32_t> path_walked_;  // per node: the epoch of the walk it held in
+  std::uint32_t path_walk_epoch_ = 0;
   NodeId scope_;
   std::optional<PostDominatorTree> tree_;
   NodeId tree_scope_;
