@@ -589,7 +589,21 @@ class PatternEvaluator {
     if (v.kind == TextValue::Kind::kString) return v.text;
     return error_at(at, "bad_argument", fmt::format("{} must be a string, got {}", role, v.what()));
   }
-  static absl::StatusOr<PatternValue> as_value(const TextValue& v, const AstNode& at) {
+  // Where element `i` of a value written at `at` was written: the start of its own expression
+  // when `at` is the list, tuple or dict literal itself, else `at` (a name bound to the value).
+  const AstNode& element_at(const AstNode& at, std::size_t i, std::size_t count) const {
+    bool literal = at.kind == AstKind::kList || at.kind == AstKind::kTuple ||
+                   at.kind == AstKind::kDict;
+    if (!literal || at.children.size() != count) return at;
+    const AstNode* start = &node(at.children[i]);
+    while ((start->kind == AstKind::kCall || start->kind == AstKind::kAttribute ||
+            start->kind == AstKind::kSubscript || start->kind == AstKind::kBinary) &&
+           !start->children.empty()) {
+      start = &node(start->children.front());  // `f(x)`, `a.b`, `a[i]`, `a | b` start at a
+    }
+    return *start;
+  }
+  absl::StatusOr<PatternValue> as_value(const TextValue& v, const AstNode& at) const {
     switch (v.kind) {
       case TextValue::Kind::kNone:
         return PatternValue();
@@ -604,8 +618,8 @@ class PatternEvaluator {
       case TextValue::Kind::kList:
       case TextValue::Kind::kTuple: {
         std::vector<PatternValue> elements;
-        for (const TextValue& element : v.elements) {
-          auto value = as_value(element, at);
+        for (std::size_t i = 0; i < v.elements.size(); ++i) {
+          auto value = as_value(v.elements[i], element_at(at, i, v.elements.size()));
           if (!value.ok()) return value;
           elements.push_back(std::move(*value));
         }
@@ -616,16 +630,17 @@ class PatternEvaluator {
                         fmt::format("an attribute value cannot be {}", v.what()));
     }
   }
-  static absl::StatusOr<PatternAttrs> as_attrs(const TextValue& v, const AstNode& at) {
+  absl::StatusOr<PatternAttrs> as_attrs(const TextValue& v, const AstNode& at) const {
     if (v.kind != TextValue::Kind::kDict) {
       return error_at(at, "bad_attribute", fmt::format("has_attr takes a dict, got {}", v.what()));
     }
     PatternAttrs attrs;
     for (std::size_t i = 0; i < v.elements.size(); i += 2) {
       if (v.elements[i].kind != TextValue::Kind::kString) {
-        return error_at(at, "bad_attribute", "attribute names must be strings");
+        return error_at(element_at(at, i, v.elements.size()), "bad_attribute",
+                        "attribute names must be strings");
       }
-      auto value = as_value(v.elements[i + 1], at);
+      auto value = as_value(v.elements[i + 1], element_at(at, i + 1, v.elements.size()));
       if (!value.ok()) return value.status();
       attrs.emplace_back(v.elements[i].text, std::move(*value));
     }
