@@ -633,13 +633,69 @@ TEST_CASE("a field name with an escaped character is written escaped", "[relay_j
   CHECK(structural_equal(reloaded->module, loaded->module));
 }
 
-TEST_CASE("strings are written with dmlc's five escapes and every other byte raw", "[relay_json]") {
-  // dmlc::JSONWriter::WriteString escapes \r \n \\ \t and " only (relay-formats.md §3.1).
+TEST_CASE("strings are written with dmlc's five escapes, other control bytes as \\u00XX",
+          "[relay_json]") {
+  // dmlc::JSONWriter::WriteString escapes \r \n \\ \t and " only (relay-formats.md §3.1) and
+  // writes every other byte raw; a raw byte below 0x20 is not JSON (RFC 8259 §7), so graphpat
+  // writes those as \u00XX. 0x7f and bytes of 0x80 and above stay raw.
   std::string out = "x";
   relay::detail::append_json_string(out, "");
   relay::detail::append_json_string(out, "plain");
-  relay::detail::append_json_string(out, std::string("\"a\rb\nc\\d\te\x01\x7f\xff\0f\"", 16));
-  CHECK(out == std::string("x\"\"\"plain\"\"\\\"a\\rb\\nc\\\\d\\te\x01\x7f\xff\0f\\\"\"", 34));
+  relay::detail::append_json_string(out, std::string("\"a\rb\nc\\d\te\x01\x7f\xff\0f\x1f\"", 17));
+  CHECK(out == std::string("x\"\"\"plain\"\"\\\"a\\rb\\nc\\\\d\\te\\u0001\x7f\xff\\u0000f"
+                           "\\u001f\\\"\"",
+                           50));
+}
+
+TEST_CASE("a field name or text with a control byte reads back after saving", "[relay_json]") {
+  // Found by fuzz_relay_json (session 9, after 4.2 million executions): a field relay.Constant
+  // does not declare, named with JSON's `\b` escape, and an undeclared field's text with
+  // `\u0001`, were written back with raw control bytes, which the loader refuses
+  // (corpus/fuzz_relay_json/regression_control_byte_in_field_name.json).
+  std::string relu = read_file(kCorpus / "golden/json_untyped_relu_module/save_json.json");
+  std::string text = replace_first(relu, "\"device_type_int\": \"-1\"",
+                                   "\"device_type_int\": \"-1\", \"e\\bx\": \"t\\u0001\"");
+  absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(text);
+  REQUIRE(loaded.ok());
+  absl::StatusOr<std::string> saved = relay::save_json(*loaded);
+  REQUIRE(saved.ok());
+  CHECK_THAT(*saved, Catch::Contains("\"e\\u0008x\": \"t\\u0001\""));
+  absl::StatusOr<relay::LoadedJson> reloaded = relay::load_json(*saved);
+  REQUIRE(reloaded.ok());
+  CHECK(structural_equal(reloaded->module, loaded->module));
+  CHECK(*relay::save_json(*reloaded) == *saved);
+}
+
+TEST_CASE("a string that is not UTF-8 is refused when saving, where it is", "[relay_json]") {
+  // Relay text names any byte with \xHH (TVM prints a string's bytes so); TVM would write the
+  // byte raw in JSON, which no other JSON reader takes, so save_json refuses, as graph_json's
+  // writer does. The same attribute with UTF-8 bytes saves, and tells the node's index.
+  auto source = [](std::string_view layout) {
+    return fmt::format("#[version = \"0.0.5\"]\ndef @main(%x) {{\n  layout_transform(%x, "
+                       "src_layout=\"NCHW\", dst_layout=\"{}\")\n}}\n",
+                       layout);
+  };
+  absl::StatusOr<relay::Module> valid = relay::parse_text(source("N\\xc3\\xa9C"));
+  REQUIRE(valid.ok());
+  absl::StatusOr<std::string> saved = relay::save_json(*valid);
+  REQUIRE(saved.ok());
+  std::size_t attrs_at = saved->find("\"type_key\": \"relay.attrs.LayoutTransformAttrs\"");
+  REQUIRE(attrs_at != std::string::npos);
+  CHECK_THAT(saved->substr(attrs_at, 200), Catch::Contains("\"dst_layout\": \"N\xc3\xa9" "C\""));
+  std::size_t index = 0;
+  for (std::size_t at = saved->find("\"type_key\": "); at < attrs_at;
+       at = saved->find("\"type_key\": ", at + 1)) {
+    ++index;
+  }
+
+  absl::StatusOr<relay::Module> invalid = relay::parse_text(source("N\\xffC"));
+  REQUIRE(invalid.ok());
+  absl::StatusOr<std::string> refused = relay::save_json(*invalid);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().message() ==
+        fmt::format("[graphpat.relay_json.unsupported] nodes[{}].attrs.dst_layout: a string that "
+                    "is not valid UTF-8 cannot be written as JSON",
+                    index));
 }
 
 TEST_CASE("a bare expression root loads into a module without functions", "[relay_json]") {

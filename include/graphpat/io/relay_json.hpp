@@ -52,8 +52,10 @@
 // and the JSON path: not_json (with nlohmann's byte position), missing_field, wrong_type,
 // unknown_key, duplicate_key, bad_value, dangling_reference, cyclic_reference,
 // null_reference, unexpected_type, unsupported, too_deep, bad_base64, bad_tensor, bad_shape,
-// unsupported_dtype, too_many_nodes, tensor_too_large (and, when saving, missing_tensor_data
-// and ambiguous_text).
+// unsupported_dtype, too_many_nodes, tensor_too_large (and, when saving, missing_tensor_data,
+// ambiguous_text, and unsupported for a string that is not UTF-8, which TVM would write raw).
+// Strings are written with TVM's five escapes (\r \n \\ \t \"); other control bytes, which TVM
+// writes raw and JSON readers refuse, are written \u00XX.
 // Loading and saving are iterative: a 1,000,000-node chain loads and saves; only the nesting of
 // one type or attribute value is followed recursively, bounded by JsonLoadOptions::limits.
 #pragma once

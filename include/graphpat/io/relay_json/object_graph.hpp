@@ -26,6 +26,8 @@
 #include "graphpat/io/relay_json/document.hpp"
 #include "graphpat/io/relay_json/ndarray.hpp"
 #include "graphpat/ir/context.hpp"
+#include "graphpat/ir/errors.hpp"
+#include "graphpat/ir/strings.hpp"
 
 namespace graphpat::relay::detail {
 
@@ -139,22 +141,30 @@ class ObjectGraph {
 };
 
 /// Appends `text` as a JSON string with dmlc's escapes (\r \n \\ \t \" only; other bytes raw),
-/// each run of bytes without an escape in one append.
+/// each run of bytes without an escape in one append. One departure: any other control byte
+/// (below 0x20) is written `\u00XX`. dmlc writes it raw, which no JSON reader but dmlc's takes
+/// (ours included: nlohmann refuses it); such a byte comes only from a file that was not
+/// TVM's (a field name or text written with a JSON escape TVM does not know) or from Relay
+/// text (`\x01`), so no file TVM wrote changes, and what graphpat writes always reads back.
 inline void append_json_string(std::string& out, std::string_view text) {
-  auto escape = [](char c) -> std::string_view {
+  auto escape = [](char c, char (&hex)[6]) -> std::string_view {
     switch (c) {
       case '\r': return "\\r";
       case '\n': return "\\n";
       case '\\': return "\\\\";
       case '\t': return "\\t";
       case '"': return "\\\"";
-      default: return {};
+      default:
+        if (static_cast<unsigned char>(c) >= 0x20) return {};
+        fmt::format_to(hex, "\\u{:04x}", static_cast<unsigned char>(c));
+        return {hex, 6};
     }
   };
   out += '"';
   std::size_t run_start = 0;
+  char hex[6];
   for (std::size_t i = 0; i < text.size(); ++i) {
-    std::string_view escaped = escape(text[i]);
+    std::string_view escaped = escape(text[i], hex);
     if (escaped.empty()) continue;
     out.append(text, run_start, i - run_start);
     out += escaped;
@@ -230,6 +240,16 @@ inline absl::StatusOr<std::string> write_json(
     }
   }
 
+  // TVM writes a string's bytes raw; bytes that are not UTF-8 would make a file no JSON reader
+  // but TVM's takes (graph_json's writer refuses them alike).
+  using graphpat::detail::escape_unprintable;
+  auto is_utf8 = [](std::string_view text) {
+    return graphpat::detail::invalid_utf8_at(text) == std::string_view::npos;
+  };
+  auto not_utf8 = [](std::string_view where) {
+    return json_error("unsupported", where,
+                      "a string that is not valid UTF-8 cannot be written as JSON");
+  };
   std::string out;
   out.reserve(order.size() * 96);
   out += fmt::format("{{\n  \"root\": {}, \n  \"nodes\": [", number[root]);
@@ -270,6 +290,12 @@ inline absl::StatusOr<std::string> write_json(
       out += ", \n      \"attrs\": {";
       for (std::size_t i = 0; i < sorted.size(); ++i) {
         const OutField& field = *sorted[i];
+        bool inline_text = field.kind == OutKind::kInline || field.kind == OutKind::kInlineByLooks;
+        if (!is_utf8(graph.names.view(field.key)) ||
+            (inline_text && !is_utf8(graph.view(field.value)))) {
+          return not_utf8(fmt::format("nodes[{}].attrs.{}", position,
+                                      escape_unprintable(graph.names.view(field.key))));
+        }
         if (i > 0) out += ", ";
         if (multi_line) out += "\n        ";
         append_json_string(out, graph.names.view(field.key));
@@ -306,6 +332,9 @@ inline absl::StatusOr<std::string> write_json(
     if (!keys.empty()) {
       out += ", \n      \"keys\": [";
       for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (!is_utf8(graph.view(keys[i]))) {
+          return not_utf8(fmt::format("nodes[{}].keys[{}]", position, i));
+        }
         out += i > 0 ? ", \n        " : "\n        ";
         append_json_string(out, graph.view(keys[i]));
       }
