@@ -430,10 +430,15 @@ TEST_CASE("a scalar of a dtype graphpat does not know keeps the Tensor form", "[
 
 TEST_CASE("attrs of a struct the registry does not know are carried through", "[relay_text]") {
   // TVM prints DictAttrs on a call of a non-op this way (conformance 044_c); a vendor's attrs
-  // struct looks the same. Both are kept as written and printed back.
+  // struct looks the same. Both are kept as written and printed back, on an op's call too
+  // (fuzz_relay_text, session 9: `on(attrs_type_key="DictA")` printed as `on()`, which reads
+  // back without attrs; a known op's call would read back with the op's own struct).
   for (const char* text :
        {"def @main(%a, %b) {\n  %a(%b, __dict__=meta[Map][0], attrs_type_key=\"DictAttrs\")\n}\n",
-        "def @main(%x) {\n  @f(%x, axis=0, attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n"}) {
+        "def @main(%x) {\n  @f(%x, axis=0, attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n",
+        "def @main(%x) {\n  on(%x, attrs_type_key=\"DictA\")\n}\n",
+        "def @main(%x, %w) {\n  nn.conv2d(%x, %w, axis=0, "
+        "attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n"}) {
     absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
     INFO(text << message(module.status()));
     REQUIRE(module.ok());

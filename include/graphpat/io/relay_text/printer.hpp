@@ -596,7 +596,13 @@ class RelayTextPrinter {
         args.push_back(fmt::format("meta[{}][{}]", key, slot->second));
       } else {
         for (std::string& field : cache_.field_texts(attrs)) args.push_back(std::move(field));
-        if (graph_.kind(callee) != NodeKind::kOp && key != kUnknownAttrsKey) {
+        // TVM names the struct of a call whose callee is not an op. An op's call names it too
+        // when it is a struct no registry knows (a vendor's, or `on(attrs_type_key="DictA")`
+        // read from text): TVM has no such call, and without the name the reader would give
+        // the op's own struct, or none (fuzz_relay_text, session 9).
+        bool names_struct = graph_.kind(callee) != NodeKind::kOp ||
+                            (!matches && context_.ops.find_schema(key) == nullptr);
+        if (names_struct && key != kUnknownAttrsKey) {
           args.push_back(fmt::format("attrs_type_key=\"{}\"", escape_string(key)));
         }
       }
