@@ -446,6 +446,19 @@ TEST_CASE("attrs of a struct the registry does not know are carried through", "[
   }
 }
 
+TEST_CASE("the last attrs_type_key of a call names its struct", "[relay_text]") {
+  // fuzz_relay_text, session 9 (corpus regression_attrs_type_key_twice.relay): the first of
+  // two was kept as a field named attrs_type_key, printed before the struct's name, and
+  // named the struct when the print was read back.
+  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
+      "def @main(%x) {\n  @f(%x, attrs_type_key=\"A\", axis=0, "
+      "attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n");
+  INFO(message(module.status()));
+  REQUIRE(module.ok());
+  CHECK(graphpat::relay::print_text(*module, TextEnvelope::kStr) ==
+        "def @main(%x) {\n  @f(%x, axis=0, attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n");
+}
+
 TEST_CASE("nesting deeper than the limit is an error, not a crash", "[relay_text][errors]") {
   SECTION("a million nested calls") {
     std::string text = "def @main(%x) { ";

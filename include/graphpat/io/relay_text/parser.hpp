@@ -766,16 +766,24 @@ class RelayTextParser {
     const AttrSchema* schema = nullptr;
     std::string op_name = "the call";
     StringId type_key_field = context_.strings.intern("attrs_type_key");
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      if (pairs[i].key != type_key_field) continue;
-      std::string key(context_.attrs.text(pairs[i].value));
+    std::optional<std::string> named_struct;
+    // The last attrs_type_key names the struct, as the last of any repeated pair wins, and none
+    // stays a field (fuzz_relay_text, session 9: a second one was kept as a field, printed
+    // before the struct's name, and named the struct when read back).
+    for (std::size_t i = 0; i < pairs.size();) {
+      if (pairs[i].key != type_key_field) {
+        ++i;
+        continue;
+      }
+      named_struct = std::string(context_.attrs.text(pairs[i].value));
       pairs.erase(pairs.begin() + static_cast<std::ptrdiff_t>(i));
       places.erase(places.begin() + static_cast<std::ptrdiff_t>(i));
-      schema = context_.ops.find_schema(key);
+    }
+    if (named_struct) {
+      schema = context_.ops.find_schema(*named_struct);
       // A struct the registry does not know (DictAttrs, a vendor's attrs) is carried through
       // with the fields as written.
-      if (schema == nullptr) return context_.attrs.object(key, pairs);
-      break;
+      if (schema == nullptr) return context_.attrs.object(*named_struct, pairs);
     }
     const graphpat::Graph<relay::Dialect>& graph = module_.graph;
     if (schema == nullptr && graph.kind(callee) == NodeKind::kOp) {
