@@ -459,6 +459,17 @@ TEST_CASE("the last attrs_type_key of a call names its struct", "[relay_text]") 
         "def @main(%x) {\n  @f(%x, axis=0, attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n");
 }
 
+TEST_CASE("an attrs_type_key that is not a string is refused where it is", "[relay_text]") {
+  // fuzz_relay_text, session 9 (corpus regression_attrs_type_key_not_a_string.relay): its value
+  // was read as a string whatever it was, and an integer's read out of bounds.
+  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
+      "def @main(%x) {\n  @f(%x, axis=0, attrs_type_key=2)\n}\n");
+  REQUIRE_FALSE(module.ok());
+  CHECK(module.status().message() ==
+        "[graphpat.relay_text.bad_attribute] 2:18: attrs_type_key must be a string naming an "
+        "attrs struct");
+}
+
 TEST_CASE("nesting deeper than the limit is an error, not a crash", "[relay_text][errors]") {
   SECTION("a million nested calls") {
     std::string text = "def @main(%x) { ";

@@ -775,6 +775,10 @@ class RelayTextParser {
         ++i;
         continue;
       }
+      if (context_.attrs.kind(pairs[i].value) != AttrKind::kString) {
+        return text_error("bad_attribute", places[i].first, places[i].second,
+                          "attrs_type_key must be a string naming an attrs struct");
+      }
       named_struct = std::string(context_.attrs.text(pairs[i].value));
       pairs.erase(pairs.begin() + static_cast<std::ptrdiff_t>(i));
       places.erase(places.begin() + static_cast<std::ptrdiff_t>(i));
