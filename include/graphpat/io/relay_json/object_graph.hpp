@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -146,32 +147,37 @@ class ObjectGraph {
 /// (ours included: nlohmann refuses it); such a byte comes only from a file that was not
 /// TVM's (a field name or text written with a JSON escape TVM does not know) or from Relay
 /// text (`\x01`), so no file TVM wrote changes, and what graphpat writes always reads back.
-inline void append_json_string(std::string& out, std::string_view text) {
-  auto escape = [](char c, char (&hex)[6]) -> std::string_view {
-    switch (c) {
-      case '\r': return "\\r";
-      case '\n': return "\\n";
-      case '\\': return "\\\\";
-      case '\t': return "\\t";
-      case '"': return "\\\"";
-      default:
-        if (static_cast<unsigned char>(c) >= 0x20) return {};
-        fmt::format_to(hex, "\\u{:04x}", static_cast<unsigned char>(c));
-        return {hex, 6};
-    }
-  };
+/// Returns whether `text` is UTF-8 (what it appended is not JSON when not), checked in the same
+/// pass: only a string with a byte above 0x7f is validated (graph_json's append_json_string
+/// answers the same, with nlohmann's escapes).
+inline bool append_json_string(std::string& out, std::string_view text) {
   out += '"';
   std::size_t run_start = 0;
-  char hex[6];
+  bool ascii = true;
   for (std::size_t i = 0; i < text.size(); ++i) {
-    std::string_view escaped = escape(text[i], hex);
-    if (escaped.empty()) continue;
+    auto byte = static_cast<unsigned char>(text[i]);
+    ascii = ascii && byte < 0x80;
+    std::string_view escaped;
+    switch (text[i]) {
+      case '\r': escaped = "\\r"; break;
+      case '\n': escaped = "\\n"; break;
+      case '\\': escaped = "\\\\"; break;
+      case '\t': escaped = "\\t"; break;
+      case '"': escaped = "\\\""; break;
+      default:
+        if (byte >= 0x20) continue;
+    }
     out.append(text, run_start, i - run_start);
-    out += escaped;
+    if (escaped.empty()) {
+      fmt::format_to(std::back_inserter(out), "\\u{:04x}", byte);
+    } else {
+      out += escaped;
+    }
     run_start = i + 1;
   }
   out.append(text, run_start);
   out += '"';
+  return ascii || graphpat::detail::invalid_utf8_at(text) == std::string_view::npos;
 }
 
 /// Appends `number` in decimal, quoted when `quoted` (a reference is written as a string).
@@ -242,10 +248,6 @@ inline absl::StatusOr<std::string> write_json(
 
   // TVM writes a string's bytes raw; bytes that are not UTF-8 would make a file no JSON reader
   // but TVM's takes (graph_json's writer refuses them alike).
-  using graphpat::detail::escape_unprintable;
-  auto is_utf8 = [](std::string_view text) {
-    return graphpat::detail::invalid_utf8_at(text) == std::string_view::npos;
-  };
   auto not_utf8 = [](std::string_view where) {
     return json_error("unsupported", where,
                       "a string that is not valid UTF-8 cannot be written as JSON");
@@ -290,15 +292,14 @@ inline absl::StatusOr<std::string> write_json(
       out += ", \n      \"attrs\": {";
       for (std::size_t i = 0; i < sorted.size(); ++i) {
         const OutField& field = *sorted[i];
-        bool inline_text = field.kind == OutKind::kInline || field.kind == OutKind::kInlineByLooks;
-        if (!is_utf8(graph.names.view(field.key)) ||
-            (inline_text && !is_utf8(graph.view(field.value)))) {
+        auto field_not_utf8 = [&] {
           return not_utf8(fmt::format("nodes[{}].attrs.{}", position,
-                                      escape_unprintable(graph.names.view(field.key))));
-        }
+                                      graphpat::detail::escape_unprintable(
+                                          graph.names.view(field.key))));
+        };
         if (i > 0) out += ", ";
         if (multi_line) out += "\n        ";
-        append_json_string(out, graph.names.view(field.key));
+        if (!append_json_string(out, graph.names.view(field.key))) return field_not_utf8();
         out += ": ";
         switch (field.kind) {
           case OutKind::kRef:
@@ -309,7 +310,7 @@ inline absl::StatusOr<std::string> write_json(
             append_number(out, blob_of_slot[field.value], /*quoted=*/true);
             break;
           case OutKind::kInline:
-            append_json_string(out, graph.view(field.value));
+            if (!append_json_string(out, graph.view(field.value))) return field_not_utf8();
             break;
           case OutKind::kInlineByLooks:
             if (looks_like_reference(order.size(), graph.view(field.value))) {
@@ -322,7 +323,7 @@ inline absl::StatusOr<std::string> write_json(
                               graph.view(field.value), graph.view(field.value),
                               graph.names.view(object.type_key)));
             }
-            append_json_string(out, graph.view(field.value));
+            if (!append_json_string(out, graph.view(field.value))) return field_not_utf8();
             break;
         }
       }
@@ -332,11 +333,10 @@ inline absl::StatusOr<std::string> write_json(
     if (!keys.empty()) {
       out += ", \n      \"keys\": [";
       for (std::size_t i = 0; i < keys.size(); ++i) {
-        if (!is_utf8(graph.view(keys[i]))) {
+        out += i > 0 ? ", \n        " : "\n        ";
+        if (!append_json_string(out, graph.view(keys[i]))) {
           return not_utf8(fmt::format("nodes[{}].keys[{}]", position, i));
         }
-        out += i > 0 ? ", \n        " : "\n        ";
-        append_json_string(out, graph.view(keys[i]));
       }
       out += "\n      ]";
     }
