@@ -470,6 +470,49 @@ TEST_CASE("an attrs_type_key that is not a string is refused where it is", "[rel
         "attrs struct");
 }
 
+TEST_CASE("a %N read where a variable its value reads is out of scope is refused",
+          "[relay_text][errors]") {
+  // fuzz_relay_text, session 9 (corpus regression_binding_used_in_another_def.relay): bindings
+  // were one table for the whole file, so @main could read another definition's parameter,
+  // and the print of that module did not read back.
+  struct Case {
+    const char* text;
+    const char* error;
+  };
+  const Case kCases[] = {
+    {"def @f(%a) { %0 = exp(%a); %0 } def @main(%b) { %0 }",
+     "[graphpat.relay_text.undefined] 1:49: %0 reads %a, which is not in scope here"},
+    {"def @main(%x) { %1 = fn (%y) { %0 = add(%y, %x); %0 }; %0 }",
+     "[graphpat.relay_text.undefined] 1:56: %0 reads %y, which is not in scope here"},
+    {"def @main(%c, %x) { %1 = if (%c) { let %y = %x; %0 = add(%y, %y); %0 } else { %x }; %0 }",
+     "[graphpat.relay_text.undefined] 1:85: %0 reads %y, which is not in scope here"},
+  };
+  for (const Case& c : kCases) {
+    absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(c.text);
+    INFO(c.text);
+    REQUIRE_FALSE(module.ok());
+    CHECK(module.status().message() == c.error);
+  }
+  SECTION("a value whose variables are all in scope may be read outside its block, as TVM reads it") {
+    struct Accepted {
+      const char* text;
+      const char* printed;
+    };
+    const Accepted kAccepted[] = {
+      {"def @main(%x) { %1 = fn (%y) { %0 = add(%x, %x); %0 }; %0 }",
+       "def @main(%x) {\n  add(%x, %x)\n}\n"},
+      {"def @f() { %0 = add(1f, 2f); %0 } def @main() { %0 }",
+       "def @f() {\n  add(1f, 2f)\n}\n\ndef @main() {\n  add(1f, 2f)\n}\n"},
+    };
+    for (const Accepted& c : kAccepted) {
+      absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(c.text);
+      INFO(c.text << message(module.status()));
+      REQUIRE(module.ok());
+      CHECK(graphpat::relay::print_text(*module, TextEnvelope::kStr) == c.printed);
+    }
+  }
+}
+
 TEST_CASE("nesting deeper than the limit is an error, not a crash", "[relay_text][errors]") {
   SECTION("a million nested calls") {
     std::string text = "def @main(%x) { ";

@@ -24,7 +24,9 @@
 //   print_text while it still lists what is printed; otherwise a fresh one is written.
 // - `%N` bindings live in one table for the whole text (a later binding of the same number
 //   replaces the earlier one; TVM keeps the first), so a binding made inside an if-branch can
-//   be used after it, as TVM's printer requires.
+//   be used after it, as TVM's printer requires. Such a use is refused (`relay_text.undefined`,
+//   "%2 reads %x2, which is not in scope here") when the value reads a variable out of scope
+//   there, such as another definition's parameter.
 // - refused with `relay_text.unsupported` (never silently dropped): ADT type definitions and
 //   types, `match`, `ref`/`ref_read`/`ref_write`, parameter virtual devices.
 // - refused with a located error: a constant whose `/* ty= */` disagrees with its value

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
@@ -376,15 +377,16 @@ class RelayTextParser {
 
   // ----- variables --------------------------------------------------------------------------
   void declare(NodeId var) {
-    StringId name = module_.graph.name_id(var);
-    scopes_[name].push_back(var);
-    declared_.push_back(name);
+    scopes_[module_.graph.name_id(var)].push_back(var);
+    declared_.push_back(var);
+    in_scope_.insert(var.index());
   }
   std::size_t scope_mark() const { return declared_.size(); }
   void pop_scope(std::size_t mark) {
     while (declared_.size() > mark) {
-      auto found = scopes_.find(declared_.back());
-      found->second.pop_back();
+      NodeId var = declared_.back();
+      scopes_.find(module_.graph.name_id(var))->second.pop_back();
+      in_scope_.erase(var.index());
       declared_.pop_back();
     }
   }
@@ -575,7 +577,8 @@ class RelayTextParser {
         auto value = parse_binop(depth);
         if (!value.ok()) return value;
         if (auto status = expect(';', "after a binding"); !status.ok()) return status;
-        graph_bindings_[std::string(name.text)] = *value;
+        graph_bindings_[std::string(name.text)] = {
+            *value, declared_.size(), declared_.empty() ? NodeId() : declared_.back()};
       } else if (token.is_ident("let")) {
         take();
         Token name = take();
@@ -814,14 +817,8 @@ class RelayTextParser {
       }
       case TokenKind::kLocal:
         return reference_local(token);
-      case TokenKind::kGraph: {
-        auto found = graph_bindings_.find(std::string(token.text));
-        if (found == graph_bindings_.end()) {
-          return text_error("undefined", token.line, token.column,
-                            fmt::format("%{} is used before it is bound", token.text));
-        }
-        return found->second;
-      }
+      case TokenKind::kGraph:
+        return reference_graph_binding(token);
       case TokenKind::kGlobal:
         return builder_.global_var(token.text);
       case TokenKind::kMeta:
@@ -879,6 +876,52 @@ class RelayTextParser {
     NodeId node = builder_.constant(id, {note->type, note->span, true});
     if (auto status = check_size(token); !status.ok()) return status;
     return node;
+  }
+
+  // `%N`: its bound value, if every variable that value reads is still in scope (a binding made
+  // in a function or block that has ended, or in another definition, may read one that is not).
+  absl::StatusOr<NodeId> reference_graph_binding(const Token& token) {
+    auto found = graph_bindings_.find(std::string(token.text));
+    if (found == graph_bindings_.end()) {
+      return text_error("undefined", token.line, token.column,
+                        fmt::format("%{} is used before it is bound", token.text));
+    }
+    const GraphBinding& binding = found->second;
+    bool scope_unchanged = declared_.size() >= binding.scope_size &&
+                           (binding.scope_size == 0 || declared_[binding.scope_size - 1] == binding.innermost);
+    if (scope_unchanged) return binding.value;
+    if (NodeId var = variable_out_of_scope(binding.value); var.valid()) {
+      return text_error("undefined", token.line, token.column,
+                        fmt::format("%{} reads %{}, which is not in scope here", token.text,
+                                    module_.graph.name(var)));
+    }
+    return binding.value;
+  }
+
+  // A variable `value` reads, not bound within it, that is not in scope; none if there is none.
+  NodeId variable_out_of_scope(NodeId value) const {
+    const auto& graph = module_.graph;
+    absl::flat_hash_set<std::uint32_t> seen{value.index()};
+    absl::flat_hash_set<std::uint32_t> bound_within;
+    std::vector<NodeId> read_vars;
+    std::vector<NodeId> stack{value};
+    while (!stack.empty()) {
+      NodeId node = stack.back();
+      stack.pop_back();
+      NodeKind kind = graph.kind(node);
+      if (kind == NodeKind::kVar) read_vars.push_back(node);
+      if (kind == NodeKind::kFunction) {
+        for (NodeId param : graph.params(node)) bound_within.insert(param.index());
+      }
+      if (kind == NodeKind::kLet) bound_within.insert(graph.let_var(node).index());
+      for (NodeId operand : graph.operands(node)) {
+        if (seen.insert(operand.index()).second) stack.push_back(operand);
+      }
+    }
+    for (NodeId var : read_vars) {
+      if (!bound_within.contains(var.index()) && !in_scope_.contains(var.index())) return var;
+    }
+    return NodeId();
   }
 
   absl::StatusOr<NodeId> reference_local(const Token& token) {
@@ -1035,10 +1078,18 @@ class RelayTextParser {
   std::optional<RelayLexer> lexer_;
   std::optional<MetadataSection> metadata_;
   std::string_view last_annotation_;
-  absl::flat_hash_map<std::string, NodeId> graph_bindings_;
+  // A `%N = value;` binding, with the scope it was made in: the number of variables declared
+  // then and the innermost of them (while both are unchanged, every variable in scope then is).
+  struct GraphBinding {
+    NodeId value;
+    std::size_t scope_size = 0;
+    NodeId innermost;
+  };
+  absl::flat_hash_map<std::string, GraphBinding> graph_bindings_;
   absl::flat_hash_map<std::int64_t, NodeId> meta_constants_;
   absl::flat_hash_map<StringId, std::vector<NodeId>> scopes_;
-  std::vector<StringId> declared_;
+  std::vector<NodeId> declared_;                // the variables in scope, innermost last
+  absl::flat_hash_set<std::uint32_t> in_scope_;  // their indices
   std::vector<TypeId> type_params_;
 };
 
