@@ -578,7 +578,7 @@ class RelayTextParser {
         if (!value.ok()) return value;
         if (auto status = expect(';', "after a binding"); !status.ok()) return status;
         graph_bindings_[std::string(name.text)] = {
-            *value, declared_.size(), declared_.empty() ? NodeId() : declared_.back()};
+            *value, declared_.empty() ? NodeId() : declared_.back()};
       } else if (token.is_ident("let")) {
         take();
         Token name = take();
@@ -887,10 +887,17 @@ class RelayTextParser {
                         fmt::format("%{} is used before it is bound", token.text));
     }
     const GraphBinding& binding = found->second;
-    bool scope_unchanged = declared_.size() >= binding.scope_size &&
-                           (binding.scope_size == 0 || declared_[binding.scope_size - 1] == binding.innermost);
-    if (scope_unchanged) return binding.value;
-    if (NodeId var = variable_out_of_scope(binding.value); var.valid()) {
+    if (!binding.innermost.valid()) return binding.value;  // no variable was in scope to read
+    // declared_ is in creation order, so the variables still in scope from the binding's time
+    // are those up to its innermost; if that one is, the scope is the binding's or within it.
+    auto kept_end = std::upper_bound(
+        declared_.begin(), declared_.end(), binding.innermost.index(),
+        [](std::uint32_t index, NodeId var) { return index < var.index(); });
+    NodeId kept = kept_end == declared_.begin() ? NodeId() : *std::prev(kept_end);
+    if (kept == binding.innermost) return binding.value;
+    // A node made before `kept` cannot read a variable made after it: only newer ones are read.
+    std::uint32_t newer_than = kept.valid() ? kept.index() + 1 : 0;
+    if (NodeId var = variable_out_of_scope(binding.value, newer_than); var.valid()) {
       return text_error("undefined", token.line, token.column,
                         fmt::format("%{} reads %{}, which is not in scope here", token.text,
                                     module_.graph.name(var)));
@@ -899,7 +906,8 @@ class RelayTextParser {
   }
 
   // A variable `value` reads, not bound within it, that is not in scope; none if there is none.
-  NodeId variable_out_of_scope(NodeId value) const {
+  // Nodes below index `first` are not looked into.
+  NodeId variable_out_of_scope(NodeId value, std::uint32_t first) const {
     const auto& graph = module_.graph;
     absl::flat_hash_set<std::uint32_t> seen{value.index()};
     absl::flat_hash_set<std::uint32_t> bound_within;
@@ -915,7 +923,7 @@ class RelayTextParser {
       }
       if (kind == NodeKind::kLet) bound_within.insert(graph.let_var(node).index());
       for (NodeId operand : graph.operands(node)) {
-        if (seen.insert(operand.index()).second) stack.push_back(operand);
+        if (operand.index() >= first && seen.insert(operand.index()).second) stack.push_back(operand);
       }
     }
     for (NodeId var : read_vars) {
@@ -1078,11 +1086,10 @@ class RelayTextParser {
   std::optional<RelayLexer> lexer_;
   std::optional<MetadataSection> metadata_;
   std::string_view last_annotation_;
-  // A `%N = value;` binding, with the scope it was made in: the number of variables declared
-  // then and the innermost of them (while both are unchanged, every variable in scope then is).
+  // A `%N = value;` binding, with the innermost variable in scope where it was made (while that
+  // one is in scope, every variable in scope then is).
   struct GraphBinding {
     NodeId value;
-    std::size_t scope_size = 0;
     NodeId innermost;
   };
   absl::flat_hash_map<std::string, GraphBinding> graph_bindings_;
