@@ -536,6 +536,22 @@ TEST_CASE("a node two definitions share prints in each where each uses it once, 
   }
 }
 
+TEST_CASE("a let whose value is a let used once prints it inline, which does not read back, as in TVM",
+          "[relay_text]") {
+  // fuzz_relay_text, session 10 (corpus regression_let_value_printed_inline_as_let.relay): TVM
+  // prints a let's value with try_inline, and a let used once is inlined as its lines.
+  absl::StatusOr<graphpat::relay::Module> module =
+      graphpat::relay::parse_text("def @main() { let %x = (let %y = 1f; %y); %x }");
+  INFO(message(module.status()));
+  REQUIRE(module.ok());
+  std::string printed = graphpat::relay::print_text(*module, TextEnvelope::kStr);
+  CHECK(printed == "def @main() {\n  let %x = let %y = 1f;\n  %y;\n  %x\n}\n");
+  absl::StatusOr<graphpat::relay::Module> again = graphpat::relay::parse_text(printed);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.status().message() ==
+        "[graphpat.relay_text.unexpected_token] 2:12: expected an expression, found 'let'");
+}
+
 TEST_CASE("nesting deeper than the limit is an error, not a crash", "[relay_text][errors]") {
   SECTION("a million nested calls") {
     std::string text = "def @main(%x) { ";
