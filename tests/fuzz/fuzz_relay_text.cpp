@@ -57,6 +57,18 @@ bool text_cannot_carry(const graphpat::Difference& difference) {
          attrs_print_the_same(difference.reason);
 }
 
+// And a print that omits the metadata section (a constant in it has no bytes to write, so it is
+// the show_meta_data=False form, relay-formats.md §1.9) carries no constant printed as
+// `meta[relay.Constant][i]` (an int8 scalar, a tensor): it reads back without bytes and, with no
+// `/* ty= */`, without dtype or shape. TVM cannot read such text at all.
+template <class Graph>
+bool constant_left_out_of_metadata(std::string_view printed, const Graph& again,
+                                   const graphpat::Difference& difference) {
+  return printed.find("the metadata section has been omitted") != std::string_view::npos &&
+         difference.reason.starts_with("constant ") && difference.rhs.valid() &&
+         !again.tensor(difference.rhs).has_data();
+}
+
 // The line and the name of an undefined-name error (`[..] L:C: %x is not a variable in scope`,
 // `[..] L:C: %3 is used before it is bound`) and what the message says of the name.
 struct UndefinedName {
@@ -214,7 +226,8 @@ void check_module(std::string_view text) {
   require_ok(again.status(), "the printed module does not parse", printed);
   auto difference = graphpat::first_difference(*module, *again);
   if (difference && (text_cannot_carry(*difference) ||
-                     shared_between_definitions(*module, *again, *difference))) {
+                     shared_between_definitions(*module, *again, *difference) ||
+                     constant_left_out_of_metadata(printed, again->graph, *difference))) {
     return;
   }
   require_same(difference, "the printed module parses to a different module", printed);
@@ -237,7 +250,10 @@ void check_expression(std::string_view text) {
   require_ok(again.status(), "the printed expression does not parse", printed);
   auto difference = graphpat::first_difference(parsed->module.graph, parsed->root,
                                                 again->module.graph, again->root);
-  if (difference && text_cannot_carry(*difference)) return;
+  if (difference && (text_cannot_carry(*difference) ||
+                     constant_left_out_of_metadata(printed, again->module.graph, *difference))) {
+    return;
+  }
   require_same(difference, "the printed expression parses to a different expression", printed);
 }
 

@@ -613,6 +613,29 @@ TEST_CASE("astext of a constant without bytes writes the omitted-metadata traile
                                    parsed->root));
 }
 
+// Found by fuzz_relay_text (session 10, corpus regression_int8_scalar_with_metadata_omitted.relay):
+// a constant without bytes makes astext() omit the whole metadata section, so an int8 scalar
+// (printed as a meta reference, relay-formats.md §1.5) reads back without bytes or dtype.
+TEST_CASE("a print that omits the metadata section leaves every meta constant's bytes out",
+          "[relay_text][fuzz]") {
+  auto parsed = graphpat::relay::parse_expression("meta[relay.Constant][0]; 6i8");
+  REQUIRE(parsed.ok());
+  std::string printed = graphpat::relay::print_expression(*parsed, TextEnvelope::kAstext);
+  CHECK(printed.starts_with(
+      "#[version = \"0.0.5\"]\nlet %v = meta[relay.Constant][0];\nmeta[relay.Constant][1]\n"
+      "/* For debugging purposes the metadata section has been omitted."));
+  const auto& graph = parsed->module.graph;
+  const graphpat::Tensor& int8 = graph.tensor(graph.body(parsed->root));
+  CHECK(graph.context().strings.view(int8.dtype) == "int8");
+  CHECK(int8.has_data());
+  auto again = graphpat::relay::parse_expression(printed);
+  REQUIRE(again.ok());
+  const auto& reread = again->module.graph;
+  const graphpat::Tensor& unknown = reread.tensor(reread.body(again->root));
+  CHECK(reread.context().strings.view(unknown.dtype).empty());
+  CHECK_FALSE(unknown.has_data());
+}
+
 TEST_CASE("call_attrs gives a built call the attributes the reader gives the text",
           "[relay_text][attrs]") {
   auto module = graphpat::relay::parse_text(
