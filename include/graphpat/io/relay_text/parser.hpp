@@ -379,14 +379,12 @@ class RelayTextParser {
   void declare(NodeId var) {
     scopes_[module_.graph.name_id(var)].push_back(var);
     declared_.push_back(var);
-    in_scope_.insert(var.index());
   }
   std::size_t scope_mark() const { return declared_.size(); }
   void pop_scope(std::size_t mark) {
     while (declared_.size() > mark) {
       NodeId var = declared_.back();
       scopes_.find(module_.graph.name_id(var))->second.pop_back();
-      in_scope_.erase(var.index());
       declared_.pop_back();
     }
   }
@@ -905,6 +903,11 @@ class RelayTextParser {
     return binding.value;
   }
 
+  // Whether `var` is in scope (declared_ is in creation order, so sorted by index).
+  bool in_scope(NodeId var) const {
+    return std::binary_search(declared_.begin(), declared_.end(), var);
+  }
+
   // A variable `value` reads, not bound within it, that is not in scope; none if there is none.
   // Nodes below index `first` are not looked into.
   NodeId variable_out_of_scope(NodeId value, std::uint32_t first) const {
@@ -927,7 +930,7 @@ class RelayTextParser {
       }
     }
     for (NodeId var : read_vars) {
-      if (!bound_within.contains(var.index()) && !in_scope_.contains(var.index())) return var;
+      if (!bound_within.contains(var.index()) && !in_scope(var)) return var;
     }
     return NodeId();
   }
@@ -1095,8 +1098,7 @@ class RelayTextParser {
   absl::flat_hash_map<std::string, GraphBinding> graph_bindings_;
   absl::flat_hash_map<std::int64_t, NodeId> meta_constants_;
   absl::flat_hash_map<StringId, std::vector<NodeId>> scopes_;
-  std::vector<NodeId> declared_;                // the variables in scope, innermost last
-  absl::flat_hash_set<std::uint32_t> in_scope_;  // their indices
+  std::vector<NodeId> declared_;  // the variables in scope, innermost last (so in creation order)
   std::vector<TypeId> type_params_;
 };
 
