@@ -552,6 +552,38 @@ TEST_CASE("a let whose value is a let used once prints it inline, which does not
         "[graphpat.relay_text.unexpected_token] 2:12: expected an expression, found 'let'");
 }
 
+TEST_CASE("a let chain ends at a body Let used elsewhere, which prints once as %k", "[relay_text]") {
+  // fuzz_relay_text, session 10 (corpus regression_shared_let_printed_again_as_let_body.relay):
+  // the chain walk printed a shared body Let's lines again, which read back as a second Let.
+  // TVM's printer walks on too and names the variable a second time `%v-malformed-ir`.
+  struct Case {
+    const char* text;
+    const char* printed;
+  };
+  const Case kCases[] = {
+    // The body Let is also the let's value, already bound when the chain reaches it.
+    {"def @main() { %0 = (0; 0); let %x = %0; %0 }",
+     "def @main() {\n  %0 = (\n    let %v = 0;\n    0\n  );\n  let %x = %0;\n  %0\n}\n"},
+    // The body Let is read later by the tuple: bound in the let's scope, read as %0 after it.
+    {"def @main() { %0 = (let %y = 2f; %y); %1 = (let %x = 1f; %0); (%1, %0) }",
+     "def @main() {\n  %1 = (\n    let %x = 1f;\n    %0 = (\n      let %y = 2f;\n      %y\n"
+     "    );\n    %0\n  );\n  (%1, %0)\n}\n"},
+  };
+  for (const Case& c : kCases) {
+    absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(c.text);
+    INFO(c.text << message(module.status()));
+    REQUIRE(module.ok());
+    std::string printed = graphpat::relay::print_text(*module, TextEnvelope::kStr);
+    CHECK(printed == c.printed);
+    absl::StatusOr<graphpat::relay::Module> again = graphpat::relay::parse_text(printed);
+    INFO(printed << message(again.status()));
+    REQUIRE(again.ok());
+    auto difference = graphpat::first_difference(*module, *again, {.compare_types = true});
+    INFO((difference ? difference->reason : std::string()));
+    CHECK_FALSE(difference.has_value());
+  }
+}
+
 TEST_CASE("nesting deeper than the limit is an error, not a crash", "[relay_text][errors]") {
   SECTION("a million nested calls") {
     std::string text = "def @main(%x) { ";

@@ -36,6 +36,9 @@
 // - read although TVM's own parser refuses them: escaped strings (`\"`, `\xHH`), `nanf`/`inff16`
 //   literals, INT64_MIN, ONNX-style names (`%input.1`, `%onnx::Conv_0`), modules without the
 //   version header (unless TextParseOptions::require_version).
+// The printer departs from TVM's where TVM's text does not read back: a let chain ends at a body
+// Let used elsewhere too, which prints bound once as `%k = (...)`; TVM prints its lines again
+// and names its variable a second time `%v-malformed-ir`.
 #pragma once
 
 #include <absl/status/statusor.h>

@@ -685,8 +685,14 @@ class RelayTextPrinter {
   // A let chain prints its `let` lines, each followed by the scope its body opens (where the
   // bindings made while printing the next value go), then the final body. `lets` holds the
   // lines so far; the scope of lets[i] is scopes_[scopes_.size() - lets.size() + i].
+  // The chain ends at a body Let used elsewhere too (or already printed): walked on, its lines
+  // would print a second time and read back as a second Let binding the same variable again
+  // (TVM's printer walks on and names that variable `%v-malformed-ir`); it prints as any
+  // shared node instead, bound once as `%k = (` ... `);` and read as `%k`.
   void continue_let(NodeId current, std::shared_ptr<std::vector<std::string>> lets) {
-    if (graph_.kind(current) != NodeKind::kLet) {
+    bool chain_goes_on =
+        graph_.kind(current) == NodeKind::kLet && (lets->empty() || (unique(current) && !visited(current)));
+    if (!chain_goes_on) {
       tasks_.push_back([this, lets] {
         std::string rest = take_result();
         std::size_t first_scope = scopes_.size() - lets->size();
