@@ -69,6 +69,23 @@ bool constant_left_out_of_metadata(std::string_view printed, const Graph& again,
          !again.tensor(difference.rhs).has_data();
 }
 
+// Where a reader error is (`[id] L:C: ...`); nullopt if the message names no place.
+struct ErrorPlace {
+  std::size_t line = 0;
+  std::size_t column = 0;
+};
+
+std::optional<ErrorPlace> error_place(std::string_view text) {
+  std::size_t place = text.find("] ");
+  if (place == std::string_view::npos) return std::nullopt;
+  const char* end = text.data() + text.size();
+  ErrorPlace at;
+  auto [after_line, line_error] = std::from_chars(text.data() + place + 2, end, at.line);
+  if (line_error != std::errc() || after_line == end || *after_line != ':') return std::nullopt;
+  if (std::from_chars(after_line + 1, end, at.column).ec != std::errc()) return std::nullopt;
+  return at;
+}
+
 // The line and the name of an undefined-name error (`[..] L:C: %x is not a variable in scope`,
 // `[..] L:C: %3 is used before it is bound`) and what the message says of the name.
 struct UndefinedName {
@@ -80,12 +97,12 @@ struct UndefinedName {
 std::optional<UndefinedName> undefined_name(const absl::Status& status) {
   if (graphpat::error_id(status) != "graphpat.relay_text.undefined") return std::nullopt;
   std::string_view text = message(status);
-  std::size_t place = text.find("] ");
+  std::optional<ErrorPlace> at = error_place(text);
   std::size_t name_at = text.find(": %");
   std::size_t name_end = name_at == std::string_view::npos ? name_at : text.find(' ', name_at + 2);
-  if (place == std::string_view::npos || name_end == std::string_view::npos) return std::nullopt;
+  if (!at || name_end == std::string_view::npos) return std::nullopt;
   UndefinedName undefined;
-  std::from_chars(text.data() + place + 2, text.data() + text.size(), undefined.line);
+  undefined.line = at->line;
   undefined.name = text.substr(name_at + 2, name_end - name_at - 2);
   undefined.problem = text.substr(name_end + 1);
   return undefined;
@@ -162,16 +179,13 @@ bool let_printed_as_let_value(const absl::Status& status, std::string_view print
       !text.ends_with(kFoundLet)) {
     return false;
   }
-  std::size_t line = 0, column = 0;
-  std::size_t place = text.find("] ");
-  if (place == std::string_view::npos) return false;
-  auto [after_line, line_error] = std::from_chars(text.data() + place + 2, text.data() + text.size(), line);
-  if (line_error != std::errc() || *after_line != ':') return false;
-  std::from_chars(after_line + 1, text.data() + text.size(), column);
-  return any_line(printed, [&](std::size_t at, std::size_t indent, std::string_view row) {
-    if (at != line || column <= indent + 1) return false;
-    std::string_view before = row.substr(0, column - 1 - indent);
-    return row.starts_with("let ") && before.ends_with(" = ") && row.substr(before.size()).starts_with("let ");
+  std::optional<ErrorPlace> at = error_place(text);
+  if (!at) return false;
+  return any_line(printed, [&](std::size_t line, std::size_t indent, std::string_view row) {
+    if (line != at->line || at->column <= indent + 1) return false;
+    std::string_view before = row.substr(0, at->column - 1 - indent);
+    return row.starts_with("let ") && before.ends_with(" = ") &&
+           row.substr(before.size()).starts_with("let ");
   });
 }
 

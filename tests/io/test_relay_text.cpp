@@ -552,7 +552,8 @@ TEST_CASE("a let whose value is a let used once prints it inline, which does not
         "[graphpat.relay_text.unexpected_token] 2:12: expected an expression, found 'let'");
 }
 
-TEST_CASE("a let chain ends at a body Let used elsewhere, which prints once as %k", "[relay_text]") {
+TEST_CASE("a let chain ends at a body Let used elsewhere, which prints once as %k",
+          "[relay_text]") {
   // fuzz_relay_text, session 10 (corpus regression_shared_let_printed_again_as_let_body.relay):
   // the chain walk printed a shared body Let's lines again, which read back as a second Let.
   // TVM's printer walks on too and names the variable a second time `%v-malformed-ir`.

@@ -690,8 +690,8 @@ class RelayTextPrinter {
   // (TVM's printer walks on and names that variable `%v-malformed-ir`); it prints as any
   // shared node instead, bound once as `%k = (` ... `);` and read as `%k`.
   void continue_let(NodeId current, std::shared_ptr<std::vector<std::string>> lets) {
-    bool chain_goes_on =
-        graph_.kind(current) == NodeKind::kLet && (lets->empty() || (unique(current) && !visited(current)));
+    bool chain_goes_on = graph_.kind(current) == NodeKind::kLet &&
+                         (lets->empty() || (unique(current) && !visited(current)));
     if (!chain_goes_on) {
       tasks_.push_back([this, lets] {
         std::string rest = take_result();
