@@ -276,6 +276,45 @@ def @main(%x) {
   }
 }
 
+TEST_CASE("a FunctionPattern at the top outlines nothing, as TVM", "[partition][unusual]") {
+  relay::Module input = parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x) {
+  %0 = fn (%a) {
+    nn.relu(%a)
+  };
+  %0(%x)
+}
+)");
+  NodeId main = *input.find("main");
+  for (const char* pattern : {"FunctionPattern(None, wildcard())",
+                              "FunctionPattern([wildcard()], is_op('nn.relu')(wildcard()))"}) {
+    for (bool relay_compat : {true, false}) {
+      DYNAMIC_SECTION(pattern << " relay_compat " << relay_compat) {
+        auto result = partition(pattern_of(pattern), input, {.relay_compat = relay_compat});
+        CHECK(result.report.accepted == 0);
+        CHECK(result.report.rejected.empty());
+        CHECK(*result.module.find("main") == main);
+        CHECK(result.module.graph.size() == input.graph.size());
+      }
+    }
+  }
+  // Called, it is matched by the call: the function literal is embedded (080_partition_function).
+  auto called = partition(pattern_of("FunctionPattern(None, wildcard())(wildcard())"), input,
+                          {.relay_compat = true});
+  CHECK(called.report.accepted == 1);
+  require_equal(called.module, parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x) {
+  %1 = fn (%p, PartitionedFromPattern="nn.relu_FunctionCall_") {
+    %0 = fn (%a) {
+      nn.relu(%a)
+    };
+    %0(%p)
+  };
+  %1(%x)
+}
+)"));
+}
+
 TEST_CASE("rewrite with an is_var() callback calls it nowhere, as TVM", "[rewrite][unusual]") {
   relay::Module input = parse_module_text(kSmall);
   NodeId main = *input.find("main");
