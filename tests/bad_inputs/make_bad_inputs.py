@@ -230,3 +230,20 @@ w('limit_graph_constant.json', gdoc([gconst(0, [2, 2], base64.b64encode(bytes(16
 w('limit_text_tuple.relay', HEAD + 'def @main() {\n  (1, 2, 3, 4)\n}\n')
 w('limit_text_params.relay', HEAD + 'def @main(%a, %b, %c, %d) {\n  %a\n}\n')
 w('limit_text_let.relay', HEAD + 'def @main() {\n  let %a = 1;\n  %a\n}\n')
+# ---------------- h3-text-reader: the one validation of dtypes, dimensions and values (JSON) ----
+H = {}
+def typed_var_doc(dtype="float32", dim="1", dim_dtype="int32"):
+    v = var_nodes()
+    v[0]["attrs"]["type_annotation"] = "4"
+    return doc([NULL] + v + [{"type_key": "relay.TensorType", "attrs": {"dtype": dtype, "shape": "5", "span": "0"}},
+                             {"type_key": "Array", "data": [6]},
+                             {"type_key": "IntImm", "attrs": {"dtype": dim_dtype, "span": "0", "value": dim}}])
+H['json_type_negative_dim.json'] = typed_var_doc(dim="-1")
+H['json_dtype_int1024.json'] = typed_var_doc(dtype="int1024")
+H['json_dtype_float32x0.json'] = typed_var_doc(dtype="float32x0")
+H['json_dim_int8_overflow.json'] = typed_var_doc(dim="300", dim_dtype="int8")
+def attr_call(value): return [X, {"id": 1, "kind": "call", "op": "vendor.op", "inputs": [0], "attrs": {"a": value}}]
+H['graph_attr_int8_overflow.json'] = gdoc(attr_call({"int": 300, "bits": 8}))
+H['graph_attr_float_overflow.json'] = gdoc(attr_call({"float": 1e39, "bits": 32}))
+H['graph_const_dtype_int1024.json'] = gdoc([{"id": 0, "kind": "const", "dtype": "int1024", "shape": [1]}], params=[], outputs=[0])
+for k, v in H.items(): w(k, v)
