@@ -288,7 +288,7 @@ TEST_CASE("malformed inputs are refused with a stable id and LINE:COL", "[relay_
     {"def @main(%x) { add(%x, 1x) }",
      "[graphpat.relay_text.unexpected_token] 1:26: expected ')' after call arguments, found 'x'"},
     {"def @main(%x) { add(%x, 99999999999i32) }",
-     "[graphpat.relay_text.bad_literal] 1:25: integer literal out of range"},
+     "[graphpat.relay_text.bad_literal] 1:25: 99999999999 is out of range of int32"},
     {"def @main(%x) { add(%x, 1f8) }",
      "[graphpat.relay_text.bad_literal] 1:25: bad float width"},
     {"def @main(%x) { \"a\" }",

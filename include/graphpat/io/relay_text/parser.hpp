@@ -28,6 +28,7 @@
 #include "graphpat/io/relay_text/literals.hpp"
 #include "graphpat/io/relay_text/metadata.hpp"
 #include "graphpat/ir/limits.hpp"
+#include "graphpat/ir/validation.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 namespace graphpat::relay {
@@ -329,6 +330,9 @@ class RelayTextParser {
                               fmt::format("expected an integer dimension, found {}",
                                           describe(dim)));
           }
+          if (auto problem = extent_problem(literal->integer)) {
+            return text_error("bad_type", dim.line, dim.column, *problem);
+          }
           dims.push_back(types.dim(literal->integer, literal->bits));
         } else {
           if (!lex.status().ok()) return lex.status();
@@ -345,6 +349,9 @@ class RelayTextParser {
         if (!lex.status().ok()) return lex.status();
         return text_error("bad_type", dtype.line, dtype.column,
                           fmt::format("expected a dtype, found {}", describe(dtype)));
+      }
+      if (auto problem = dtype_problem(dtype.text)) {
+        return text_error("bad_type", dtype.line, dtype.column, *problem);
       }
       if (auto status = expect_in(']', "after the dtype"); !status.ok()) return status;
       return types.tensor(dtype.text, dims);
@@ -365,7 +372,12 @@ class RelayTextParser {
           return *it;
         }
       }
-      if (parse_dtype(token.text) && !lex.peek().is('[')) return types.tensor(token.text, {});
+      if (parse_dtype(token.text) && !lex.peek().is('[')) {
+        if (auto problem = dtype_problem(token.text)) {
+          return text_error("bad_type", token.line, token.column, *problem);
+        }
+        return types.tensor(token.text, {});
+      }
       return text_error("unsupported", token.line, token.column,
                         fmt::format("type '{}': ADT types are not supported by graphpat",
                                     token.text));
