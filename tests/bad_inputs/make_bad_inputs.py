@@ -247,3 +247,19 @@ H['graph_attr_int8_overflow.json'] = gdoc(attr_call({"int": 300, "bits": 8}))
 H['graph_attr_float_overflow.json'] = gdoc(attr_call({"float": 1e39, "bits": 32}))
 H['graph_const_dtype_int1024.json'] = gdoc([{"id": 0, "kind": "const", "dtype": "int1024", "shape": [1]}], params=[], outputs=[0])
 for k, v in H.items(): w(k, v)
+# ---------------- h3-text-reader: inconsistent Relay text, and its dtypes, dimensions, values ----
+H = {}
+H['text_duplicate_parameter.relay'] = HEAD + 'def @main(%x, %x) {\n  %x\n}\n'
+H['text_let_reads_itself.relay'] = HEAD + 'def @main(%x) {\n  let %x = %x;\n  %x\n}\n'
+H['text_undefined_global.relay'] = HEAD + 'def @main(%x) {\n  @nope(%x)\n}\n'
+H['text_tuple_index_out_of_range.relay'] = HEAD + 'def @main(%t: (float32, float32)) {\n  %t.5\n}\n'
+H['text_float_overflow_attr.relay'] = HEAD + 'def @main(%x) {\n  nn.batch_norm(%x, %x, %x, %x, %x, epsilon=1e999f)\n}\n'
+H['text_int8_overflow.relay'] = HEAD + 'def @main(%x) {\n  add(%x, 300i8)\n}\n'
+H['text_negative_dim.relay'] = HEAD + 'def @main(%x: Tensor[(-1), float32]) {\n  %x\n}\n'
+H['text_dtype_int1024.relay'] = HEAD + 'def @main(%x: Tensor[(1), int1024]) {\n  %x\n}\n'
+H['text_dtype_float32x0.relay'] = HEAD + 'def @main(%x: Tensor[(1), float32x0]) {\n  %x\n}\n'
+H['expr_let_reads_itself.relay'] = 'free_var %x;\nlet %x = %x;\n%x'
+H['expr_tuple_index_out_of_range.relay'] = 'free_var %t: (float32, float32);\n%t.2'
+H['graph_negative_dim.json'] = gdoc([dict(X, annotation="Tensor[(-1), float32]")], outputs=[0])
+H['graph_dtype_int1024.json'] = gdoc([dict(X, annotation="Tensor[(1), int1024]")], outputs=[0])
+for k, v in H.items(): w(k, v)
