@@ -246,6 +246,14 @@ def attr_call(value): return [X, {"id": 1, "kind": "call", "op": "vendor.op", "i
 H['graph_attr_int8_overflow.json'] = gdoc(attr_call({"int": 300, "bits": 8}))
 H['graph_attr_float_overflow.json'] = gdoc(attr_call({"float": 1e39, "bits": 32}))
 H['graph_const_dtype_int1024.json'] = gdoc([{"id": 0, "kind": "const", "dtype": "int1024", "shape": [1]}], params=[], outputs=[0])
+# Function attributes of a golden case: node 25 is FloatImm float32 0.5, node 20 IntImm bool 1.
+FN_ATTRS = json.load(open(D + '../data/corpus/golden/fn_attrs_many_entries/save_json.json'))
+def fn_attrs_with(index, value):
+    d = json.loads(json.dumps(FN_ATTRS))
+    d["nodes"][index]["attrs"]["value"] = value
+    return json.dumps(d, indent=2)
+H['json_float32_attr_overflow.json'] = fn_attrs_with(25, "1e+300")
+H['json_bool_attr_two.json'] = fn_attrs_with(20, "2")
 for k, v in H.items(): w(k, v)
 # ---------------- h3-text-reader: inconsistent Relay text, and its dtypes, dimensions, values ----
 H = {}
