@@ -80,11 +80,11 @@ class JsonPath {
   bool is_index_ = false;
 };
 
-/// `[graphpat.graph_json.<id>] <path>: <problem>`.
+/// `[graphpat.graph_json.<id>] <path>: <problem>`, the path shortened when long.
 inline absl::Status graph_json_error(std::string_view id, std::string_view path,
                                      std::string_view problem) {
   return make_error(absl::StatusCode::kInvalidArgument, fmt::format("graph_json.{}", id),
-                    fmt::format("{}: {}", path, problem));
+                    fmt::format("{}: {}", short_json_path(path), problem));
 }
 inline absl::Status graph_json_error(std::string_view id, const JsonPath& path,
                                      std::string_view problem) {
@@ -232,6 +232,13 @@ class AttrJsonDecoder {
       if (!integer.ok()) return integer.status();
       auto bits = bits_of(object, path, 32);
       if (!bits.ok()) return bits.status();
+      if (*bits < 64 && (*integer < -(std::int64_t{1} << (*bits - 1)) ||
+                         *integer >= (std::int64_t{1} << (*bits - 1)))) {
+        return graph_json_error(
+            "bad_attribute", path / "int",
+            fmt::format("{} does not fit in int{} ({} to {})", *integer, *bits,
+                        -(std::int64_t{1} << (*bits - 1)), (std::int64_t{1} << (*bits - 1)) - 1));
+      }
       return attrs.integer(*integer, *bits);
     }
     if (auto found = object.find("uint"); found != object.end()) {
@@ -241,7 +248,13 @@ class AttrJsonDecoder {
       }
       auto bits = bits_of(object, path, 32);
       if (!bits.ok()) return bits.status();
-      return attrs.integer(static_cast<std::int64_t>(found->get<std::uint64_t>()), *bits, true);
+      std::uint64_t number = found->get<std::uint64_t>();
+      if (*bits < 64 && number >> *bits != 0) {
+        return graph_json_error("bad_attribute", path / "uint",
+                                fmt::format("{} does not fit in uint{} (0 to {})", number, *bits,
+                                            (std::uint64_t{1} << *bits) - 1));
+      }
+      return attrs.integer(static_cast<std::int64_t>(number), *bits, true);
     }
     if (auto found = object.find("float"); found != object.end()) {
       if (auto status = only({"float", "bits"}); !status.ok()) return status;
@@ -261,6 +274,15 @@ class AttrJsonDecoder {
       } else {
         return graph_json_error("bad_attribute", path / "float",
                                 "expected a number, \"nan\", \"-nan\", \"inf\" or \"-inf\"");
+      }
+      // A finite value past the largest of its width would silently become infinite there.
+      double largest = *bits == 16   ? 65504.0
+                       : *bits == 32 ? double{std::numeric_limits<float>::max()}
+                                     : std::numeric_limits<double>::max();
+      if (std::isfinite(number) && std::abs(number) > largest) {
+        return graph_json_error("bad_attribute", path / "float",
+                                fmt::format("{} does not fit in float{} (largest finite value {})",
+                                            number, *bits, largest));
       }
       return attrs.floating(number, *bits);
     }
