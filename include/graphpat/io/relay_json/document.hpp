@@ -358,10 +358,8 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
                    const nlohmann::detail::exception& error) override {
     // out_of_range.406: a number past the range of a double, where only integers belong.
     if (error.id == 406) return unexpected("a number out of the range of a 64-bit float");
-    // nlohmann quotes the bytes it read last; a message must stay printable UTF-8 even when
-    // the file is not.
-    status = json_error("not_json", fmt::format("byte {}", position),
-                        graphpat::detail::escape_unprintable(error.what()));
+    // nlohmann quotes the bytes it read last, which need not be UTF-8: make_error escapes them.
+    status = json_error("not_json", fmt::format("byte {}", position), error.what());
     return false;
   }
 
