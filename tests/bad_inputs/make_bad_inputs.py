@@ -281,3 +281,38 @@ H['expr_tuple_index_out_of_range.relay'] = 'free_var %t: (float32, float32);\n%t
 H['graph_negative_dim.json'] = gdoc([dict(X, annotation="Tensor[(-1), float32]")], outputs=[0])
 H['graph_dtype_int1024.json'] = gdoc([dict(X, annotation="Tensor[(1), int1024]")], outputs=[0])
 for k, v in H.items(): w(k, v)
+# ---------------- h4-json-readers: hostile JSON (issue 21, classes 4, 8, 10) ----------------
+H4 = {}
+H4['graph_float_overflow.json'] = gdoc([X, dict(relu(1, 0), op="nn.leaky_relu", attrs={"alpha": {"float": 0.5}})]).replace('"float": 0.5', '"float": 1e400')
+H4['graph_int_past_uint64.json'] = gdoc([X, dict(relu(1, 0), op="nn.softmax", attrs={"axis": 1})]).replace('"axis": 1', '"axis": 18446744073709551616')
+H4['graph_duplicate_key.json'] = gdoc([X, relu(1, 0)]).replace('"op": "nn.relu"', '"op": "nn.relu",\n          "op": "nn.tanh"')
+H4['graph_duplicate_param.json'] = gdoc([X, relu(1, 0)], params=[0, 0])
+H4['graph_int_out_of_width.json'] = gdoc([X, dict(relu(1, 0), op="my.op", attrs={"a": {"int": 300, "bits": 8}})])
+H4['graph_undefined_global.json'] = gdoc([X, {"id": 1, "kind": "global", "name": "nope"}, {"id": 2, "kind": "call", "callee": 1, "inputs": [0]}], outputs=[2])
+H4['graph_nul_in_name.json'] = gdoc([X, {"id": 1, "kind": "lam\u0000bda\u00e3"}])
+# TVM JSON: v0.14's save_json of def @main(%x: Tensor[(1, 8), float32]) { nn.relu(%x) }
+RELU = json.load(open(D + '../data/corpus/golden/json_untyped_relu_module/save_json.json'))
+def relu_module(edit):
+    d = json.loads(json.dumps(RELU))
+    edit(d)
+    return json.dumps(d, indent=2)
+def gvm_function(d): d['nodes'][22]['data'] = [5]
+def unused_bad_blob(d): d['b64ndarrays'] = ["AAAA$$$="]
+def duplicate_param(d): d['nodes'][6]['data'] = [7, 7]
+def undefined_global(d):  # the call's op becomes GlobalVar @nope (node 26, its name node 27)
+    d['nodes'] += [{"type_key": "GlobalVar", "attrs": {"_checked_type_": "0", "name_hint": "27", "span": "0", "virtual_device_": "0"}},
+                   {"type_key": "runtime.String", "repr_str": "nope"}]
+    d['nodes'][16]['attrs']['op'] = "26"
+def duplicate_function(d):  # a second GlobalVar (26) named main keys the same function
+    d['nodes'] += [{"type_key": "GlobalVar", "attrs": {"_checked_type_": "0", "name_hint": "4", "span": "0", "virtual_device_": "0"}}]
+    d['nodes'][2]['data'] = [3, 5, 26, 5]
+def name_with_nul(d): d['nodes'][16]['attrs']['op'] = "1\u0000\u00e3"
+H4['json_gvm_function.json'] = relu_module(gvm_function)
+H4['json_unused_bad_base64.json'] = relu_module(unused_bad_blob)
+H4['json_duplicate_param.json'] = relu_module(duplicate_param)
+H4['json_undefined_global.json'] = relu_module(undefined_global)
+H4['json_duplicate_function.json'] = relu_module(duplicate_function)
+H4['json_name_with_nul.json'] = relu_module(name_with_nul)
+H4['json_float_overflow.json'] = relu_module(lambda d: None).replace('"root": 1,', '"root": 1e400,', 1)
+H4['json_duplicate_top_attr.json'] = relu_module(lambda d: None).replace('"tvm_version": "0.14.0"', '"tvm_version": "0.14.0",\n    "tvm_version": "0.8.0"')
+for k, v in H4.items(): w(k, v)

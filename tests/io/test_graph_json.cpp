@@ -208,8 +208,8 @@ TEST_CASE("graph_json: bad input is refused with the place and the problem", "[g
        "[graphpat.graph_json.bad_json] 1:78: syntax error while parsing value - invalid string: "
        "ill-formed UTF-8 byte; last read: '\"x\\xFF'"},
       {file_with(R"({"id": 99999999999999999999, "kind": "var", "name": "x"})"),
-       "[graphpat.graph_json.bad_field] /functions/0/nodes/0/id: expected a node id (a "
-       "non-negative integer), found 1e+20"},
+       "[graphpat.graph_json.bad_number] /functions/0/nodes/0/id: the integer "
+       "99999999999999999999 does not fit in 64 bits"},
       {file_with(R"({"id": 4294967295, "kind": "var", "name": "x"})", "4294967295"),
        "[graphpat.graph_json.bad_field] /functions/0/nodes/0/id: a node id 4294967295 is too "
        "large (the limit is 4294967294)"},

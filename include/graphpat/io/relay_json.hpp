@@ -52,8 +52,12 @@
 // and the JSON path: not_json (with nlohmann's byte position), missing_field, wrong_type,
 // unknown_key, duplicate_key, bad_value, dangling_reference, cyclic_reference,
 // null_reference, unexpected_type, unsupported, too_deep, bad_base64, bad_tensor, bad_shape,
-// unsupported_dtype, too_many_nodes, tensor_too_large (and, when saving, missing_tensor_data,
+// unsupported_dtype, too_many_nodes, tensor_too_large, duplicate_definition (two functions of
+// one name), duplicate_param (a Var listed twice in a Function's params), undefined_global (a
+// GlobalVar naming no function of the module) (and, when saving, missing_tensor_data,
 // ambiguous_text, and unsupported for a string that is not UTF-8, which TVM would write raw).
+// As TVM's loader, every b64ndarrays entry is decoded, used or not, and IRModule.global_var_map_
+// must map each function's name to its GlobalVar.
 // Strings are written with TVM's five escapes (\r \n \\ \t \"); other control bytes, which TVM
 // writes raw and JSON readers refuse, are written \u00XX.
 // Loading and saving are iterative: a 1,000,000-node chain loads and saves; only the nesting of

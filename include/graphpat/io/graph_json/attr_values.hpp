@@ -81,11 +81,11 @@ class JsonPath {
   bool is_index_ = false;
 };
 
-/// `[graphpat.graph_json.<id>] <path>: <problem>`.
+/// `[graphpat.graph_json.<id>] <path>: <problem>`, the path shortened when long.
 inline absl::Status graph_json_error(std::string_view id, std::string_view path,
                                      std::string_view problem) {
   return make_error(absl::StatusCode::kInvalidArgument, fmt::format("graph_json.{}", id),
-                    fmt::format("{}: {}", path, problem));
+                    fmt::format("{}: {}", short_json_path(path), problem));
 }
 inline absl::Status graph_json_error(std::string_view id, const JsonPath& path,
                                      std::string_view problem) {

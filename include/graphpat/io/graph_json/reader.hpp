@@ -1,6 +1,6 @@
 // The graph JSON reader (docs/graph-json.md): reads each function's flat node list in one
-// forward pass while the JSON is parsed, every node a fresh node of one module graph, keeping
-// no more than one node's JSON in memory. Node ids
+// forward pass while the JSON is parsed (json_stream.hpp, which never throws), every node a
+// fresh node of one module graph, keeping no more than one node's JSON in memory. Node ids
 // must increase through the file and every reference must name a node already read, so the
 // file is a topological order by construction and no cycle can be written. Types are Relay
 // type text read by the Relay text parser; attributes go through the same canonical form as
@@ -11,6 +11,7 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <absl/status/statusor.h>
 #include <absl/strings/escaping.h>
 #include <fmt/format.h>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "graphpat/io/graph_json/attr_values.hpp"
+#include "graphpat/io/graph_json/json_stream.hpp"
 #include "graphpat/io/relay_text/attributes.hpp"
 #include "graphpat/io/relay_text/parser.hpp"
 #include "graphpat/ir/errors.hpp"
@@ -71,17 +73,18 @@ class GraphJsonReader {
   absl::StatusOr<relay::Module> read(std::string_view text) {
     // A node line is about 70 bytes: room for the nodes, their ops and their operands.
     module_.graph.reserve(text.size() / 64, text.size() / 32);
-    GraphJson root;
-    try {
-      root = GraphJson::parse(text.begin(), text.end(),
-                              [this](int depth, GraphJson::parse_event_t event, GraphJson& parsed) {
-                                return on_event(depth, event, parsed);
-                              });
-    } catch (const GraphJson::parse_error& error) {
-      return syntax_error(text, error);
-    } catch (const Refused&) {
-      return refused_;
-    }
+    // The envelope (root object, functions array, function object, nodes array, node object,
+    // attrs object) nests 6 levels above an attribute value, whose own nesting the decoder
+    // bounds: the parse stops a file nested deeper than both early, before building it.
+    constexpr std::uint32_t kEnvelopeDepth = 6;
+    std::uint32_t max_depth = options_.limits.max_depth;
+    auto parsed = parse_json_stream(
+        text, max_depth > UINT32_MAX - kEnvelopeDepth ? UINT32_MAX : max_depth + kEnvelopeDepth,
+        max_depth, [this](int depth, JsonEvent event, GraphJson& value) {
+          return on_event(depth, event, value);
+        });
+    if (!parsed.ok()) return parsed.status();
+    const GraphJson& root = *parsed;
     JsonPath top;
     if (!root.is_object()) {
       return graph_json_error("bad_format", top,
@@ -108,6 +111,13 @@ class GraphJsonReader {
     if (functions == root.end())
       return graph_json_error("bad_field", top, "missing field \"functions\"");
     if (!functions->is_array()) return wrong_type(*functions, top / "functions", "an array");
+    // A global names a function of the module, which may come later in the file.
+    for (const auto& [name, where] : global_uses_) {
+      if (!module_.find(name)) {
+        return graph_json_error("undefined_global", where,
+                                fmt::format("@{} is not a function of the module", name));
+      }
+    }
     return std::move(module_);
   }
 
@@ -117,54 +127,45 @@ class GraphJsonReader {
   // complete and drops it, so memory holds one node's JSON at a time, not the whole file's.
   // Depths count enclosing containers: the root object's members are at depth 1, a function
   // object at 2, its members at 3, a node object at 4.
-  struct Refused {};  // thrown from the callback to stop the parse; the status is in refused_
-
-  bool on_event(int depth, GraphJson::parse_event_t event, GraphJson& parsed) {
-    using Event = GraphJson::parse_event_t;
+  absl::StatusOr<bool> on_event(int depth, JsonEvent event, GraphJson& parsed) {
+    bool completes = event == JsonEvent::kValue || event == JsonEvent::kObjectEnd ||
+                     event == JsonEvent::kArrayEnd;
     JsonPath top;
     JsonPath functions_path = top / "functions";
-    if (event == Event::key && depth == 1) root_key_ = parsed.get<std::string>();
-    if (event == Event::key && depth == 3) function_key_ = parsed.get<std::string>();
-    if (depth == 1 &&
-        (event == Event::value || event == Event::object_end || event == Event::array_end) &&
-        (root_key_ == "format" || root_key_ == "version")) {
+    if (event == JsonEvent::kKey && depth == 1) root_key_ = parsed.get_ref<const std::string&>();
+    if (event == JsonEvent::kKey && depth == 3) {
+      function_key_ = parsed.get_ref<const std::string&>();
+    }
+    if (depth == 1 && completes && (root_key_ == "format" || root_key_ == "version")) {
       // Checked as soon as read, so another format's nodes are never read as ours.
-      stop_on(check_envelope(root_key_, parsed));
+      if (auto status = check_envelope(root_key_, parsed); !status.ok()) return status;
     }
     if (depth == 1 && root_key_ == "functions") {
-      if (event == Event::array_start) in_functions_ = true;
-      if (event == Event::array_end) in_functions_ = false;
+      if (event == JsonEvent::kArrayStart) in_functions_ = true;
+      if (event == JsonEvent::kArrayEnd) in_functions_ = false;
     }
     if (!in_functions_) return true;
     JsonPath function_path = functions_path / function_index_;
-    if (depth == 2 && event == Event::object_start) {
+    if (depth == 2 && event == JsonEvent::kObjectStart) {
       node_index_ = 0;
       function_key_.clear();
     }
-    if (depth == 2 &&
-        (event == Event::object_end || event == Event::array_end || event == Event::value)) {
-      stop_on(read_function(parsed, function_path));
+    if (depth == 2 && completes) {
+      if (auto status = read_function(parsed, function_path); !status.ok()) return status;
       ++function_index_;
       return false;
     }
     if (depth == 3 && function_key_ == "nodes") {
-      if (event == Event::array_start) in_nodes_ = true;
-      if (event == Event::array_end) in_nodes_ = false;
+      if (event == JsonEvent::kArrayStart) in_nodes_ = true;
+      if (event == JsonEvent::kArrayEnd) in_nodes_ = false;
     }
-    if (in_nodes_ && depth == 4 &&
-        (event == Event::object_end || event == Event::array_end || event == Event::value)) {
+    if (in_nodes_ && depth == 4 && completes) {
       JsonPath nodes_path = function_path / "nodes";
-      stop_on(read_node(parsed, nodes_path / node_index_));
+      if (auto status = read_node(parsed, nodes_path / node_index_); !status.ok()) return status;
       ++node_index_;
       return false;
     }
     return true;
-  }
-
-  void stop_on(absl::Status status) {
-    if (status.ok()) return;
-    refused_ = std::move(status);
-    throw Refused{};
   }
 
   // "format" and "version" of the root object.
@@ -185,22 +186,6 @@ class GraphJsonReader {
 
  private:
   // ----- errors and fields --------------------------------------------------------------
-  static absl::Status syntax_error(std::string_view text, const GraphJson::parse_error& error) {
-    std::size_t byte = std::min<std::size_t>(error.byte == 0 ? 0 : error.byte - 1, text.size());
-    std::size_t line =
-        1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + byte, '\n'));
-    std::size_t line_start = text.rfind('\n', byte == 0 ? 0 : byte - 1);
-    std::size_t column =
-        line_start == std::string_view::npos || byte == 0 ? byte + 1 : byte - line_start;
-    std::string_view what = error.what();
-    // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: ...".
-    std::size_t colon = what.find(": ", what.find("parse error"));
-    if (colon != std::string_view::npos) what = what.substr(colon + 2);
-    // It quotes the bytes it read last, which need not be UTF-8 ("last read: '"x\xFF'").
-    return make_error(absl::StatusCode::kInvalidArgument, "graph_json.bad_json",
-                      fmt::format("{}:{}: {}", line, column, escape_unprintable(what)));
-  }
-
   static absl::Status wrong_type(const GraphJson& value, const JsonPath& path,
                                  std::string_view expected) {
     return graph_json_error("bad_field", path,
@@ -329,12 +314,20 @@ class GraphJsonReader {
         fmt::format("a {} node takes {} inputs, found {}", kind, count, inputs.size()));
   }
 
-  absl::Status expect_vars(const std::vector<NodeId>& nodes, const JsonPath& list_path,
-                           std::string_view what) {
+  // A function's parameter list: var nodes, each listed once (a function binds a var once).
+  absl::Status expect_params(const std::vector<NodeId>& nodes, const JsonPath& list_path) {
+    absl::flat_hash_map<NodeId, std::size_t> first;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (module_.graph.kind(nodes[i]) == NodeKind::kVar) continue;
-      return graph_json_error("bad_field", list_path / i,
-                              fmt::format("{} must be a var node", what));
+      if (module_.graph.kind(nodes[i]) != NodeKind::kVar) {
+        return graph_json_error("bad_field", list_path / i, "a parameter must be a var node");
+      }
+      auto [seen, inserted] = first.try_emplace(nodes[i], i);
+      if (!inserted) {
+        return graph_json_error(
+            "duplicate_param", list_path / i,
+            fmt::format("the var of parameter {} again (a function binds a var once)",
+                        seen->second));
+      }
     }
     return absl::OkStatus();
   }
@@ -478,7 +471,7 @@ class GraphJsonReader {
     if (!(*nodes)->is_array()) return wrong_type(**nodes, path / "nodes", "an array");
     auto params = references(function, "params", path, false);
     if (!params.ok()) return params.status();
-    if (auto status = expect_vars(*params, path / "params", "a parameter"); !status.ok()) {
+    if (auto status = expect_params(*params, path / "params"); !status.ok()) {
       return status;
     }
     auto outputs = references(function, "outputs", path, true);
@@ -593,7 +586,7 @@ class GraphJsonReader {
       }
       auto params = references(node, "params", path, false);
       if (!params.ok()) return params.status();
-      if (auto status = expect_vars(*params, path / "params", "a parameter"); !status.ok()) {
+      if (auto status = expect_params(*params, path / "params"); !status.ok()) {
         return status;
       }
       auto body_value = require(node, "body", path);
@@ -611,6 +604,10 @@ class GraphJsonReader {
       }
       auto name = require_string(node, "name", path);
       if (!name.ok()) return name.status();
+      if (globals_seen_.insert(std::string(*name)).second) {
+        JsonPath name_path = path / "name";
+        global_uses_.emplace_back(std::string(*name), name_path.str());
+      }
       return builder_.global_var(*name, options);
     }
     if (kind == "op") {
@@ -729,6 +726,9 @@ class GraphJsonReader {
   absl::flat_hash_map<std::uint32_t, NodeId> ids_;
   std::optional<std::uint32_t> last_id_;
   absl::flat_hash_map<std::string, TypeId> types_;
+  // Each global name a node uses, with the place of its first use, in file order.
+  absl::flat_hash_set<std::string> globals_seen_;
+  std::vector<std::pair<std::string, std::string>> global_uses_;
   // Where the streaming parse is (see on_event).
   std::string root_key_;
   std::string function_key_;
@@ -736,7 +736,6 @@ class GraphJsonReader {
   bool in_nodes_ = false;
   std::size_t function_index_ = 0;
   std::size_t node_index_ = 0;
-  absl::Status refused_;
 };
 
 }  // namespace graphpat::detail

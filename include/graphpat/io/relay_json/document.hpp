@@ -9,6 +9,7 @@
 //   std::optional<std::string_view> functions = document.field(1, "functions");  // "2"
 #pragma once
 
+#include <absl/container/flat_hash_set.h>
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
 #include <absl/strings/escaping.h>
@@ -39,11 +40,14 @@ inline bool looks_like_reference(std::size_t node_count, std::string_view text) 
   return target && *target < node_count;
 }
 
-/// A `relay_json.<what>` error located at `where` (a JSON path such as `nodes[3].attrs.op`).
+/// A `relay_json.<what>` error located at `where` (a JSON path such as `nodes[3].attrs.op`,
+/// shortened when long).
 inline absl::Status json_error(std::string_view what, std::string_view where,
                                std::string_view problem) {
   return make_error(absl::StatusCode::kInvalidArgument, fmt::format("relay_json.{}", what),
-                    where.empty() ? std::string(problem) : fmt::format("{}: {}", where, problem));
+                    where.empty()
+                        ? std::string(problem)
+                        : fmt::format("{}: {}", graphpat::detail::short_json_path(where), problem));
 }
 
 /// Bytes of the document's text arena.
@@ -160,7 +164,11 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
     return number(static_cast<std::uint64_t>(value));
   }
   bool number_unsigned(number_unsigned_t value) override { return number(value); }
-  bool number_float(number_float_t, const string_t&) override {
+  bool number_float(number_float_t, const string_t& text) override {
+    // nlohmann reads an integer too large for 64 bits as a float; its text has no '.' or 'e'.
+    if (text.find_first_of(".eE") == std::string::npos) {
+      return unexpected("an integer that does not fit in 64 bits");
+    }
     return unexpected("a fractional number");
   }
   bool binary(binary_t&) override { return unexpected("binary data"); }
@@ -266,16 +274,20 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
         return true;
       case State::kNodeAttrs: {
         attr_key_ = doc_.names.intern(name);
-        const JsonNode& node = doc_.nodes.back();
-        for (std::uint32_t i = 0; i < node.field_count; ++i) {
-          if (doc_.fields[node.first_field + i].key == attr_key_) {
-            return fail("duplicate_key", fmt::format("{}.attrs.{}", node_path(), name),
-                        "appears twice");
-          }
+        // Which node last used each field name, so a duplicate is found in constant time.
+        std::uint32_t slot = attr_key_.index();
+        if (slot >= key_last_node_.size()) key_last_node_.resize(slot + 1);
+        if (key_last_node_[slot] == doc_.nodes.size()) {
+          return fail("duplicate_key", fmt::format("{}.attrs.{}", node_path(), name),
+                      "appears twice");
         }
+        key_last_node_[slot] = doc_.nodes.size();
         return true;
       }
       case State::kTopAttrs:
+        if (!top_attr_keys_.insert(name).second) {
+          return fail("duplicate_key", fmt::format("attrs.{}", name), "appears twice");
+        }
         top_attr_key_ = name;
         return true;
       default:
@@ -344,10 +356,10 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
 
   bool parse_error(std::size_t position, const std::string&,
                    const nlohmann::detail::exception& error) override {
-    // nlohmann quotes the bytes it read last; a message must stay printable UTF-8 even when
-    // the file is not.
-    status = json_error("not_json", fmt::format("byte {}", position),
-                        graphpat::detail::escape_unprintable(error.what()));
+    // out_of_range.406: a number past the range of a double, where only integers belong.
+    if (error.id == 406) return unexpected("a number out of the range of a 64-bit float");
+    // nlohmann quotes the bytes it read last, which need not be UTF-8: make_error escapes them.
+    status = json_error("not_json", fmt::format("byte {}", position), error.what());
     return false;
   }
 
@@ -464,6 +476,8 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
   bool seen_type_key_ = false;
   StringId attr_key_;
   std::string top_attr_key_;
+  absl::flat_hash_set<std::string> top_attr_keys_;
+  std::vector<std::size_t> key_last_node_;  // by field name id: 1 + the last node using it
 };
 
 /// Parses the envelope of a TVM JSON file into `document` (a fresh one: StringPool does not

@@ -293,9 +293,8 @@ inline absl::StatusOr<std::string> write_json(
       for (std::size_t i = 0; i < sorted.size(); ++i) {
         const OutField& field = *sorted[i];
         auto field_not_utf8 = [&] {
-          return not_utf8(fmt::format("nodes[{}].attrs.{}", position,
-                                      graphpat::detail::escape_unprintable(
-                                          graph.names.view(field.key))));
+          return not_utf8(
+              fmt::format("nodes[{}].attrs.{}", position, graph.names.view(field.key)));
         };
         if (i > 0) out += ", ";
         if (multi_line) out += "\n        ";

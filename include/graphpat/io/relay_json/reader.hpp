@@ -14,6 +14,7 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
@@ -98,6 +99,7 @@ class JsonReader {
       GRAPHPAT_RELAY_JSON_CHECK(expect_expression(root, "root"));
       GRAPHPAT_RELAY_JSON_ASSIGN(expression_root, expression(root));
     }
+    GRAPHPAT_RELAY_JSON_CHECK(check_unused_tensors());
     record_provenance();
     return expression_root;
   }
@@ -137,10 +139,17 @@ class JsonReader {
       return json_error("missing_field", at(index, field),
                         fmt::format("a {} needs this field", doc_.type_key(index)));
     }
-    std::optional<std::uint64_t> target = parse_decimal<std::uint64_t>(*value);
+    return ref_of_text(index, field, *value);
+  }
+
+  /// Reference field `field` of `index` whose text the caller holds as `value` (a walk over
+  /// all of a node's fields passes it rather than scanning the node's fields for it again).
+  absl::StatusOr<std::uint32_t> ref_of_text(std::uint32_t index, std::string_view field,
+                                            std::string_view value) const {
+    std::optional<std::uint64_t> target = parse_decimal<std::uint64_t>(value);
     if (!target) {
       return json_error("bad_value", at(index, field),
-                        fmt::format("\"{}\" is not a node index", *value));
+                        fmt::format("\"{}\" is not a node index", value));
     }
     if (*target >= doc_.size()) return dangling(at(index, field), *target);
     return static_cast<std::uint32_t>(*target);
@@ -154,6 +163,17 @@ class JsonReader {
                         fmt::format("\"{}\" is not a decimal integer", value));
     }
     return *parsed;
+  }
+
+  /// An inline integer field TVM declares `int`: 32 bits, never truncated.
+  absl::StatusOr<std::int32_t> integer32(std::uint32_t index, std::string_view field) {
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, field));
+    if (value < std::numeric_limits<std::int32_t>::min() ||
+        value > std::numeric_limits<std::int32_t>::max()) {
+      return json_error("bad_value", at(index, field),
+                        fmt::format("{} does not fit in a 32-bit int", value));
+    }
+    return static_cast<std::int32_t>(value);
   }
 
   absl::StatusOr<bool> boolean(std::uint32_t index, std::string_view field) {
@@ -224,8 +244,9 @@ class JsonReader {
     ObjectFields object(doc_, layouts_, index);
     for (const JsonField& field : doc_.fields_of(index)) {
       std::string_view name = doc_.names.view(field.key);
-      if (object.use(name, doc_.view(field.value)) != FieldUse::kReference) continue;
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, name));
+      std::string_view text_value = doc_.view(field.value);
+      if (object.use(name, text_value) != FieldUse::kReference) continue;
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref_of_text(index, name, text_value));
       edges.push_back({target, field.key.value, false});
     }
     return absl::OkStatus();
@@ -295,11 +316,17 @@ class JsonReader {
       GRAPHPAT_RELAY_JSON_CHECK(expect_key(key, at_data(functions, i), "GlobalVar"));
       GRAPHPAT_RELAY_JSON_CHECK(expect_key(value, at_data(functions, i + 1), "relay.Function"));
       GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(key, "name_hint"));
+      if (module_.find(name)) {
+        return json_error("duplicate_definition", at_data(functions, i),
+                          fmt::format("@{} is defined twice", name));
+      }
       GRAPHPAT_RELAY_JSON_ASSIGN(NodeId function, expression(value));
       GRAPHPAT_RELAY_JSON_CHECK(expression(key).status());
       module_.add_function(name, function);
       prov_.global_vars.try_emplace(std::string(name), key);
     }
+    GRAPHPAT_RELAY_JSON_CHECK(check_global_var_map(index));
+    GRAPHPAT_RELAY_JSON_CHECK(check_globals_defined());
     GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t definitions, ref(index, "type_definitions"));
     if (definitions != 0 && !doc_.data_of(definitions).empty()) {
       return json_error("unsupported", at(index, "type_definitions"),
@@ -307,6 +334,61 @@ class JsonReader {
     }
     GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t attrs, ref(index, "attrs"));
     GRAPHPAT_RELAY_JSON_ASSIGN(module_.attrs, object_value(attrs, at(index, "attrs")));
+    return absl::OkStatus();
+  }
+
+  /// IRModule.global_var_map_ (name → GlobalVar), which TVM keeps in step with `functions`:
+  /// each entry must be the GlobalVar of a function of that name, and each function must have
+  /// one. A missing map (files written by hand) is not checked.
+  absl::Status check_global_var_map(std::uint32_t module) {
+    if (!doc_.field(module, "global_var_map_")) return absl::OkStatus();
+    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t map, ref(module, "global_var_map_"));
+    if (map == 0) return absl::OkStatus();
+    GRAPHPAT_RELAY_JSON_CHECK(expect_key(map, at(module, "global_var_map_"), "Map"));
+    auto keys = doc_.keys_of(map);
+    auto data = doc_.data_of(map);
+    if (keys.size() != data.size()) {
+      return json_error("unexpected_type", at_node(map),
+                        "IRModule.global_var_map_ must be keyed by strings");
+    }
+    absl::flat_hash_set<std::string_view> names;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      auto target = static_cast<std::uint32_t>(data[i]);
+      if (!names.insert(doc_.view(keys[i])).second) {
+        return json_error("duplicate_key", fmt::format("{}.keys[{}]", at_node(map), i),
+                          "appears twice");
+      }
+      GRAPHPAT_RELAY_JSON_CHECK(expect_key(target, at_data(map, i), "GlobalVar"));
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(target, "name_hint"));
+      std::string_view key = doc_.view(keys[i]);
+      if (name != key || !module_.find(key)) {
+        return json_error("bad_value", at_data(map, i),
+                          name != key ? fmt::format("maps \"{}\" to the GlobalVar @{}", key, name)
+                                      : fmt::format("maps \"{}\", but the module has no function "
+                                                    "@{}",
+                                                    key, key));
+      }
+    }
+    if (keys.size() != module_.functions().size()) {
+      return json_error("bad_value", at_node(map),
+                        fmt::format("IRModule.global_var_map_ has {} entries, but the module "
+                                    "has {} functions",
+                                    keys.size(), module_.functions().size()));
+    }
+    return absl::OkStatus();
+  }
+
+  /// Every GlobalVar an expression uses names a function of the module (TVM's type checker
+  /// refuses a call of an undefined global).
+  absl::Status check_globals_defined() {
+    for (std::uint32_t index = 0; index < doc_.size(); ++index) {
+      if (!prov_.node_of[index].valid() || doc_.type_key(index) != "GlobalVar") continue;
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(index, "name_hint"));
+      if (!module_.find(name)) {
+        return json_error("undefined_global", at(index, "name_hint"),
+                          fmt::format("@{} is not a function of the module", name));
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -354,6 +436,22 @@ class JsonReader {
     return absl::OkStatus();
   }
 
+  /// A function binds each of its parameters once: `params` lists no Var twice.
+  absl::Status expect_distinct_params(std::uint32_t function,
+                                      std::span<const std::uint32_t> params) {
+    absl::flat_hash_map<std::uint32_t, std::size_t> first;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      auto [seen, inserted] = first.try_emplace(params[i], i);
+      if (inserted) continue;
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t list, ref(function, "params"));
+      return json_error("duplicate_param", at_data(list, i),
+                        fmt::format("refers to node {}, the Var of parameter {} again (a "
+                                    "function binds a Var once)",
+                                    params[i], seen->second));
+    }
+    return absl::OkStatus();
+  }
+
   /// The expression operands of node `index`, in operand order.
   absl::Status operands_of(std::uint32_t index, std::vector<std::uint32_t>& out) {
     out.clear();
@@ -366,6 +464,7 @@ class JsonReader {
     if (key == "relay.TupleGetItem") return child(index, "tuple_value", out);
     if (key == "relay.Function") {
       GRAPHPAT_RELAY_JSON_CHECK(children(index, "params", out, "relay.Var"));
+      GRAPHPAT_RELAY_JSON_CHECK(expect_distinct_params(index, out));
       return child(index, "body", out);
     }
     if (key == "relay.Let") {
@@ -564,9 +663,8 @@ class JsonReader {
       result = types.func(params, ret, type_params);
     } else if (key == "TypeVar" || key == "GlobalTypeVar") {
       GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(index, "name_hint"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t kind, integer(index, "kind"));
-      result = key == "TypeVar" ? types.type_var(name, static_cast<std::int32_t>(kind))
-                                : types.global_type_var(name, static_cast<std::int32_t>(kind));
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::int32_t kind, integer32(index, "kind"));
+      result = key == "TypeVar" ? types.type_var(name, kind) : types.global_type_var(name, kind);
     } else if (key == "TypeCall") {
       GRAPHPAT_RELAY_JSON_ASSIGN(TypeId callee, single("func"));
       GRAPHPAT_RELAY_JSON_ASSIGN(auto args, list("args"));
@@ -575,8 +673,8 @@ class JsonReader {
       GRAPHPAT_RELAY_JSON_ASSIGN(TypeId value, single("value"));
       result = types.ref(value);
     } else if (key == "IncompleteType") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t kind, integer(index, "kind"));
-      result = types.incomplete(static_cast<std::int32_t>(kind));
+      GRAPHPAT_RELAY_JSON_ASSIGN(std::int32_t kind, integer32(index, "kind"));
+      result = types.incomplete(kind);
     } else if (is_expression_key(key) || key == "Array" || key == "Map" || has_repr_bytes(key) ||
                key.starts_with("relay.attrs.")) {
       return json_error("unexpected_type", where,
@@ -672,8 +770,7 @@ class JsonReader {
     std::int32_t* slots[] = {&result.line, &result.column, &result.end_line, &result.end_column};
     std::string_view names[] = {"line", "column", "end_line", "end_column"};
     for (int i = 0; i < 4; ++i) {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, names[i]));
-      *slots[i] = static_cast<std::int32_t>(value);
+      GRAPHPAT_RELAY_JSON_ASSIGN(*slots[i], integer32(index, names[i]));
     }
     prov_.span_of[index] = context_.spans.intern(result);
     return prov_.span_of[index];
@@ -696,6 +793,19 @@ class JsonReader {
     slot = context_.tensors.add(Tensor{context_.strings.intern(decoded.dtype),
                                        std::move(decoded.shape), std::move(decoded.bytes)});
     return slot;
+  }
+
+  /// TVM's loader decodes every b64ndarrays entry, used or not, and refuses the file when one
+  /// does not decode; so does this one (an unused entry is decoded and dropped).
+  absl::Status check_unused_tensors() const {
+    for (std::size_t blob = 0; blob < tensors_.size(); ++blob) {
+      if (tensors_[blob].valid()) continue;
+      GRAPHPAT_RELAY_JSON_CHECK(decode_ndarray(doc_.view(doc_.b64ndarrays[blob]),
+                                               fmt::format("b64ndarrays[{}]", blob),
+                                               limits_.max_tensor_bytes)
+                                    .status());
+    }
+    return absl::OkStatus();
   }
 
   // ----- attribute values ----------------------------------------------------------------------
@@ -841,7 +951,7 @@ class JsonReader {
           std::string_view text_value = doc_.view(field.value);
           AttrValueId field_value;
           if (object.use(name, text_value) == FieldUse::kReference) {
-            GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, name));
+            GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref_of_text(index, name, text_value));
             GRAPHPAT_RELAY_JSON_ASSIGN(field_value, value(target, depth + 1));
           } else {
             field_value = attrs.string(text_value);
