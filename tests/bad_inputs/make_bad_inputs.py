@@ -287,7 +287,6 @@ H4['graph_float_overflow.json'] = gdoc([X, dict(relu(1, 0), op="nn.leaky_relu", 
 H4['graph_int_past_uint64.json'] = gdoc([X, dict(relu(1, 0), op="nn.softmax", attrs={"axis": 1})]).replace('"axis": 1', '"axis": 18446744073709551616')
 H4['graph_duplicate_key.json'] = gdoc([X, relu(1, 0)]).replace('"op": "nn.relu"', '"op": "nn.relu",\n          "op": "nn.tanh"')
 H4['graph_duplicate_param.json'] = gdoc([X, relu(1, 0)], params=[0, 0])
-H4['graph_int_out_of_width.json'] = gdoc([X, dict(relu(1, 0), op="my.op", attrs={"a": {"int": 300, "bits": 8}})])
 H4['graph_undefined_global.json'] = gdoc([X, {"id": 1, "kind": "global", "name": "nope"}, {"id": 2, "kind": "call", "callee": 1, "inputs": [0]}], outputs=[2])
 H4['graph_nul_in_name.json'] = gdoc([X, {"id": 1, "kind": "lam\u0000bda\u00e3"}])
 # TVM JSON: v0.14's save_json of def @main(%x: Tensor[(1, 8), float32]) { nn.relu(%x) }
