@@ -327,6 +327,24 @@ TEST_CASE("the issue's injections are refused where they were written verbatim",
         unprintable("%3", "function name", "main\\x0Adef @evil", kIdentifier));
 }
 
+TEST_CASE("a projection of %t is bracketed when a variable is named t.0", "[writers][relay_text]") {
+  // The reader takes `%t.0` for the variable `t.0` when one is in scope, else %t projected.
+  Module module;
+  graphpat::relay::Builder b(module.graph);
+  NodeId t = b.var("t");
+  NodeId t0 = b.var("t.0");
+  NodeId body = b.tuple({b.tuple_get_item(t, 0), t0, b.tuple_get_item(t, 1)});
+  module.add_function("main", b.function({t, t0}, body));
+  auto printed = graphpat::relay::print_text(module, TextEnvelope::kStr);
+  REQUIRE(printed.ok());
+  // Tuple fields that are not atoms are bound (relay-formats.md §1.8).
+  CHECK(*printed ==
+        "def @main(%t, %t.0) {\n  %0 = (%t).0;\n  %1 = %t.1;\n  (%0, %t.0, %1)\n}\n");
+  auto back = graphpat::relay::parse_text(*printed);
+  REQUIRE(back.ok());
+  CHECK(graphpat::structural_equal(module, *back));
+}
+
 TEST_CASE("string attribute values print escaped and read back as the same bytes",
           "[writers][relay_text]") {
   // NUL, quote, backslash, TAB, CR, LF, 0xFF (a byte that is not UTF-8), U+2028: StrEscape's

@@ -706,9 +706,17 @@ class RelayTextPrinter {
         text = fmt::format("({}{})", fmt::join(fields, ", "), fields.size() == 1 ? "," : "");
         break;
       }
-      case NodeKind::kTupleGetItem:
-        text = fmt::format("{}.{}", print_expr(graph_.tuple(node), false), graph_.index(node));
+      case NodeKind::kTupleGetItem: {
+        std::string tuple = print_expr(graph_.tuple(node), false);
+        // `%t.0` reads as a variable named `t.0` when there is one (ONNX names), so a
+        // projection of `%t` is bracketed then: `(%t).0`.
+        if (tuple.starts_with('%') &&
+            names_.contains(fmt::format("{}.{}", tuple.substr(1), graph_.index(node)))) {
+          tuple = "(" + tuple + ")";
+        }
+        text = fmt::format("{}.{}", tuple, graph_.index(node));
         break;
+      }
       case NodeKind::kFunction:
       case NodeKind::kIf:
       case NodeKind::kLet:
