@@ -258,7 +258,8 @@ void add_passes(PassRegistry& registry) {
       [](const Workload& w) { return graphpat::relay::parse_text(w.text()); }, kBytesLimit);
   registry.add(
       "print_text", Floor::kMemcpyText,
-      [](const Workload& w) { return graphpat::relay::print_text(w.module()); }, kBytesLimit);
+      [](const Workload& w) { return graphpat::relay::print_text(w.module()).value(); },
+      kBytesLimit);
   registry.add(
       "load_json", Floor::kMemcpyJson,
       [](const Workload& w) { return graphpat::relay::load_json(w.json()); }, kBytesLimit);

@@ -71,7 +71,7 @@ Workload::Workload(WorkloadSpec spec) : spec_(std::move(spec)) {
 }
 
 const std::string& Workload::text() const {
-  if (!text_) text_ = graphpat::relay::print_text(module_);
+  if (!text_) text_ = graphpat::relay::print_text(module_).value();
   return *text_;
 }
 

@@ -27,9 +27,12 @@ struct DiffCommandOptions {
 /// "  a.relay line 5: %3 = nn.relu(%2);"
 std::string show_side(const Loaded& side, NodeId node) {
   if (!node.valid()) return fmt::format("  {}: (none)\n", side.name);
-  TextLines lines = print_with_lines(side.module, side.envelope);
-  std::uint32_t line = lines.line_of(node);
-  return fmt::format("  {} line {}: {}\n", side.name, line, lines.statement(line));
+  absl::StatusOr<TextLines> lines = print_with_lines(side.module, side.envelope);
+  if (!lines.ok()) {
+    return fmt::format("  {}: {}\n", side.name, std::string(lines.status().message()));
+  }
+  std::uint32_t line = lines->line_of(node);
+  return fmt::format("  {} line {}: {}\n", side.name, line, lines->statement(line));
 }
 
 /// "@main: Function -body-> nn.softmax -arg 0-> nn.bias_add", the longest paths shortened in the middle.

@@ -81,8 +81,9 @@ int run_match(const MatchCommandOptions& options) {
   if (!options.explain.empty()) {
     absl::StatusOr<NodeId> node = parse_node(options.explain, graph);
     if (!node.ok()) return fail(node.status());
-    TextLines lines = print_with_lines(input->module, input->envelope);
-    fmt::print("{}\n{}\n", locate_node(graph, lines, *node), matcher.explain(*node));
+    absl::StatusOr<TextLines> lines = print_with_lines(input->module, input->envelope);
+    if (!lines.ok()) return fail(lines.status());
+    fmt::print("{}\n{}\n", locate_node(graph, *lines, *node), matcher.explain(*node));
     return 0;
   }
   std::vector<NodeId> matched;
@@ -98,11 +99,12 @@ int run_match(const MatchCommandOptions& options) {
   }
   fmt::print("{} match{}\n", matched.size(), plural(matched.size(), "es"));
   if (matched.empty()) return 0;
-  TextLines lines = [&] {
+  absl::StatusOr<TextLines> lines = [&] {
     ProgressLine progress("printing the model to find the lines");
     return print_with_lines(input->module, input->envelope);
   }();
-  for (NodeId node : matched) fmt::print("{}\n", locate_node(graph, lines, node));
+  if (!lines.ok()) return fail(lines.status());
+  for (NodeId node : matched) fmt::print("{}\n", locate_node(graph, *lines, node));
   return 0;
 }
 

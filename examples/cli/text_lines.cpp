@@ -42,11 +42,14 @@ std::string_view TextLines::statement(std::uint32_t line) const {
   return text;
 }
 
-TextLines print_with_lines(const relay::Module& module, relay::TextEnvelope envelope) {
+absl::StatusOr<TextLines> print_with_lines(const relay::Module& module,
+                                           relay::TextEnvelope envelope) {
   const relay::Graph& graph = module.graph;
   TextLines result;
   detail::RelayTextPrinter printer(graph, envelope);
-  result.text = printer.print_module(module);
+  absl::StatusOr<std::string> text = printer.print_module(module);
+  if (!text.ok()) return text.status();
+  result.text = std::move(*text);
   result.line_starts.push_back(0);
   for (std::size_t i = 0; i < result.text.size(); ++i) {
     if (result.text[i] == '\n' && i + 1 < result.text.size()) result.line_starts.push_back(i + 1);

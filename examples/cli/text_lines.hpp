@@ -35,6 +35,8 @@ struct TextLines {
 };
 
 /// Prints `module` as print_text does and records the line of every node.
-TextLines print_with_lines(const relay::Module& module, relay::TextEnvelope envelope);
+/// The print and its line map, or the printer's refusal (`relay_text.unprintable`).
+absl::StatusOr<TextLines> print_with_lines(const relay::Module& module,
+                                           relay::TextEnvelope envelope);
 
 }  // namespace graphpat::cli

@@ -180,19 +180,25 @@ class GraphDecoder {
   absl::flat_hash_map<std::string_view, graphpat::AttrValueId> default_attrs_;
 };
 
+// The text of `module` for a report, or why it has none.
+std::string text_for_report(const relay::Module& module) {
+  absl::StatusOr<std::string> text = relay::print_text(module);
+  return text.ok() ? *text : std::string(message(text.status()));
+}
+
 void require_equal(const relay::Module& actual, const relay::Module& expected,
                    std::string_view what) {
   auto difference = graphpat::first_difference(actual, expected);
   if (difference) {
-    fail(what, fmt::format("{}\n{}\nexpected\n{}", difference->reason, relay::print_text(actual),
-                           relay::print_text(expected)));
+    fail(what, fmt::format("{}\n{}\nexpected\n{}", difference->reason, text_for_report(actual),
+                           text_for_report(expected)));
   }
 }
 
 void require_verified(const relay::Module& module, std::string_view what) {
   absl::Status status = graphpat::verify(module);
   // (the print is for the report only: it costs more than verify)
-  if (!status.ok()) fail(what, fmt::format("{}\n{}", message(status), relay::print_text(module)));
+  if (!status.ok()) fail(what, fmt::format("{}\n{}", message(status), text_for_report(module)));
 }
 
 bool has_stateful_call(const relay::Graph& graph) {
@@ -207,7 +213,9 @@ bool has_stateful_call(const relay::Graph& graph) {
 }
 
 void check_text_round_trip(const relay::Module& module, std::string_view what) {
-  std::string printed = relay::print_text(module);
+  absl::StatusOr<std::string> print = relay::print_text(module);
+  require_ok(print.status(), what);
+  std::string printed = std::move(*print);
   absl::StatusOr<relay::Module> parsed = relay::parse_text(printed);
   require_ok(parsed.status(), what, printed);
   require_equal(*parsed, module, what);

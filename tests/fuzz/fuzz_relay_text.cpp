@@ -232,7 +232,12 @@ void check_module(std::string_view text) {
     return;
   }
   require(graphpat::verify(*module).ok(), "the parsed module does not verify");
-  std::string printed = graphpat::relay::print_text(*module);
+  absl::StatusOr<std::string> print = graphpat::relay::print_text(*module);
+  if (!print.ok()) {  // a name the text cannot spell: refused with a located error
+    require_error_id(print.status());
+    return;
+  }
+  std::string printed = std::move(*print);
   absl::StatusOr<graphpat::relay::Module> again = graphpat::relay::parse_text(printed);
   if (!again.ok() && print_cannot_parse_back(again.status(), printed, /*expression=*/false)) {
     return;
@@ -255,7 +260,12 @@ void check_expression(std::string_view text) {
     return;
   }
   require(graphpat::verify(parsed->module.graph).ok(), "the parsed expression does not verify");
-  std::string printed = graphpat::relay::print_expression(*parsed);
+  absl::StatusOr<std::string> print = graphpat::relay::print_expression(*parsed);
+  if (!print.ok()) {  // a name the text cannot spell: refused with a located error
+    require_error_id(print.status());
+    return;
+  }
+  std::string printed = std::move(*print);
   absl::StatusOr<graphpat::relay::ParsedExpression> again =
       graphpat::relay::parse_expression(printed);
   if (!again.ok() && print_cannot_parse_back(again.status(), printed, /*expression=*/true)) {

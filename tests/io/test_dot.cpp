@@ -1,6 +1,7 @@
 // Graphviz export (include/graphpat/io/dot.hpp): the exact DOT text of a small graph, with and
 // without folded constants and with a cluster; partitioned functions drawn as clusters; and the
-// real `dot` rendering the partitioned MobileNetV2 with one cluster per partitioned function.
+// real `dot` rendering the partitioned MobileNetV2 with one cluster per partitioned function;
+// odd names (quotes, backslashes, entities, control bytes, bytes that are not UTF-8) escaped.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -97,6 +98,19 @@ TEST_CASE("dot: labels are escaped; an unknown function is an error", "[dot]") {
   REQUIRE_FALSE(missing.ok());
   CHECK(message(missing.status()) ==
         "[graphpat.dot.unknown_function] @other: no such function in the module");
+}
+
+TEST_CASE("dot: a label shows the exact name, and no name leaves its quoted string", "[dot]") {
+  graphpat::relay::Module module;
+  graphpat::relay::Builder b(module.graph);
+  // Quote, backslash (with a letter Graphviz would read as \N), an entity, a line feed, CR,
+  // NUL, a byte that is not UTF-8, then é kept as it is.
+  NodeId x = b.var(std::string("a\"b\\Nc&amp;d\ne\rf\0g\xFF\xC3\xA9", 21));
+  module.add_function("main", b.function({x}, b.call("nn.relu", {x})));
+  auto dot = graphpat::relay::to_dot(module);
+  REQUIRE(dot.ok());
+  CHECK(dot->find("  n0 [label=\"a\\\"b\\\\Nc&amp;amp;d\\ne\\\\x0Df\\\\x00g\\\\xFF\xC3\xA9\", "
+                  "shape=ellipse];\n") != std::string::npos);
 }
 
 TEST_CASE("dot: a partitioned function is drawn as a cluster of its body", "[dot]") {

@@ -300,8 +300,9 @@ TEST_CASE("a rewrite that never settles stops at max_iterations and says so", "[
                                    {.max_applications = 1'000'000, .max_iterations = 7});
   CHECK_FALSE(bounded.converged);
   CHECK(bounded.iterations == 7);
-  CHECK(graphpat::relay::print_expression(bounded.graph, bounded.root, graphpat::relay::TextEnvelope::kStr) ==
-        "free_var %y;\nfree_var %x;\nadd(%y, %x)");
+  CHECK(graphpat::relay::print_expression(bounded.graph, bounded.root,
+                                          graphpat::relay::TextEnvelope::kStr)
+            .value() == "free_var %y;\nfree_var %x;\nadd(%y, %x)");
 }
 
 // A limit left 0 is the loader's own default, so `{.limits = {.max_nodes = N}}` keeps the

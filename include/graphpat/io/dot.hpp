@@ -15,6 +15,9 @@
 // body, its parameters wired to the call's arguments, inside a cluster labelled with that name;
 // calls of partitioned functions inside such a body are drawn as plain boxes (one level).
 // Every walk is iterative; the text is linear in the function's size.
+// DOT has no reader here, so its writer rule is: node ids are graphpat's own (`n12`, `c3_n4`),
+// and every label and name goes through dot_escape, so Graphviz shows the exact name (bytes it
+// cannot show spelt `\xNN`) and nothing in a name ends the quoted string or makes an escape.
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -59,17 +62,32 @@ struct DotOptions {
 
 namespace graphpat::detail {
 
-/// Text as a DOT double-quoted string body: `"` and `\` escaped, line breaks as `\n`.
+/// Text as the body of a DOT double-quoted string that Graphviz shows as exactly `text`: `"`
+/// and `\` backslashed (so no name ends the string or makes a `\N`, `\l` escape), `&` as
+/// `&amp;` (Graphviz reads entities in every label), a line feed as the line break `\n`; the
+/// bytes it cannot show (other control bytes, bytes that are not UTF-8) are spelt `\xNN`, as in
+/// graphpat's messages, never passed raw. Every label, id and cluster name goes through it.
 inline std::string dot_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
+  std::size_t bad = invalid_utf8_at(text);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    auto byte = static_cast<unsigned char>(c);
+    if (i == bad) {
+      fmt::format_to(std::back_inserter(out), "\\\\x{:02X}", byte);
+      std::size_t next = invalid_utf8_at(text.substr(i + 1));
+      bad = next == std::string_view::npos ? next : i + 1 + next;
+    } else if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
+    } else if (c == '&') {
+      out += "&amp;";
     } else if (c == '\n') {
       out += "\\n";
-    } else if (c != '\r') {
+    } else if (byte < 0x20 || byte == 0x7F) {
+      fmt::format_to(std::back_inserter(out), "\\\\x{:02X}", byte);
+    } else {
       out += c;
     }
   }

@@ -35,9 +35,12 @@ inline absl::StatusOr<Module> parse_graph_json(std::string_view json,
   return graphpat::detail::GraphJsonReader(options).read(json);
 }
 
-/// Writes `module` as graph JSON (ending with "\n"); `graph_json.unsupported` for what the
-/// format cannot hold (functions with type parameters, strings that are not UTF-8, a type
-/// whose Relay text does not read back as the same type).
+/// Writes `module` as graph JSON (ending with "\n"); `graph_json.unsupported`, at the JSON path
+/// of the field, for what the format cannot hold (functions with type parameters, strings that
+/// are not UTF-8, an op or function with an empty name, a type whose Relay text does not read
+/// back as the same type). The writer rule (a fuzz target checks it): what it writes,
+/// parse_graph_json reads back structurally equal, or it refuses; every name is an escaped
+/// JSON string, so any other UTF-8 name is carried.
 inline absl::StatusOr<std::string> print_graph_json(const Module& module) {
   return graphpat::detail::GraphJsonWriter(module).write();
 }

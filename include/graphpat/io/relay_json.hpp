@@ -60,6 +60,11 @@
 // must map each function's name to its GlobalVar.
 // Strings are written with TVM's five escapes (\r \n \\ \t \"); other control bytes, which TVM
 // writes raw and JSON readers refuse, are written \u00XX.
+// The writer rule (a fuzz target checks it): what save_json writes, load_json reads back
+// structurally equal, or save_json refuses with a located error: every name and string is a
+// JSON string, escaped, so any UTF-8 name is carried (NUL, quotes, `;`, line feeds, U+2028);
+// refused are strings that are not UTF-8 and an op with an empty name (`unsupported`, at the
+// node), constants without bytes (`missing_tensor_data`) and ambiguous texts (`ambiguous_text`).
 // Loading and saving are iterative: a 1,000,000-node chain loads and saves; only the nesting of
 // one type or attribute value is followed recursively, bounded by JsonLoadOptions::limits.
 #pragma once

@@ -45,6 +45,26 @@
 // The printer departs from TVM's where TVM's text does not read back: a let chain ends at a body
 // Let used elsewhere too, which prints bound once as `%k = (...)`; TVM prints its lines again
 // and names its variable a second time `%v-malformed-ir`.
+//
+// The writer rule (print_text, print_expression; a fuzz target checks it): the text reads back
+// structurally equal to what was printed, or the print is refused with `relay_text.unprintable`
+// naming the first node at fault (`node %3: op name 'a;b' cannot be printed: it is not
+// identifiers ...`). Names are printed raw, so each must be spelt as the lexer reads it
+// (lexer.hpp holds the one definition both use): op names and function attribute keys are
+// identifiers joined by '.', an op's first one not a keyword; global names, call attribute keys
+// (never attrs_type_key), object field keys, `'global'` values, dtypes and type variable names
+// are identifiers (a letter or '_', then letters, digits, '_' or '/'; not `inff`, which is a
+// number); `%` names may hold '.' and '::' between those; symbolic dimensions and opaque types
+// must be one `meta[KEY][i]`; span source names hold no line feed, '/*' or '*/' and do not start
+// with a blank. Variables are renamed as TVM renames them (a `v` before a name that does not
+// start with a letter, a number after a name already used: `_x` prints `%v_x`), which
+// structural equality does not see. String values are escaped as StrEscape does and the reader
+// undoes exactly that (NUL, quotes, backslashes, line feeds, bytes that are not UTF-8). A
+// constant without bytes and without a node type prints its dtype and shape as its `/* ty= */`
+// (which the reader reads them from). Known departures from the rule, not refused yet: doubles
+// print with TVM's 6 digits; a nested attribute object prints `{k=v}`, which reads back with
+// the type key "Attrs"; astext() of a module with a constant without bytes omits the metadata
+// section, so the constants with bytes lose them too (str() never writes bytes).
 #pragma once
 
 #include <absl/status/statusor.h>
@@ -76,20 +96,22 @@ inline absl::StatusOr<ParsedExpression> parse_expression(std::string_view text,
   return graphpat::detail::RelayTextParser(text, options).parse_expression();
 }
 
-/// Prints `module` as TVM v0.14 does in `envelope`.
-inline std::string print_text(const Module& module, TextEnvelope envelope = TextEnvelope::kAstext) {
+/// Prints `module` as TVM v0.14 does in `envelope`, or refuses (`relay_text.unprintable`,
+/// naming the node) a name the reader would not read back (see the top of this file).
+inline absl::StatusOr<std::string> print_text(const Module& module,
+                                              TextEnvelope envelope = TextEnvelope::kAstext) {
   return graphpat::detail::RelayTextPrinter(module.graph, envelope).print_module(module);
 }
 
 /// Prints the expression `root` of `graph` as TVM prints a bare expression (no trailing LF);
 /// `metadata` is a kept `#[metadata]` section to re-emit when it still matches.
-inline std::string print_expression(const Graph& graph, NodeId root,
-                                    TextEnvelope envelope = TextEnvelope::kAstext,
-                                    std::string_view metadata = {}) {
+inline absl::StatusOr<std::string> print_expression(const Graph& graph, NodeId root,
+                                                    TextEnvelope envelope = TextEnvelope::kAstext,
+                                                    std::string_view metadata = {}) {
   return graphpat::detail::RelayTextPrinter(graph, envelope).print_expression(root, metadata);
 }
-inline std::string print_expression(const ParsedExpression& parsed,
-                                    TextEnvelope envelope = TextEnvelope::kAstext) {
+inline absl::StatusOr<std::string> print_expression(const ParsedExpression& parsed,
+                                                    TextEnvelope envelope = TextEnvelope::kAstext) {
   return print_expression(parsed.module.graph, parsed.root, envelope, parsed.module.text_metadata);
 }
 

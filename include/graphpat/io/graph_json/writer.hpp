@@ -84,6 +84,11 @@ class GraphJsonWriter {
   void string(std::string& out, std::string_view text, const JsonPath& path) {
     if (!append_json_string(out, text)) not_utf8(path);
   }
+  // A name the reader refuses when empty (an op's, a function's); any other string is escaped.
+  void name(std::string& out, std::string_view text, const JsonPath& path, std::string_view what) {
+    if (text.empty()) fail(unsupported(path, fmt::format("{} with an empty name", what)));
+    string(out, text, path);
+  }
 
   // Decides which function writes each node, and the id it gets in the file.
   absl::Status number_nodes() {
@@ -259,7 +264,7 @@ class GraphJsonWriter {
     NodeId function = global.function;
     JsonPath path = functions_path / k;
     out += "    {\n      \"name\": ";
-    string(out, module_.name(global), path / "name");
+    name(out, module_.name(global), path / "name", "a function");
     function_fields(out, function, path, ",\n      ");
     type_field(out, ",\n      ", "type", graph_.type(function), path);
     out += ",\n      \"params\": ";
@@ -302,13 +307,13 @@ class GraphJsonWriter {
       }
       case NodeKind::kOp:
         out += "\"op\", \"op\": ";
-        string(out, context_.op_name(graph_.op(node)), path);
+        name(out, context_.op_name(graph_.op(node)), path / "op", "an op");
         break;
       case NodeKind::kCall:
         out += "\"call\", ";
         if (called_op(node)) {
           out += "\"op\": ";
-          string(out, context_.op_name(graph_.called_op(node)), path);
+          name(out, context_.op_name(graph_.called_op(node)), path / "op", "an op");
         } else {
           fmt::format_to(std::back_inserter(out), "\"callee\": {}",
                          file_ids_[graph_.callee(node).index()]);

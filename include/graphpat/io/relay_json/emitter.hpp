@@ -693,6 +693,10 @@ class Emitter {
     std::uint32_t result = kNone;
     switch (kind) {
       case NodeKind::kOp:
+        // The loader refuses an Op without a name (an empty repr_str).
+        if (context_.op_name(graph_.op(id)).empty()) {
+          fail(json_error("unsupported", fmt::format("node {}", id), "an op with an empty name"));
+        }
         result = objects_.add_repr("Op", context_.op_name(graph_.op(id)));
         break;
       case NodeKind::kGlobalVar: {

@@ -11,6 +11,7 @@
 #include <absl/status/status.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -82,6 +83,75 @@ inline std::string describe(const Token& token) {
   return "a token";
 }
 
+// ----- how names are spelt (§1.2) ---------------------------------------------------------
+// One definition for the lexer, which reads names with these, and the printer, which refuses a
+// name they do not accept (printer.hpp), so what is printed always lexes back as the same name.
+
+inline bool is_relay_ident_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+inline bool is_relay_ident_char(char c) {
+  return is_relay_ident_start(c) || (c >= '0' && c <= '9') || c == '/';
+}
+/// The identifier words the lexer reads as numbers: the printer's `inff`, `nanf16`, ...
+inline bool is_number_word(std::string_view word) {
+  if (!word.starts_with("inff") && !word.starts_with("nanf")) return false;
+  std::string_view width = word.substr(4);
+  return width.empty() || width == "16" || width == "32" || width == "64";
+}
+/// Whether `word` lexes as one identifier token (`nn`, `conv2d`, `a/b`; not `inff`).
+inline bool is_relay_identifier(std::string_view word) {
+  if (word.empty() || !is_relay_ident_start(word[0])) return false;
+  for (char c : word) {
+    if (!is_relay_ident_char(c)) return false;
+  }
+  return !is_number_word(word);
+}
+/// Whether `word` is a keyword the parser reads as such where an expression starts, so that it
+/// cannot begin an op name.
+inline bool is_relay_keyword(std::string_view word) {
+  static constexpr std::string_view kKeywords[] = {
+      "let", "fn",       "def",       "if",    "else", "type",  "extern", "free_var",
+      "ref", "ref_read", "ref_write", "match", "True", "False", "None",   "nullptr"};
+  return std::find(std::begin(kKeywords), std::end(kKeywords), word) != std::end(kKeywords);
+}
+/// Whether `word` is identifiers joined by single dots (`nn.conv2d`, `relay.reshape_only`),
+/// as the parser reassembles op names and function attribute keys.
+inline bool is_relay_dotted_name(std::string_view word) {
+  while (true) {
+    std::size_t dot = word.find('.');
+    if (!is_relay_identifier(word.substr(0, dot))) return false;
+    if (dot == std::string_view::npos) return true;
+    word = word.substr(dot + 1);
+  }
+}
+/// Whether `@` + `name` lexes as one global token naming `name`.
+inline bool is_relay_global_name(std::string_view name) {
+  if (name.empty() || !is_relay_ident_start(name[0])) return false;
+  return std::all_of(name.begin(), name.end(), is_relay_ident_char);
+}
+/// How many bytes of `text` (just after a `%` and starting with an identifier start) a local
+/// name takes: identifier characters, plus `.` and `::` inside (ONNX names such as `%input.1`
+/// and `%onnx::Conv_0`); a lone `:` is the type separator.
+inline std::size_t local_name_length(std::string_view text) {
+  auto at = [&](std::size_t i) { return i < text.size() ? text[i] : '\0'; };
+  std::size_t end = 0;
+  while (true) {
+    while (is_relay_ident_char(at(end))) ++end;
+    if (at(end) == '.' && is_relay_ident_char(at(end + 1))) {
+      ++end;
+    } else if (at(end) == ':' && at(end + 1) == ':' && is_relay_ident_char(at(end + 2))) {
+      end += 2;
+    } else {
+      return end;
+    }
+  }
+}
+/// Whether `%` + `name` lexes as one local token naming `name` (`%0` is a graph binding).
+inline bool is_relay_local_name(std::string_view name) {
+  return !name.empty() && is_relay_ident_start(name[0]) && local_name_length(name) == name.size();
+}
+
 /// A located parse error: `[graphpat.relay_text.<id>] LINE:COL: message`.
 inline absl::Status text_error(std::string_view id, std::int32_t line, std::int32_t column,
                                std::string_view message) {
@@ -111,9 +181,8 @@ class RelayLexer {
 
  private:
   static bool is_digit(char c) { return c >= '0' && c <= '9'; }
-  static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-  static bool is_ident_start(char c) { return is_alpha(c) || c == '_'; }
-  static bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c) || c == '/'; }
+  static bool is_ident_start(char c) { return is_relay_ident_start(c); }
+  static bool is_ident_char(char c) { return is_relay_ident_char(c); }
   // A TVM type key: names of letters, digits and '_' joined by dots (tir.Var,
   // relay.attrs.Conv2DAttrs). Anything else would be printed back as it was written, where it
   // need not lex again.
@@ -298,13 +367,9 @@ class RelayLexer {
     }
     if (is_ident_start(c)) {
       while (is_ident_char(at(pos_))) advance();
-      std::string_view word = text_.substr(start, pos_ - start);
       // The printer writes infinities and NaNs as `inff`, `nanf16`, ...: read them as numbers.
-      if (word.starts_with("inff") || word.starts_with("nanf")) {
-        std::string_view width = word.substr(4);
-        if (width.empty() || width == "16" || width == "32" || width == "64") {
-          return make(TokenKind::kNumber, start, line, column);
-        }
+      if (is_number_word(text_.substr(start, pos_ - start))) {
+        return make(TokenKind::kNumber, start, line, column);
       }
       return make(TokenKind::kIdent, start, line, column);
     }
@@ -337,20 +402,8 @@ class RelayLexer {
     }
   }
 
-  // %name: identifier characters, plus `.` and `::` inside (ONNX names such as `%input.1` and
-  // `%onnx::Conv_0`); a lone `:` is the type separator.
-  void lex_local_name() {
-    while (true) {
-      while (is_ident_char(at(pos_))) advance();
-      if (at(pos_) == '.' && is_ident_char(at(pos_ + 1))) {
-        advance();
-      } else if (at(pos_) == ':' && at(pos_ + 1) == ':' && is_ident_char(at(pos_ + 2))) {
-        advance(2);
-      } else {
-        return;
-      }
-    }
-  }
+  // %name: see local_name_length (a name holds no line feed, so advance counts columns).
+  void lex_local_name() { advance(local_name_length(text_.substr(pos_))); }
 
   Token lex_meta(std::int32_t line, std::int32_t column) {
     std::size_t start = pos_;

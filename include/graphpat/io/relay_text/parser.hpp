@@ -1142,11 +1142,8 @@ class RelayTextParser {
       return unsupported(token, "references (ref, ref_read, ref_write)");
     }
     if (token.text == "match" || token.text == "match?") return unsupported(token, "match expressions");
-    static constexpr std::string_view kKeywords[] = {"let", "def", "else", "type", "extern",
-                                                     "free_var", "None", "nullptr"};
-    for (std::string_view keyword : kKeywords) {
-      if (token.text == keyword) return unexpected(token, "expected an expression");
-    }
+    // The other keywords (lexer.hpp's list, which the printer checks op names against).
+    if (is_relay_keyword(token.text)) return unexpected(token, "expected an expression");
     std::string name(token.text);
     while (lexer().peek().is('.') && lexer().peek(1).kind == TokenKind::kIdent) {
       take();

@@ -11,6 +11,8 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
+#include <absl/status/status.h>
+#include <absl/status/statusor.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -136,7 +138,9 @@ class RelayTextPrinter {
     leaf_texts_.reserve(graph.size() / 2);
   }
 
-  std::string print_module(const relay::Module& module) {
+  /// The module's text, or `relay_text.unprintable` naming the first node with a name the
+  /// reader would not read back as written.
+  absl::StatusOr<std::string> print_module(const relay::Module& module) {
     std::string out = header();
     std::vector<const GlobalFunction*> functions;
     for (const GlobalFunction& function : module.functions()) functions.push_back(&function);
@@ -148,16 +152,21 @@ class RelayTextPrinter {
       if (!first) out += '\n';
       first = false;
       count_parents(function->function);
+      if (!is_relay_global_name(module.name(*function))) {
+        refuse(function->function, "function name", module.name(*function), kIdentifierRule);
+      }
       out += function_text(function->function, fmt::format("def @{}", module.name(*function)),
                            /*nested=*/false);
       out += '\n';
     }
+    if (!status_.ok()) return status_;
     out = indenter_.expand(out);
     append_trailer(out, module.text_metadata, /*is_module=*/true);
     return out;
   }
 
-  std::string print_expression(NodeId root, std::string_view kept_metadata = {}) {
+  /// The expression's text, or `relay_text.unprintable` as print_module.
+  absl::StatusOr<std::string> print_expression(NodeId root, std::string_view kept_metadata = {}) {
     std::string out = header();
     count_parents(root);
     scopes_.emplace_back();
@@ -169,6 +178,7 @@ class RelayTextPrinter {
       out += '\n';
     }
     out += result;
+    if (!status_.ok()) return status_;
     out = indenter_.expand(out);
     append_trailer(out, kept_metadata, /*is_module=*/false);
     return out;
@@ -262,6 +272,74 @@ class RelayTextPrinter {
     return write_constants_metadata(context_, graph_, meta_constants_);
   }
 
+  // ----- names the reader would not read back ---------------------------------------------
+  static constexpr std::string_view kIdentifierRule =
+      "an identifier (a letter or '_', then letters, digits, '_' or '/')";
+  static constexpr std::string_view kOpNameRule =
+      "identifiers (a letter or '_', then letters, digits, '_' or '/') joined by '.', the first "
+      "not a keyword";
+  static constexpr std::string_view kLocalNameRule =
+      "letters, digits, '_' and '/', with '.' or '::' between them";
+
+  // Records the first name that cannot be printed (print_module and print_expression return
+  // it instead of the text): `node %3: op name 'a;b' is not identifiers ...`.
+  void refuse(NodeId node, std::string_view problem) {
+    if (!status_.ok()) return;
+    status_ = make_error(absl::StatusCode::kInvalidArgument, "relay_text.unprintable",
+                         fmt::format("node {}: {}", node, problem));
+  }
+  void refuse(NodeId node, std::string_view what, std::string_view name, std::string_view rule) {
+    refuse(node, fmt::format("{} '{}' cannot be printed: it is not {}", what,
+                             escape_unprintable(name), rule));
+  }
+
+  // The keys of call attributes (`k=v`, identifiers, never attrs_type_key, which the reader
+  // takes as the struct's name) or function attributes (dotted), and every name inside their
+  // values: object fields `{k=v}` and global names `'g'` (identifiers), meta references.
+  void check_attrs(NodeId node, AttrValueId attrs, bool call) {
+    const AttrTable& table = context_.attrs;
+    std::vector<AttrValueId> values;
+    for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
+      std::string_view key = context_.strings.view(table.field_key(attrs, i));
+      if (call ? !is_relay_identifier(key) || key == "attrs_type_key"
+               : !is_relay_dotted_name(key)) {
+        refuse(node, call ? "attribute name" : "function attribute name", key,
+               call ? "an identifier other than attrs_type_key (a letter or '_', then letters, "
+                      "digits, '_' or '/')"
+                    : "identifiers (a letter or '_', then letters, digits, '_' or '/') joined "
+                      "by '.'");
+      }
+      values.push_back(table.entry_value(attrs, i));
+    }
+    while (!values.empty()) {
+      AttrValueId value = values.back();
+      values.pop_back();
+      if (table.kind(value) == AttrKind::kArray) {
+        for (AttrValueId element : table.elements(value)) values.push_back(element);
+      } else if (table.kind(value) == AttrKind::kMap) {
+        for (std::size_t i = 0; i < table.entry_count(value); ++i) {
+          values.push_back(table.map_key(value, i));
+          values.push_back(table.entry_value(value, i));
+        }
+      } else if (table.kind(value) == AttrKind::kObject) {
+        if (cache_.meta_index(value)) {
+          check_meta_text(node, "attribute value", cache_.value_text(value));
+        } else if (cache_.value_text(value).starts_with("'")) {  // a GlobalVar: 'name'
+          std::string_view global = table.text(table.entry_value(value, 0));
+          if (!is_relay_identifier(global)) refuse(node, "global name", global, kIdentifierRule);
+        } else {
+          for (std::size_t i = 0; i < table.entry_count(value); ++i) {
+            std::string_view key = context_.strings.view(table.field_key(value, i));
+            if (!is_relay_identifier(key)) {
+              refuse(node, "attribute field name", key, kIdentifierRule);
+            }
+            values.push_back(table.entry_value(value, i));
+          }
+        }
+      }
+    }
+  }
+
   // ----- dependency graph (§1.8 "parent count") ------------------------------------------
   void count_parents(NodeId root) {
     for (std::uint32_t touched : touched_) parents_[touched] = 0;
@@ -291,15 +369,18 @@ class RelayTextPrinter {
   }
 
   // ----- annotations, types, names -------------------------------------------------------
-  const std::string& type_text(TypeId type) {
+  // `node` is the node the type is printed for (named if the type cannot be printed).
+  const std::string& type_text(TypeId type, NodeId node) {
     auto [slot, inserted] = type_texts_.try_emplace(type);
     if (inserted) {
-      note_meta_in_type(type);
+      scan_type(type, node);
       slot->second = to_string(context_, type);
     }
     return slot->second;
   }
-  void note_meta_in_type(TypeId root) {
+  // Notes the meta references in a type and refuses the names in it the reader would not read
+  // back as the same type.
+  void scan_type(TypeId root, NodeId node) {
     if (!scanned_types_.insert(root).second) return;
     std::vector<TypeId> stack{root};
     const TypeTable& types = context_.types;
@@ -307,17 +388,49 @@ class RelayTextPrinter {
       TypeId type = stack.back();
       stack.pop_back();
       const TypeRecord& record = types.get(type);
-      if (record.kind == TypeKind::kTensor) {
-        for (DimId dim : types.dims(type)) {
-          const Dim& d = types.get_dim(dim);
-          if (d.kind == Dim::Kind::kSymbol) note_meta_text(context_.strings.view(d.symbol));
-        }
-      } else if (record.kind == TypeKind::kOpaque) {
-        note_meta_text(context_.strings.view(record.name));
-      } else {
-        for (TypeId child : types.children(type)) stack.push_back(child);
+      std::string_view name = record.name.valid() ? context_.strings.view(record.name) : "";
+      switch (record.kind) {
+        case TypeKind::kTensor:
+          if (!is_relay_identifier(name)) refuse(node, "dtype", name, kIdentifierRule);
+          for (DimId dim : types.dims(type)) {
+            const Dim& d = types.get_dim(dim);
+            if (d.kind != Dim::Kind::kSymbol) continue;
+            check_meta_text(node, "dimension", context_.strings.view(d.symbol));
+            note_meta_text(context_.strings.view(d.symbol));
+          }
+          break;
+        case TypeKind::kOpaque:
+          check_meta_text(node, "type", name);
+          note_meta_text(name);
+          break;
+        case TypeKind::kTypeVar:
+          // Read back by name: a dtype or a type keyword would read as something else.
+          if (!is_relay_identifier(name) || parse_dtype(name) || name == "Tensor" || name == "fn" ||
+              name == "_" || name == "ref") {
+            refuse(node, "type variable name", name,
+                   "an identifier that is not a dtype, 'Tensor', 'fn', 'ref' or '_'");
+          }
+          break;
+        case TypeKind::kGlobalTypeVar:
+        case TypeKind::kTypeCall:
+        case TypeKind::kIncomplete:
+          refuse(node, "type", to_string(context_, type), "a type the Relay text reader reads");
+          break;
+        default:
+          for (TypeId child : types.children(type)) stack.push_back(child);
+          break;
       }
     }
+  }
+  // A symbolic dimension or an opaque type is printed as its text: it must be one meta[KEY][i]
+  // reference, as the reader reads it.
+  void check_meta_text(NodeId node, std::string_view what, std::string_view text) {
+    RelayLexer lexer(text);
+    Token token = lexer.next();
+    bool one_reference = token.kind == TokenKind::kMeta && token.text.data() == text.data() &&
+                         token.text.size() == text.size() && lexer.peek().kind == TokenKind::kEnd &&
+                         lexer.status().ok();
+    if (!one_reference) refuse(node, what, text, "a meta[KEY][INDEX] reference");
   }
   // A verbatim `meta[KEY][i]` text: counted once per distinct reference.
   void note_meta_text(std::string_view text) {
@@ -332,15 +445,42 @@ class RelayTextPrinter {
     ++slot->second;
   }
 
-  std::string annotation(NodeId node) {
+  // A constant known only by its type (Relay text read without its metadata section) prints as
+  // `meta[relay.Constant][i]` with no section to hold its dtype and shape: without a node type,
+  // its annotation says them, as the reader takes them from it (TVM's `/* ty= */`). One
+  // without a dtype either (read with no annotation) prints bare and reads back as it was.
+  TypeId printed_type(NodeId node) {
     TypeId type = graph_.type(node);
+    if (type.valid() || graph_.kind(node) != NodeKind::kConstant) return type;
+    const Tensor& tensor = graph_.tensor(node);
+    if (tensor.has_data() || context_.strings.view(tensor.dtype).empty()) return type;
+    TypeTable& types = const_cast<Context&>(context_).types;  // interning adds, never changes
+    std::vector<DimId> dims;
+    for (std::int64_t extent : tensor.shape) {
+      dims.push_back(extent < 0 ? types.any_dim() : types.dim(extent));
+    }
+    return types.tensor(tensor.dtype, dims);
+  }
+
+  std::string annotation(NodeId node) {
+    TypeId type = printed_type(node);
     SpanId span = graph_.span(node);
     if (!type.valid() && !span.valid()) return {};
     std::string out = " /*";
-    if (type.valid()) out += " ty=" + type_text(type);
+    if (type.valid()) out += " ty=" + type_text(type, node);
     if (span.valid()) {
       const Span& s = context_.spans.get(span);
-      out += fmt::format(" span={}:{}:{}", context_.strings.view(s.source), s.line, s.column);
+      std::string_view source = context_.strings.view(s.source);
+      // The reader takes the name up to the span's last two colons, trimmed, from a comment
+      // that ends at `*/` (and nests at `/*`); a line feed would be indented.
+      if (source.find_first_of("\n") != std::string_view::npos ||
+          source.find("/*") != std::string_view::npos ||
+          source.find("*/") != std::string_view::npos ||
+          (!source.empty() && (source[0] == ' ' || source[0] == '\t'))) {
+        refuse(node, "span source name", source,
+               "text without a line feed, '/*' or '*/' that does not start with a blank");
+      }
+      out += fmt::format(" span={}:{}:{}", source, s.line, s.column);
     }
     out += " */";
     return out;
@@ -365,13 +505,24 @@ class RelayTextPrinter {
     return "%" + name;
   }
 
+  // `%name` for `var`: TVM's renaming (a `v` before a name that does not start with a letter,
+  // a number after a name already used), which structural equality does not see; a name that
+  // still does not lex as that one variable is refused.
+  std::string var_name(NodeId var) {
+    std::string name = allocate_name(graph_.name(var));
+    if (!is_relay_local_name(std::string_view(name).substr(1))) {
+      refuse(var, "variable name", graph_.name(var), kLocalNameRule);
+    }
+    return name;
+  }
+
   // A variable's declaration text (`%x: T /* ty=T */`); allocates its name.
   std::string declare_var(NodeId var) {
-    std::string name = allocate_name(graph_.name(var));
+    std::string name = var_name(var);
     var_names_[var.index()] = name;
     declared_.insert(var.index());
     std::string out = name;
-    if (graph_.annotation(var).valid()) out += ": " + type_text(graph_.annotation(var));
+    if (graph_.annotation(var).valid()) out += ": " + type_text(graph_.annotation(var), var);
     out += annotation(var);
     return out;
   }
@@ -416,11 +567,13 @@ class RelayTextPrinter {
       return;
     }
     if (graph_.kind(node) == NodeKind::kVar) {
-      if (!var_names_.contains(node.index())) var_names_[node.index()] = allocate_name(graph_.name(node));
+      if (!var_names_.contains(node.index())) var_names_[node.index()] = var_name(node);
       if (!declared_.contains(node.index())) {
         declared_.insert(node.index());
         std::string decl = var_names_[node.index()];
-        if (graph_.annotation(node).valid()) decl += ": " + type_text(graph_.annotation(node));
+        if (graph_.annotation(node).valid()) {
+          decl += ": " + type_text(graph_.annotation(node), node);
+        }
         decl += annotation(node);
         emit("free_var " + decl + ";");
       }
@@ -527,12 +680,18 @@ class RelayTextPrinter {
     std::string text;
     switch (graph_.kind(node)) {
       case NodeKind::kVar:
-        var_names_[node.index()] = allocate_name(graph_.name(node));
+        var_names_[node.index()] = var_name(node);
         return;
       case NodeKind::kOp:
         text = std::string(context_.op_name(graph_.op(node)));
+        if (!is_relay_dotted_name(text) || is_relay_keyword(text.substr(0, text.find('.')))) {
+          refuse(node, "op name", text, kOpNameRule);
+        }
         break;
       case NodeKind::kGlobalVar:
+        if (!is_relay_global_name(graph_.name(node))) {
+          refuse(node, "global name", graph_.name(node), kIdentifierRule);
+        }
         text = fmt::format("@{}", graph_.name(node));
         break;
       case NodeKind::kConstant:
@@ -547,9 +706,17 @@ class RelayTextPrinter {
         text = fmt::format("({}{})", fmt::join(fields, ", "), fields.size() == 1 ? "," : "");
         break;
       }
-      case NodeKind::kTupleGetItem:
-        text = fmt::format("{}.{}", print_expr(graph_.tuple(node), false), graph_.index(node));
+      case NodeKind::kTupleGetItem: {
+        std::string tuple = print_expr(graph_.tuple(node), false);
+        // `%t.0` reads as a variable named `t.0` when there is one (ONNX names), so a
+        // projection of `%t` is bracketed then: `(%t).0`.
+        if (tuple.starts_with('%') &&
+            names_.contains(fmt::format("{}.{}", tuple.substr(1), graph_.index(node)))) {
+          tuple = "(" + tuple + ")";
+        }
+        text = fmt::format("{}.{}", tuple, graph_.index(node));
         break;
+      }
       case NodeKind::kFunction:
       case NodeKind::kIf:
       case NodeKind::kLet:
@@ -584,6 +751,7 @@ class RelayTextPrinter {
       }
       bool matches = op_schema != nullptr && context_.strings.view(op_schema->type_key) == key;
       if (auto index = cache_.meta_index(attrs)) {
+        check_meta_text(node, "attributes", cache_.value_text(attrs));
         note_meta_text(cache_.value_text(attrs));
         args.push_back(cache_.value_text(attrs));
       } else if (!matches && graph_.kind(callee) == NodeKind::kOp &&
@@ -595,6 +763,7 @@ class RelayTextPrinter {
         if (inserted) note_meta_key(std::string(key));
         args.push_back(fmt::format("meta[{}][{}]", key, slot->second));
       } else {
+        check_attrs(node, attrs, /*call=*/true);
         for (std::string& field : cache_.field_texts(attrs)) args.push_back(std::move(field));
         // TVM names the struct of a call whose callee is not an op. An op's call names it too
         // when it is a struct no registry knows (a vendor's, or `on(attrs_type_key="DictA")`
@@ -620,7 +789,9 @@ class RelayTextPrinter {
     TypeId type_params = graph_.type_params(function);
     if (type_params.valid()) {
       std::vector<std::string> names;
-      for (TypeId param : context_.types.children(type_params)) names.push_back(type_text(param));
+      for (TypeId param : context_.types.children(type_params)) {
+        names.push_back(type_text(param, function));
+      }
       out += fmt::format("[{}]", fmt::join(names, ", "));
     }
     std::vector<std::string> params;
@@ -632,6 +803,7 @@ class RelayTextPrinter {
     AttrValueId attrs = graph_.attrs(function);
     if (attrs.valid()) {
       const AttrTable& table = context_.attrs;
+      check_attrs(function, attrs, /*call=*/false);
       for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
         std::string value = cache_.value_text(table.entry_value(attrs, i));
         if (cache_.meta_index(table.entry_value(attrs, i))) note_meta_text(value);
@@ -641,7 +813,7 @@ class RelayTextPrinter {
     }
     out += fmt::format("({}) ", fmt::join(params, ", "));
     if (graph_.result_type(function).valid()) {
-      out += "-> " + type_text(graph_.result_type(function)) + " ";
+      out += "-> " + type_text(graph_.result_type(function), function) + " ";
     }
     tasks_.push_back([this, function, nested, out = std::move(out)]() mutable {
       out += "{" + indenter_.indent("\n" + take_result()) + "\n}";
@@ -746,6 +918,7 @@ class RelayTextPrinter {
   absl::flat_hash_set<std::string> seen_meta_texts_;
   absl::flat_hash_set<TypeId> scanned_types_;
   absl::flat_hash_map<TypeId, std::string> type_texts_;
+  absl::Status status_;  // the first name that cannot be printed
 };
 
 }  // namespace graphpat::detail

@@ -1,0 +1,417 @@
+// The writer rule (issue 21, classes 7 and 9): whatever a writer is given, it writes text its
+// reader reads back structurally equal, or refuses with a located error naming the node. Graphs
+// are built through the API with odd names in every place a writer prints a name or a string;
+// Relay text refuses names its lexer would not read as the same name (exact messages, derived
+// from the lexer's rules), the JSON writers escape them; a constant without bytes keeps its
+// dtype and shape in the text. (DOT, which has no reader, is checked in test_dot.cpp.)
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <graphpat/analysis/structural_equal.hpp>
+#include <graphpat/io/graph_json.hpp>
+#include <graphpat/io/relay_json.hpp>
+#include <graphpat/io/relay_text.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/test_files.hpp"
+
+// A named namespace (test_io is a unity build whose other files use other `Module`s).
+namespace writer_tests {
+
+using graphpat::AttrValueId;
+using graphpat::Context;
+using graphpat::NodeId;
+using graphpat::relay::Module;
+using graphpat::relay::TextEnvelope;
+using graphpat::testing::message;
+
+// The odd names: each reader accepts a graph holding them (the JSON readers any UTF-8 string).
+const std::vector<std::string> kOddNames = {
+    "x",
+    "nn.softmax(%data); @evil",
+    std::string("a\0b", 3),
+    "a;b",
+    "main\ndef @evil",
+    "a\"b",
+    "a}b",
+    "a b",
+    "\xC3\xA9",
+    "\xE2\x80\xA8",
+    "",
+    "_x",
+    "input.1",
+    "onnx::Conv_0",
+    "a:",
+    "inff",
+    "fn",
+    "relay.reshape_only",
+    "a/b",
+    "a\\b",
+};
+
+// Where a name goes in the graph: %0 is the var, %1 the callee, %2 the call, %3 the function.
+enum class Place { kVar, kOp, kGlobal, kFunctionName, kFunctionAttr, kCallAttr, kString, kSpan };
+const Place kPlaces[] = {Place::kVar,          Place::kOp,           Place::kGlobal,
+                         Place::kFunctionName, Place::kFunctionAttr, Place::kCallAttr,
+                         Place::kString,       Place::kSpan};
+
+Module module_with(Place place, const std::string& name) {
+  Module module;
+  graphpat::relay::Builder b(module.graph);
+  Context& context = module.graph.context();
+  NodeId x = b.var(place == Place::kVar ? name : "x");
+  NodeId callee = place == Place::kOp       ? b.op(name)
+                  : place == Place::kGlobal ? b.global_var(name.empty() ? "g" : name)
+                                            : b.op("nn.relu");
+  AttrValueId call_attrs;
+  if (place == Place::kCallAttr) {
+    call_attrs = context.attrs.object(graphpat::detail::kUnknownAttrsKey,
+                                      {{name, context.attrs.integer(1)}});
+  }
+  graphpat::SpanId span;
+  if (place == Place::kSpan) span = context.spans.intern({context.strings.intern(name), 1, 2});
+  NodeId call = b.call(callee, {x}, {.attrs = call_attrs, .span = span});
+  AttrValueId function_attrs;
+  if (place == Place::kFunctionAttr || place == Place::kString) {
+    function_attrs = context.attrs.object(
+        "DictAttrs",
+        {{place == Place::kString ? "Composite" : std::string_view(name),
+          place == Place::kString ? context.attrs.string(name) : context.attrs.integer(1)}});
+  }
+  module.add_function(place == Place::kFunctionName ? name : "main",
+                      b.function({x}, call, {.attrs = function_attrs}));
+  if (place == Place::kGlobal) {
+    NodeId y = b.var("y");
+    module.add_function(name.empty() ? "g" : name, b.function({y}, y));
+  }
+  return module;
+}
+
+struct Writer {
+  std::string_view name;
+  std::string_view refusal;  // the error id of a refusal
+  std::function<absl::StatusOr<std::string>(const Module&)> write;
+  std::function<absl::StatusOr<Module>(const std::string&)> read;
+};
+
+const std::vector<Writer>& writers() {
+  static const std::vector<Writer> all = {
+      {"relay text", "graphpat.relay_text.unprintable",
+       [](const Module& m) { return graphpat::relay::print_text(m); },
+       [](const std::string& text) { return graphpat::relay::parse_text(text); }},
+      {"relay text (str)", "graphpat.relay_text.unprintable",
+       [](const Module& m) { return graphpat::relay::print_text(m, TextEnvelope::kStr); },
+       [](const std::string& text) { return graphpat::relay::parse_text(text); }},
+      {"TVM JSON", "graphpat.relay_json.unsupported",
+       [](const Module& m) { return graphpat::relay::save_json(m); },
+       [](const std::string& text) -> absl::StatusOr<Module> {
+         auto loaded = graphpat::relay::load_json(text);
+         if (!loaded.ok()) return loaded.status();
+         return std::move(loaded->module);
+       }},
+      {"graph JSON", "graphpat.graph_json.unsupported",
+       [](const Module& m) { return graphpat::relay::print_graph_json(m); },
+       [](const std::string& text) { return graphpat::relay::parse_graph_json(text); }},
+  };
+  return all;
+}
+
+// What `writer` makes of `module`: "" when it wrote text that reads back structurally equal,
+// its refusal's message when it refused with its own id, else what went wrong.
+std::string outcome(const Writer& writer, const Module& module) {
+  absl::StatusOr<std::string> written = writer.write(module);
+  if (!written.ok()) {
+    if (graphpat::error_id(written.status()) == writer.refusal) return message(written.status());
+    return "refused with another id: " + message(written.status());
+  }
+  absl::StatusOr<Module> back = writer.read(*written);
+  if (!back.ok()) return "wrote what does not read back: " + message(back.status());
+  auto difference = graphpat::first_difference(module, *back);
+  if (difference) return "wrote what reads back different: " + difference->reason;
+  return "";
+}
+
+constexpr std::string_view kIdentifier =
+    "an identifier (a letter or '_', then letters, digits, '_' or '/')";
+constexpr std::string_view kOpName =
+    "identifiers (a letter or '_', then letters, digits, '_' or '/') joined by '.', the first not "
+    "a keyword";
+
+std::string unprintable(std::string_view place, std::string_view what, std::string_view name,
+                        std::string_view rule) {
+  return fmt::format(
+      "[graphpat.relay_text.unprintable] node {}: {} '{}' cannot be printed: it "
+      "is not {}",
+      place, what, name, rule);
+}
+
+TEST_CASE("every writer writes what reads back equal or refuses, over odd names",
+          "[writers][relay_text][relay_json][graph_json]") {
+  int written = 0;
+  int refused = 0;
+  for (Place place : kPlaces) {
+    for (const std::string& name : kOddNames) {
+      Module module = module_with(place, name);
+      for (const Writer& writer : writers()) {
+        INFO(fmt::format("{}, place {}, name '{}'", writer.name, static_cast<int>(place),
+                         graphpat::detail::escape_unprintable(name)));
+        std::string result = outcome(writer, module);
+        if (result.empty()) {
+          ++written;
+        } else {
+          CHECK(result.starts_with(fmt::format("[{}] ", writer.refusal)));
+          ++refused;
+        }
+      }
+    }
+  }
+  // Every name is written somewhere, and Relay text refuses most of them somewhere.
+  CHECK(written > 400);
+  CHECK(refused > 80);
+}
+
+TEST_CASE("the JSON writers carry every odd name; the Relay text printer the ones it can spell",
+          "[writers][relay_text][relay_json][graph_json]") {
+  const Writer& text = writers()[0];
+  const Writer& tvm_json = writers()[2];
+  const Writer& graph_json = writers()[3];
+  for (const std::string& name : kOddNames) {
+    INFO(graphpat::detail::escape_unprintable(name));
+    for (Place place : {Place::kVar, Place::kGlobal, Place::kFunctionAttr, Place::kCallAttr,
+                        Place::kString, Place::kSpan}) {
+      CHECK(outcome(tvm_json, module_with(place, name)).empty());
+      CHECK(outcome(graph_json, module_with(place, name)).empty());
+    }
+    // String values are escaped, whatever they hold (NUL, quotes, backslash, 0xff-free UTF-8).
+    CHECK(outcome(text, module_with(Place::kString, name)).empty());
+  }
+  // The names Relay text spells: TVM's renaming of '_x' to %v_x and of "" to %v is invisible
+  // to structural equality.
+  for (std::string_view name : {"x", "", "_x", "input.1", "onnx::Conv_0", "inff", "fn", "a/b"}) {
+    CHECK(outcome(text, module_with(Place::kVar, std::string(name))).empty());
+  }
+  for (std::string_view name : {"x", "relay.reshape_only", "a/b"}) {
+    CHECK(outcome(text, module_with(Place::kOp, std::string(name))).empty());
+    CHECK(outcome(text, module_with(Place::kFunctionAttr, std::string(name))).empty());
+  }
+  for (std::string_view name : {"x", "_x", "inff", "fn", "a/b"}) {
+    CHECK(outcome(text, module_with(Place::kFunctionName, std::string(name))).empty());
+  }
+}
+
+TEST_CASE("the Relay text printer refuses a name it cannot spell, naming the node",
+          "[writers][relay_text]") {
+  const Writer& text = writers()[0];
+  const std::string local_rule = "letters, digits, '_' and '/', with '.' or '::' between them";
+  struct Case {
+    Place place;
+    std::string name;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {Place::kOp, "nn.softmax(%data); @evil",
+       unprintable("%1", "op name", "nn.softmax(%data); @evil", kOpName)},
+      {Place::kOp, "fn", unprintable("%1", "op name", "fn", kOpName)},            // a keyword
+      {Place::kOp, "nn.inff", unprintable("%1", "op name", "nn.inff", kOpName)},  // a number
+      {Place::kOp, "", unprintable("%1", "op name", "", kOpName)},
+      {Place::kOp, "input.1", unprintable("%1", "op name", "input.1", kOpName)},
+      {Place::kFunctionName, "main\ndef @evil",
+       unprintable("%3", "function name", "main\\x0Adef @evil", kIdentifier)},
+      {Place::kFunctionName, "relay.main",
+       unprintable("%3", "function name", "relay.main", kIdentifier)},
+      {Place::kVar, std::string("a\0b", 3),
+       unprintable("%0", "variable name", "a\\x00b", local_rule)},
+      {Place::kVar, "x y", unprintable("%0", "variable name", "x y", local_rule)},
+      {Place::kVar, "a:", unprintable("%0", "variable name", "a:", local_rule)},
+      {Place::kVar, "\xC3\xA9", unprintable("%0", "variable name", "\\xC3\\xA9", local_rule)},
+      {Place::kGlobal, "a}b", unprintable("%5", "function name", "a}b", kIdentifier)},
+      {Place::kFunctionAttr, "a;b",
+       unprintable("%3", "function attribute name", "a;b",
+                   "identifiers (a letter or '_', then letters, digits, '_' or '/') joined by "
+                   "'.'")},
+      {Place::kCallAttr, "a.b",
+       unprintable("%2", "attribute name", "a.b",
+                   "an identifier other than attrs_type_key (a letter or '_', then letters, "
+                   "digits, '_' or '/')")},
+      {Place::kCallAttr, "attrs_type_key",
+       unprintable("%2", "attribute name", "attrs_type_key",
+                   "an identifier other than attrs_type_key (a letter or '_', then letters, "
+                   "digits, '_' or '/')")},
+      {Place::kSpan, "a\nb",
+       unprintable("%2", "span source name", "a\\x0Ab",
+                   "text without a line feed, '/*' or '*/' that does not start with a blank")},
+      {Place::kSpan, "a*/b",
+       unprintable("%2", "span source name", "a*/b",
+                   "text without a line feed, '/*' or '*/' that does not start with a blank")},
+      {Place::kSpan, " a",
+       unprintable("%2", "span source name", " a",
+                   "text without a line feed, '/*' or '*/' that does not start with a blank")},
+  };
+  for (const Case& c : cases) {
+    INFO(c.expected);
+    CHECK(outcome(text, module_with(c.place, c.name)) == c.expected);
+  }
+}
+
+TEST_CASE("the Relay text printer refuses type names the reader would read as another type",
+          "[writers][relay_text]") {
+  Module module;
+  graphpat::relay::Builder b(module.graph);
+  graphpat::TypeTable& types = module.graph.context().types;
+  // %0 is a var of a dtype with a blank in it; %1 one of an incomplete type (read back as '_'
+  // only, printed IncompleteType).
+  NodeId x = b.var("x", types.tensor("float 32", {types.dim(2)}));
+  module.add_function("main", b.function({x}, x));
+  auto printed = graphpat::relay::print_text(module);
+  REQUIRE_FALSE(printed.ok());
+  CHECK(message(printed.status()) == unprintable("%0", "dtype", "float 32", kIdentifier));
+
+  Module incomplete;
+  graphpat::relay::Builder c(incomplete.graph);
+  NodeId y = c.var("y", incomplete.graph.context().types.incomplete());
+  incomplete.add_function("main", c.function({y}, y));
+  printed = graphpat::relay::print_text(incomplete);
+  REQUIRE_FALSE(printed.ok());
+  CHECK(message(printed.status()) ==
+        unprintable("%0", "type", "IncompleteType", "a type the Relay text reader reads"));
+}
+
+TEST_CASE("a symbolic dimension read from TVM JSON is refused, not printed as a bare name",
+          "[writers][relay_text][relay_json]") {
+  // TVM prints a tir.Var dimension as meta[tir.Var][i] with the variable in the metadata
+  // section; graphpat keeps its name ("n"), which printed bare reads back as no dimension.
+  auto loaded = graphpat::relay::load_json(graphpat::testing::read_file(
+      graphpat::testing::kCorpus / "golden" / "types_symbolic_dims" / "save_json.json"));
+  REQUIRE(loaded.ok());
+  const auto& graph = loaded->module.graph;
+  NodeId x = graph.params(*loaded->module.find("main"))[0];
+  auto printed = graphpat::relay::print_text(loaded->module);
+  REQUIRE_FALSE(printed.ok());
+  CHECK(message(printed.status()) ==
+        unprintable(fmt::format("{}", x), "dimension", "n", "a meta[KEY][INDEX] reference"));
+}
+
+TEST_CASE("the issue's injections are refused where they were written verbatim",
+          "[writers][relay_text][relay_json][graph_json]") {
+  // An op name read from TVM JSON: a module saved with nn.softmax, the name then changed.
+  Module softmax;
+  graphpat::relay::Builder b(softmax.graph);
+  NodeId data = b.var("data");
+  softmax.add_function("main", b.function({data}, b.call("nn.softmax", {data})));
+  auto json = graphpat::relay::save_json(softmax);
+  REQUIRE(json.ok());
+  std::string evil = *json;
+  std::size_t at = evil.find("\"nn.softmax\"");
+  REQUIRE(at != std::string::npos);
+  evil.replace(at, 12, "\"nn.softmax(%data); @evil\"");
+  auto loaded = graphpat::relay::load_json(evil);
+  REQUIRE(loaded.ok());
+  auto printed = graphpat::relay::print_text(loaded->module);
+  REQUIRE_FALSE(printed.ok());
+  NodeId op = loaded->module.graph.callee(loaded->module.graph.body(*loaded->module.find("main")));
+  CHECK(message(printed.status()) ==
+        unprintable(fmt::format("{}", op), "op name", "nn.softmax(%data); @evil", kOpName));
+
+  // A function name read from graph JSON (nodes: %0 the var, %1 the op, %2 the call, %3 the fn).
+  auto graph = graphpat::relay::parse_graph_json(
+      R"({"format": "graphpat.graph", "version": 1, "functions": [{"name": "main\ndef @evil",)"
+      R"( "params": [0], "nodes": [{"id": 0, "kind": "var", "name": "x"},)"
+      R"( {"id": 1, "kind": "call", "op": "nn.relu", "inputs": [0]}], "outputs": [1]}]})");
+  REQUIRE(graph.ok());
+  printed = graphpat::relay::print_text(*graph);
+  REQUIRE_FALSE(printed.ok());
+  CHECK(message(printed.status()) ==
+        unprintable("%3", "function name", "main\\x0Adef @evil", kIdentifier));
+}
+
+TEST_CASE("a projection of %t is bracketed when a variable is named t.0", "[writers][relay_text]") {
+  // The reader takes `%t.0` for the variable `t.0` when one is in scope, else %t projected.
+  Module module;
+  graphpat::relay::Builder b(module.graph);
+  NodeId t = b.var("t");
+  NodeId t0 = b.var("t.0");
+  NodeId body = b.tuple({b.tuple_get_item(t, 0), t0, b.tuple_get_item(t, 1)});
+  module.add_function("main", b.function({t, t0}, body));
+  auto printed = graphpat::relay::print_text(module, TextEnvelope::kStr);
+  REQUIRE(printed.ok());
+  // Tuple fields that are not atoms are bound (relay-formats.md §1.8).
+  CHECK(*printed ==
+        "def @main(%t, %t.0) {\n  %0 = (%t).0;\n  %1 = %t.1;\n  (%0, %t.0, %1)\n}\n");
+  auto back = graphpat::relay::parse_text(*printed);
+  REQUIRE(back.ok());
+  CHECK(graphpat::structural_equal(module, *back));
+}
+
+TEST_CASE("string attribute values print escaped and read back as the same bytes",
+          "[writers][relay_text]") {
+  // NUL, quote, backslash, TAB, CR, LF, 0xFF (a byte that is not UTF-8), U+2028: StrEscape's
+  // forms, which the reader undoes.
+  std::string value = std::string("q\"b\\s\tt\rr\nn\0", 12) + "\xFF\xE2\x80\xA8";
+  Module module = module_with(Place::kString, value);
+  auto printed = graphpat::relay::print_text(module, TextEnvelope::kStr);
+  REQUIRE(printed.ok());
+  CHECK(*printed ==
+        "def @main(%x, Composite=\"q\\\"b\\\\s\\tt\\rr\\nn\\x00\\xFF\\xE2\\x80\\xA8\") {\n"
+        "  nn.relu(%x)\n"
+        "}\n");
+  auto back = graphpat::relay::parse_text(*printed);
+  REQUIRE(back.ok());
+  CHECK(graphpat::structural_equal(module, *back));
+  const auto& graph = back->graph;
+  AttrValueId attrs = graph.attrs(*back->find("main"));
+  CHECK(graph.context().attrs.text(graph.context().attrs.entry_value(attrs, 0)) == value);
+}
+
+TEST_CASE("a constant without bytes keeps its dtype and shape in Relay text",
+          "[writers][relay_text][relay_json][graph_json]") {
+  // What parse_text makes of a constant pasted without its metadata section, minus the node
+  // type: a float32 (2, 3) tensor with no bytes.
+  Module module;
+  graphpat::relay::Builder b(module.graph);
+  Context& context = module.graph.context();
+  graphpat::Tensor tensor;
+  tensor.dtype = context.strings.intern("float32");
+  tensor.shape = {2, 3};
+  NodeId x = b.var("x");
+  NodeId constant = b.constant(context.tensors.add(tensor));
+  module.add_function("main", b.function({x}, b.call("add", {x, constant})));
+  auto printed = graphpat::relay::print_text(module, TextEnvelope::kStr);
+  REQUIRE(printed.ok());
+  CHECK(*printed ==
+        "def @main(%x) {\n"
+        "  add(%x, meta[relay.Constant][0] /* ty=Tensor[(2, 3), float32] */)\n"
+        "}\n\n");
+  auto back = graphpat::relay::parse_text(*printed);
+  REQUIRE(back.ok());
+  CHECK(graphpat::structural_equal(module, *back));
+  const auto& graph = back->graph;
+  NodeId read = graph.args(graph.body(*back->find("main")))[1];
+  CHECK(graph.context().strings.view(graph.tensor(read).dtype) == "float32");
+  CHECK(graph.tensor(read).shape == std::vector<std::int64_t>{2, 3});
+  CHECK_FALSE(graph.tensor(read).has_data());
+
+  // TVM JSON holds bytes only: refused at the tensor; graph JSON carries the type alone.
+  auto json = graphpat::relay::save_json(module);
+  REQUIRE_FALSE(json.ok());
+  CHECK(message(json.status()) ==
+        "[graphpat.relay_json.missing_tensor_data] b64ndarrays[0]: a constant read without its "
+        "data (Relay text without its metadata section) cannot be written to JSON");
+  CHECK(outcome(writers()[3], module).empty());
+
+  // Without a dtype either (read with no annotation), it prints bare and reads back as it was.
+  Module untyped;
+  graphpat::relay::Builder c(untyped.graph);
+  graphpat::Tensor unknown;
+  unknown.dtype = untyped.graph.context().strings.intern("");
+  NodeId nothing = c.constant(untyped.graph.context().tensors.add(unknown));
+  untyped.add_function("main", c.function({}, nothing));
+  printed = graphpat::relay::print_text(untyped, TextEnvelope::kStr);
+  REQUIRE(printed.ok());
+  CHECK(*printed == "def @main() {\n  meta[relay.Constant][0]\n}\n\n");
+  CHECK(outcome(writers()[1], untyped).empty());
+}
+
+}  // namespace writer_tests
