@@ -112,6 +112,7 @@ int run_merge_composite(const MergeCompositeCommandOptions& options) {
   out += count_composites(result.module, *table);
   out += fmt::format("{} group{} rejected\n", report.rejected.size(),
                      plural(report.rejected.size()));
+  out += describe_not_outlined(report);
   out += describe_duplicated(report, nullptr);  // ids of the graphs between table entries
   out += describe_merged_first(report.cse, options.relay_compat);
   fmt::print("{}", out);

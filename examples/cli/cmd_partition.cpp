@@ -48,6 +48,11 @@ std::string describe_rejection(const relay::Graph& graph, const RejectedGroup& r
           rejected.node.index(), describe_node(graph, rejected.node), rejected.user.index(),
           describe_node(graph, rejected.user));
       break;
+    case RejectionReason::kEscapingVariable:
+      out += fmt::format(": node {} ({}) binds a variable that node {} ({}) reads outside the group",
+                         rejected.node.index(), describe_node(graph, rejected.node),
+                         rejected.user.index(), describe_node(graph, rejected.user));
+      break;
     case RejectionReason::kCheckFailed:
       break;
   }
@@ -94,6 +99,7 @@ int run_partition(const PartitionCommandOptions& options) {
   for (const RejectedGroup& rejected : report.rejected) {
     out += fmt::format("  {}\n", describe_rejection(source.graph, rejected));
   }
+  out += describe_not_outlined(report);
   out += describe_duplicated(report, &source.graph);
   out += describe_merged_first(merged_first, options.relay_compat);
   fmt::print("{}", out);

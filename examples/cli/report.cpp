@@ -80,4 +80,11 @@ std::string describe_duplicated(const PartitionReport& report, const relay::Grap
   return out;
 }
 
+std::string describe_not_outlined(const PartitionReport& report) {
+  if (report.not_outlined == 0) return {};
+  return fmt::format(
+      "{} match{} not outlined (the root is a variable, a definition, or its own input)\n",
+      report.not_outlined, plural(report.not_outlined, "es"));
+}
+
 }  // namespace graphpat::cli

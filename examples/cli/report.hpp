@@ -32,5 +32,8 @@ std::string describe_merged_first(const CseReport& report, bool relay_compat);
 /// given the graph the report's ids are of, one line each:
 /// "1 interior node computed twice (...)\n  node 5 (nn.conv2d) of the group at node 7 ...\n".
 std::string describe_duplicated(const PartitionReport& report, const relay::Graph* graph);
+/// The matches that made no group because a call cannot replace their root, "" when there are
+/// none: "12 matches not outlined (the root is a variable, a definition, or its own input)\n".
+std::string describe_not_outlined(const PartitionReport& report);
 
 }  // namespace graphpat::cli

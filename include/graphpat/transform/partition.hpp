@@ -17,6 +17,20 @@
 // `PartitionedFromPattern` are opaque. All of it is decided with the users index and the
 // post-dominator tree: time linear in the graph plus the matched groups, no recursion.
 //
+// What is never outlined, whatever the pattern (so a partition always gives a graph verify()
+// accepts): a match is a group only if a call can take its root's place. As in TVM v0.14
+// (dataflow_matcher.cc), a root the pattern binds by a leaf (wildcard(), is_var(), is_expr of a
+// variable, a wildcard under has_dtype) is its own input, and Relay's extractor then claims no
+// node, so nothing is rewritten: `wildcard()` outlines only ops (`fn () { add }` called as the
+// callee, TVM's output too), function literals and is_constant() constants, none of which is an
+// input. Where TVM makes an invalid graph, graphpat refuses: a Var is never a root (a pattern
+// binding none, `~is_op('x')`, would otherwise put a call in a parameter list), nor is a
+// module's definition (TVM's partition of mod["main"] by wildcard() returns a Call and its
+// MergeComposite aborts in Downcast<Function>); these count in `report.not_outlined`. A group
+// that would pass a variable bound inside it (by a function or let it contains) out of its
+// scope is refused as `escaping_variable` (TVM outlines is_let(wildcard(), wildcard(),
+// wildcard()) with the let's variable as an argument of the call, outside its let).
+//
 // Modes: `relay_compat` reproduces TVM exactly (TVM's matcher, no CSE). The default mode first
 // merges duplicated pure nodes (eliminate_common_subexpr), so two `%20.0` on one batch_norm are
 // one node and the batch_norm is partitioned (the origin bug, apache/tvm#5928), and it refuses a
@@ -98,9 +112,13 @@ template <Dialect D>
 Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
                          std::span<const NodeId> roots, const PartitionOptions<D>& options,
                          std::vector<NodeId>& new_roots, PartitionReport& report,
-                         const std::vector<bool>* opaque_roots = nullptr) {
-  PartitionGrouper<D> grouper(pattern, graph, roots, {.relay_compat = options.relay_compat},
-                              opaque_roots, /*refuse_stateful_copies=*/!options.relay_compat);
+                         const std::vector<bool>* opaque_roots = nullptr,
+                         bool roots_are_definitions = false) {
+  PartitionGrouper<D> grouper(pattern, graph, roots,
+                              {.match = {.relay_compat = options.relay_compat},
+                               .refuse_stateful_copies = !options.relay_compat,
+                               .roots_are_definitions = roots_are_definitions},
+                              opaque_roots);
   std::vector<PartitionGroup> groups = grouper.run(report);
   absl::flat_hash_map<NodeId, std::size_t> group_at;
   for (std::size_t g = 0; g < groups.size(); ++g) group_at.emplace(groups[g].root, g);
@@ -202,8 +220,8 @@ Module<D> partition_module(const Pattern& pattern, const Module<D>& module,
                            const std::vector<bool>* opaque_roots = nullptr) {
   std::vector<NodeId> roots = module.roots();
   std::vector<NodeId> new_roots;
-  Graph<D> graph =
-      partition_graph(pattern, module.graph, roots, options, new_roots, report, opaque_roots);
+  Graph<D> graph = partition_graph(pattern, module.graph, roots, options, new_roots, report,
+                                   opaque_roots, /*roots_are_definitions=*/true);
   absl::flat_hash_map<NodeId, NodeId> root_map;
   for (std::size_t k = 0; k < roots.size(); ++k) root_map.emplace(roots[k], new_roots[k]);
   return module.remapped(std::move(graph), [&](NodeId old_id) { return root_map.at(old_id); });

@@ -20,6 +20,13 @@
 // of aborting. "Changed" is root identity: nodes are rebuilt only when an operand changed, so an
 // untouched expression keeps its id and no whole-graph comparison is needed.
 //
+// A callback sees only roots partition would outline (partition.hpp): never a Var (a
+// parameter or a let's variable must stay a Var), never a root its pattern bound as its own
+// input. So an is_var() or wildcard() callback is called at no variable, call or lifted
+// constant, as in TVM v0.14, whose extractor claims no node for such a match and whose
+// rewriter then never calls the callback; only the parts of the expression a callback returns
+// are its own.
+//
 // Modes: `relay_compat` uses TVM's matcher rules on the input as given; the default mode first
 // merges duplicated pure nodes (eliminate_common_subexpr), as partition does.
 #pragma once
@@ -109,8 +116,8 @@ NodeId apply_rewrite(const RewriteCallback<D>& callback, Graph<D>& graph, NodeId
                      MatchOptions match_options, RewriteResult<D>& result) {
   std::vector<PartitionGroup> groups;
   {
-    PartitionGrouper<D> grouper(callback.pattern, graph, std::span(&root, 1), match_options,
-                                nullptr);
+    PartitionGrouper<D> grouper(callback.pattern, graph, std::span(&root, 1),
+                                {.match = match_options}, nullptr);
     groups = grouper.run(result.report);
   }
   result.report.accepted += static_cast<std::uint32_t>(groups.size());

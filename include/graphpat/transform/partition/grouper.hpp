@@ -75,25 +75,45 @@ bool is_partitioned_function(const Graph<D>& graph, NodeId id) {
          attrs.find_field(graph.attrs(id), kPartitionedFromPattern).has_value();
 }
 
+/// How a PartitionGrouper decides.
+struct GrouperOptions {
+  MatchOptions match = {};
+  /// Refuse a group whose function would compute a stateful call a second time
+  /// (kDuplicatesStateful).
+  bool refuse_stateful_copies = false;
+  /// The roots are a module's definitions, which must stay Functions: never group roots.
+  bool roots_are_definitions = false;
+};
+
 /// Finds the groups of one partition call: Relay's PatternGrouper, on id scans.
+///
+/// What may become a group (partition.hpp states the rule for users): a match is made a group
+/// only if a call can take its root's place. It is not when the pattern bound the root itself
+/// as an input (the function would return its parameter; TVM's extractor then claims no node,
+/// so the group is never rewritten), when the root is a Var (it may be a function's parameter
+/// or a let's variable, slots only a Var can fill; TVM never outlines one, as its patterns
+/// always bind a Var by a leaf), or when the root is a module definition (TVM's MergeComposite
+/// aborts in Downcast<Function>). Such matches count in `PartitionReport::not_outlined`. A
+/// group is refused when a variable bound inside it (by a function or let it contains) is read
+/// outside it, as an input or through one (kEscapingVariable): the call would pass a variable
+/// out of its scope, which TVM does (e.g. is_let(wildcard(), wildcard(), wildcard())).
 template <Dialect D>
 class PartitionGrouper {
  public:
-  /// Groups under `roots`, except under the roots `opaque_roots` marks (may be null). With
-  /// `refuse_stateful_copies`, a group whose function would compute a stateful call a second
-  /// time is refused (kDuplicatesStateful).
+  /// Groups under `roots`, except under the roots `opaque_roots` marks (may be null).
   PartitionGrouper(const Pattern& pattern, const Graph<D>& graph, std::span<const NodeId> roots,
-                   MatchOptions match_options, const std::vector<bool>* opaque_roots,
-                   bool refuse_stateful_copies = false)
+                   GrouperOptions options, const std::vector<bool>* opaque_roots)
       : graph_(graph),
-        refuse_stateful_copies_(refuse_stateful_copies),
-        matcher_(pattern, graph, match_options),
+        refuse_stateful_copies_(options.refuse_stateful_copies),
+        matcher_(pattern, graph, options.match),
         live_(reachable_from(graph, roots)),
         users_(UsersIndex::build(graph, &live_)),
         post_dominators_(PostDominatorTree::build(graph, roots)),
         group_of_(graph.size(), kNoGroup),
         opaque_(graph.size(), false),
-        visit_mark_(graph.size(), 0) {
+        visit_mark_(graph.size(), 0),
+        outermost_binder_(graph.size()) {
+    if (options.roots_are_definitions) definitions_.insert(roots.begin(), roots.end());
     for (std::size_t k = 0; opaque_roots != nullptr && k < roots.size(); ++k) {
       if ((*opaque_roots)[k]) opaque_[roots[k].index()] = true;
     }
@@ -168,8 +188,14 @@ class PartitionGrouper {
 
   PartitionGroup make_group(Match match, PartitionReport& report) {
     PartitionGroup group;
-    group.number = attempts_++;
     const NodeId root = match.root();
+    if (group_of_[root.index()] != kNoGroup) {
+      // Relay's grouper visits no node already grouped (of any kind: an op or a constant an
+      // earlier group holds is not outlined again), so this costs no attempt number.
+      report.rejected.push_back({root, RejectionReason::kOverlap, root, {}});
+      return {};
+    }
+    group.number = attempts_++;
     const PatternGraph& patterns = match.pattern_graph();
     std::vector<PatternId> order = patterns.post_order(match.pattern_root());
     absl::flat_hash_set<NodeId> fuzzy = fuzzy_nodes(match, order);
@@ -193,6 +219,11 @@ class PartitionGrouper {
       } else if (p.operands.empty() && !p.redirect.valid()) {  // a redirect is not a leaf
         for (NodeId bound : match.bindings(id)) make_input(bound, id);
       }
+    }
+    if (inputs.contains(root) || graph_.kind(root) == NodeKind::kVar ||
+        definitions_.contains(root)) {
+      ++report.not_outlined;  // a call cannot take the root's place (see the class comment)
+      return {};
     }
 
     // The body: everything from the root down to the inputs, named in Relay's visiting order
@@ -242,6 +273,11 @@ class PartitionGrouper {
         group.duplicated.push_back({root, node, user});
       }
     }
+    std::sort(group.body.begin(), group.body.end());
+    if (auto [binder, reader] = escaping_variable(group.body, inputs); binder.valid()) {
+      report.rejected.push_back({root, RejectionReason::kEscapingVariable, binder, reader});
+      return {};
+    }
     if (refuse_stateful_copies_) {
       for (const DuplicatedInterior& duplicated : group.duplicated) {
         NodeId stateful = stateful_call_under(duplicated.node);
@@ -252,10 +288,58 @@ class PartitionGrouper {
         }
       }
     }
-    std::sort(group.body.begin(), group.body.end());
     group.root = root;
     group.match = std::move(match);
     return group;
+  }
+
+  // A binder of the group's body (a function or let in `body`, sorted by id) whose variable a
+  // node outside the body reads, with that node (an input, or a node under one); or none. A node
+  // reads a variable bound in the body iff its `outermost_binder_` is valid: the outermost such
+  // binder among its operands' that is not the node itself (a binder's operand that reads only
+  // its own variables yields it, one that reads an outer one yields that outer one, since the
+  // binders whose variables a node reads enclose each other, the outer with the larger id).
+  std::pair<NodeId, NodeId> escaping_variable(const std::vector<NodeId>& body,
+                                              const absl::flat_hash_set<NodeId>& inputs) {
+    bool binds = false;
+    for (NodeId node : body) {
+      outermost_binder_[node.index()] = NodeId();
+      NodeKind kind = graph_.kind(node);
+      binds |= kind == NodeKind::kFunction || kind == NodeKind::kLet;
+    }
+    if (!binds) return {};
+    for (NodeId node : body) {
+      NodeKind kind = graph_.kind(node);
+      if (kind != NodeKind::kFunction && kind != NodeKind::kLet) continue;
+      auto variables = kind == NodeKind::kFunction ? graph_.params(node)
+                                                   : graph_.operands(node).first(1);
+      for (NodeId variable : variables) {
+        if (inputs.contains(variable)) return {node, variable};
+        outermost_binder_[variable.index()] = node;
+      }
+    }
+    for (NodeId node : body) {
+      if (graph_.kind(node) == NodeKind::kVar) continue;
+      NodeId outermost;
+      for (NodeId operand : graph_.operands(node)) {
+        if (visit_mark_[operand.index()] != visit_epoch_) continue;  // not in the body
+        NodeId binder = outermost_binder_[operand.index()];
+        if (binder.valid() && binder != node && (!outermost.valid() || outermost < binder)) {
+          outermost = binder;
+        }
+      }
+      outermost_binder_[node.index()] = outermost;
+    }
+    for (NodeId node : body) {
+      NodeId binder = outermost_binder_[node.index()];
+      if (!binder.valid()) continue;
+      for (NodeId user : users_.users(node)) {
+        if (visit_mark_[user.index()] != visit_epoch_ || inputs.contains(user)) {
+          return {binder, user};
+        }
+      }
+    }
+    return {};
   }
 
   // A stateful call among `node` and the body nodes it reads (the current group's: marked in
@@ -289,6 +373,8 @@ class PartitionGrouper {
   std::vector<std::uint32_t> group_of_;
   std::vector<bool> opaque_;  // not searched: in a partitioned function or an opaque root
   std::vector<std::uint32_t> visit_mark_;
+  std::vector<NodeId> outermost_binder_;  // escaping_variable's, for the current group's body
+  absl::flat_hash_set<NodeId> definitions_;
   std::uint32_t visit_epoch_ = 0;
   std::uint32_t attempts_ = 0;
 };

@@ -24,11 +24,13 @@ enum class RejectionReason : std::uint8_t {
   kCheckFailed,  // the check function returned false
   kDuplicatesStateful,  // default-mode partition: an interior node used by `user` outside would
                         // be computed twice, and so would the stateful call `node` it reads
+  kEscapingVariable,    // `node` (a function or let in the group) binds a variable that `user`,
+                        // outside the group (an input, or under one), reads
 };
 
 constexpr std::string_view rejection_reason_name(RejectionReason reason) {
   constexpr std::string_view kNames[] = {"overlap", "used_outside", "check_failed",
-                                         "duplicates_stateful"};
+                                         "duplicates_stateful", "escaping_variable"};
   return kNames[static_cast<std::size_t>(reason)];
 }
 
@@ -37,8 +39,9 @@ constexpr std::string_view rejection_reason_name(RejectionReason reason) {
 struct RejectedGroup {
   NodeId root;
   RejectionReason reason;
-  NodeId node;  // kOverlap, kUsedOutside, kDuplicatesStateful: the interior node at fault
-  NodeId user;  // kUsedOutside, kDuplicatesStateful: the outside user
+  NodeId node;  // kOverlap, kUsedOutside, kDuplicatesStateful, kEscapingVariable: the interior
+                // node at fault
+  NodeId user;  // kUsedOutside, kDuplicatesStateful, kEscapingVariable: the outside user
 };
 
 /// An interior node of an outlined group that a node outside the group also uses, accepted
@@ -53,6 +56,9 @@ struct DuplicatedInterior {
 
 struct PartitionReport {
   std::uint32_t accepted = 0;  // functions created
+  /// Matches made no group because a call cannot take their root's place: the pattern bound
+  /// the root itself as an input, or the root is a Var or a module definition (partition.hpp).
+  std::uint32_t not_outlined = 0;
   std::vector<RejectedGroup> rejected;
   std::vector<DuplicatedInterior> duplicated;  // partition and pattern tables only; a rewrite
                                                // replaces the root and leaves the rest
