@@ -2,7 +2,7 @@
 // TVM's python/tvm/ir/json_compact.py does for the node types Relay uses (spec §3.7):
 // 0.7 → 0.8 adds `IRModule.attrs`, 0.8 → 0.9 adds `virtual_device_` to GlobalVar and every
 // Relay expression. Files from 0.9 on need nothing (later updaters touch only Relax/TIR).
-// The 0.6 → 0.7 renames are not implemented: such files are refused with a located error.
+// The 0.6 -> 0.7 renames are not implemented: such files are refused with a located error.
 //
 //   absl::Status status = graphpat::relay::detail::upgrade_document(document);
 //   // a "0.8.0" file now has virtual_device_ = "0" everywhere and tvm_version "0.14.0"
@@ -50,7 +50,7 @@ inline absl::Status upgrade_document(JsonDocument& doc) {
   if (error != std::errc() || minor >= 9) return absl::OkStatus();
   if (minor < 7) {
     return json_error("unsupported", "attrs.tvm_version",
-                      fmt::format("files from TVM {} need json_compact.py's 0.6 → 0.7 renames, "
+                      fmt::format("files from TVM {} need json_compact.py's 0.6 -> 0.7 renames, "
                                   "which graphpat does not implement; re-save them with TVM 0.7+",
                                   *version));
   }
