@@ -8,8 +8,8 @@
 // parse_pattern may refuse (with an error id). Every broken invariant aborts with
 // "fuzz invariant broken: ..." and the pattern text.
 //
-// The first bytes (up to 96) are the pattern's choices, the rest the graph's, so that the two
-// mutate independently.
+// The first bytes (up to 96) are the pattern's choices, the rest choose the pass and the graph,
+// so that the two mutate independently.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <graphpat/analysis/verify.hpp>
@@ -71,8 +71,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::uint8_t> pattern_bytes = bytes.ConsumeBytes<std::uint8_t>(96);
   FuzzedDataProvider pattern_choices(pattern_bytes.data(), pattern_bytes.size());
 
-  // Random graphs half of the time (cheap, and the decoder's shapes), else a model.
-  std::size_t source = bytes.ConsumeIntegralInRange<std::size_t>(0, 2 * models().size() - 1);
+  // Which of partition, merge_composite and rewrite runs (each costs about as much as
+  // matching), so that an execution stays cheap and the fuzzer still reaches every pass.
+  unsigned passes = 1u << bytes.ConsumeIntegralInRange(0, 2);
+  // Random graphs three times in four (cheap, and the decoder's shapes), else a model.
+  std::size_t source = bytes.ConsumeIntegralInRange<std::size_t>(0, 4 * models().size() - 1);
   relay::Module built;
   PatternVocabulary built_words;
   const relay::Module* module = &built;
@@ -103,6 +106,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fail(broken.what, fmt::format("pattern:\n{}\ngraph: {}\n{}", drawn.text, graph_text, broken.detail));
   };
   if (auto broken = graphpat::testing::check_description(*pattern)) report(*broken);
-  if (auto broken = graphpat::testing::check_pattern_passes(*pattern, *module)) report(*broken);
+  if (auto broken = graphpat::testing::check_pattern_passes(*pattern, *module, passes)) {
+    report(*broken);
+  }
   return 0;
 }

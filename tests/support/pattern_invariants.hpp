@@ -199,10 +199,17 @@ inline Checked check_description(const Pattern& pattern) {
   return std::nullopt;
 }
 
-/// Every pass over `module` (which verifies) with `pattern`, and their invariants.
-/// `expensive` adds rewrite and merge_composite (partition and matching always run).
+/// The passes check_pattern_passes runs (matching always runs), each in both modes.
+enum PatternPasses : unsigned {
+  kPartitionPass = 1,
+  kMergeCompositePass = 2,
+  kRewritePass = 4,
+  kEveryPass = 7,
+};
+
+/// Every pass of `passes` over `module` (which verifies) with `pattern`, and their invariants.
 inline Checked check_pattern_passes(const Pattern& pattern, const relay::Module& module,
-                                    bool expensive = true) {
+                                    unsigned passes = kEveryPass) {
   const relay::Graph& graph = module.graph;
   for (const auto& function : module.functions()) {
     for (const Match& found : find_matches(pattern, graph, function.function)) {
@@ -214,22 +221,28 @@ inline Checked check_pattern_passes(const Pattern& pattern, const relay::Module&
   }
   relay::Module merged = eliminate_common_subexpr(module).module;
   for (bool relay_compat : {false, true}) {
-    auto partitioned = partition(pattern, module,
-                                 {.attrs = {{"Composite", "fuzz"}}, .relay_compat = relay_compat});
-    if (Checked broken = detail::partitioned_well(partitioned, module, merged, relay_compat, "partition")) {
-      return broken;
+    if (passes & kPartitionPass) {
+      auto partitioned = partition(pattern, module, {.attrs = {{"Composite", "fuzz"}},
+                                                     .relay_compat = relay_compat});
+      if (Checked broken =
+              detail::partitioned_well(partitioned, module, merged, relay_compat, "partition")) {
+        return broken;
+      }
     }
-    if (!expensive) continue;
+    if (passes & kRewritePass) {
+      if (Checked broken = detail::rewritten_well(pattern, module, relay_compat)) return broken;
+    }
+    if (!(passes & kMergeCompositePass)) continue;
     // With a second entry that matches a common call, so that the first entry's functions
     // are what the second one must look past.
     std::vector<CompositePattern<relay::Dialect>> table = {
         {.name = "fuzz", .pattern = pattern},
         {.name = "relu", .pattern = dsl::is_op("nn.relu")(dsl::wildcard())}};
     auto composed = merge_composite(table, module, {.relay_compat = relay_compat});
-    if (Checked broken = detail::partitioned_well(composed, module, merged, relay_compat, "merge_composite")) {
+    if (Checked broken =
+            detail::partitioned_well(composed, module, merged, relay_compat, "merge_composite")) {
       return broken;
     }
-    if (Checked broken = detail::rewritten_well(pattern, module, relay_compat)) return broken;
   }
   return std::nullopt;
 }
