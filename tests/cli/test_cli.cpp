@@ -428,6 +428,39 @@ TEST_CASE("partition: the origin case, TVM's outputs, the summary", "[cli][parti
   }
 }
 
+// Issue 21, class 1: these segfaulted. On mlp, wildcard() outlines its five ops (batch_flatten,
+// dense, bias_add, relu, softmax); %data, the ten calls, the six constants and @main are not
+// outlined (each is its own input, or a definition), as partition.hpp says.
+TEST_CASE("partition and merge-composite by wildcard() on every model", "[cli][partition]") {
+  fs::path out = scratch() / "wildcard.relay";
+  constexpr const char* kNotOutlined =
+      "18 matches not outlined (the root is a variable, a definition, or its own input)\n";
+  Outcome mlp = run({"partition", model("mlp.relay"), "--pattern", "wildcard()", "-o",
+                     out.string()});
+  REQUIRE(mlp.code == 0);
+  CHECK(mlp.out == std::string("5 groups partitioned\n0 groups rejected\n") + kNotOutlined +
+                       "duplicates merged first: 0 nodes merged\n");
+  fs::path table = scratch() / "wildcard_table.txt";
+  write_file(table, "w: wildcard()\n");
+  Outcome merged =
+      run({"merge-composite", model("mlp.relay"), "--table", table.string(), "-o", out.string()});
+  REQUIRE(merged.code == 0);
+  CHECK(merged.out == std::string("5 composite functions made\n  w: 5\n0 groups rejected\n") +
+                          kNotOutlined + "duplicates merged first: 0 nodes merged\n");
+  for (const char* file : {"lstm.relay", "mlp.relay", "mobilenet_v1.relay",
+                           "mobilenet_v2_mxnet_style.relay", "resnet18.relay",
+                           "squeezenet1_0.relay"}) {
+    for (const char* mode : {"--relay-compat", "--no-dedupe"}) {
+      INFO(file << " " << mode);
+      REQUIRE(run({"partition", model(file), "--pattern", "wildcard()", mode, "-o",
+                   out.string()})
+                  .code == 0);
+      CHECK(run({"convert", out.string(), "-o", (scratch() / "again.relay").string()}).code ==
+            0);
+    }
+  }
+}
+
 TEST_CASE("merge-composite: a pattern table file", "[cli][merge-composite]") {
   fs::path conformance = kCorpus / "conformance" / "mc_4_multiple_patterns";
   fs::path out = scratch() / "merged.relay";

@@ -276,6 +276,45 @@ def @main(%x) {
   }
 }
 
+TEST_CASE("a FunctionPattern at the top outlines nothing, as TVM", "[partition][unusual]") {
+  relay::Module input = parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x) {
+  %0 = fn (%a) {
+    nn.relu(%a)
+  };
+  %0(%x)
+}
+)");
+  NodeId main = *input.find("main");
+  for (const char* pattern : {"FunctionPattern(None, wildcard())",
+                              "FunctionPattern([wildcard()], is_op('nn.relu')(wildcard()))"}) {
+    for (bool relay_compat : {true, false}) {
+      DYNAMIC_SECTION(pattern << " relay_compat " << relay_compat) {
+        auto result = partition(pattern_of(pattern), input, {.relay_compat = relay_compat});
+        CHECK(result.report.accepted == 0);
+        CHECK(result.report.rejected.empty());
+        CHECK(*result.module.find("main") == main);
+        CHECK(result.module.graph.size() == input.graph.size());
+      }
+    }
+  }
+  // Called, it is matched by the call: the function literal is embedded (080_partition_function).
+  auto called = partition(pattern_of("FunctionPattern(None, wildcard())(wildcard())"), input,
+                          {.relay_compat = true});
+  CHECK(called.report.accepted == 1);
+  require_equal(called.module, parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x) {
+  %1 = fn (%p, PartitionedFromPattern="nn.relu_FunctionCall_") {
+    %0 = fn (%a) {
+      nn.relu(%a)
+    };
+    %0(%p)
+  };
+  %1(%x)
+}
+)"));
+}
+
 TEST_CASE("rewrite with an is_var() callback calls it nowhere, as TVM", "[rewrite][unusual]") {
   relay::Module input = parse_module_text(kSmall);
   NodeId main = *input.find("main");
@@ -295,6 +334,111 @@ TEST_CASE("rewrite with an is_var() callback calls it nowhere, as TVM", "[rewrit
       CHECK(result.report.not_outlined == 2);
       require_equal(result.graph, result.root, input.graph, main);
       CHECK(verify(result.graph).ok());
+    }
+  }
+}
+
+namespace {
+
+// Definitions, a closure reading a parameter of @main, lets, an If, a tuple and a global call.
+constexpr const char* kMixed = R"(#[version = "0.0.5"]
+def @g(%z) {
+  nn.relu(%z)
+}
+
+def @main(%c: bool, %x: Tensor[(2), float32]) {
+  %0 = fn (%a) {
+    let %t = add(%a, %x);
+    multiply(%t, %t)
+  };
+  %1 = %0(%x);
+  %2 = if (%c) {
+    nn.relu(%1)
+  } else {
+    let %u = negative(%1);
+    (%u, %x).0
+  };
+  %3 = @g(%2);
+  add(%3, 1f)
+}
+)";
+
+/// Patterns that bind variables, constants, ops, functions or everything.
+const char* const kUnusualPatterns[] = {
+    "wildcard()",
+    "is_var()",
+    "is_constant()",
+    "is_op('add')(wildcard(), wildcard()) | wildcard()",
+    "wildcard().has_dtype('float32')",
+    "~is_op('nn.relu')",
+    "wildcard() & wildcard()",
+    "is_var() | is_constant()",
+    "is_tuple([wildcard()])",
+    "is_tuple(None)",
+    "is_tuple_get_item(wildcard())",
+    "wildcard()(wildcard())",
+    "wildcard()(None)",
+    "is_op('nn.relu')(wildcard()).dominates(wildcard())",
+    "wildcard().dominates(wildcard(), wildcard())",
+    "w = wildcard()\nr = is_op('nn.relu')(w) | is_op('add')(w, wildcard())\n"
+    "w.redirect_to(r | wildcard())\nr",
+    "FunctionPattern(None, wildcard())",
+    "FunctionPattern([wildcard()], wildcard())",
+    "FunctionPattern(None, wildcard())(None)",
+    "is_let(wildcard(), wildcard(), wildcard())",
+    "is_let(~is_constant(), wildcard(), wildcard())",
+    "is_if(wildcard(), wildcard(), wildcard())",
+    "is_expr(first_param)",
+    "is_expr(first_param) | wildcard()",
+};
+
+}  // namespace
+
+TEST_CASE("unusual patterns on every corpus model give sound graphs that inline back",
+          "[partition][unusual][corpus]") {
+  std::vector<std::pair<std::string, std::string>> models = {{"mixed", kMixed}};
+  for (const char* model : kCorpusModels) {
+    models.emplace_back(model, read_file(kCorpus / "models" / (std::string(model) + ".relay")));
+  }
+  for (const auto& [model, text] : models) {
+    relay::Module input = parse_module_text(text);
+    relay::Module merged = eliminate_common_subexpr(input).module;
+    NodeId main = *input.find("main");
+    PatternParseOptions names;
+    names.names.emplace("first_param",
+                        dsl::is_expr(input.graph, input.graph.params(main)[0], "first_param"));
+    for (const char* pattern_text : kUnusualPatterns) {
+      Pattern pattern = pattern_of(pattern_text, names);
+      DYNAMIC_SECTION(model << " " << pattern_text) {
+        for (bool relay_compat : {true, false}) {
+          INFO("relay_compat " << relay_compat);
+          auto partitioned = partition(pattern, input, {.relay_compat = relay_compat});
+          require_sound(partitioned.module);
+          require_inlines_to(partitioned, relay_compat ? input : merged);
+
+          std::vector<CompositePattern<relay::Dialect>> table = {
+              {.name = "add", .pattern = pattern_of("is_op('add')(wildcard(), wildcard())")},
+              {.name = "w", .pattern = pattern}};
+          auto composed = merge_composite(table, input, {.relay_compat = relay_compat});
+          require_sound(composed.module);
+
+          // A callback that replaces each root it is given by `(post,).0`, once (@main too: the
+          // expression rewrite takes is any expression, as in TVM).
+          bool saw_var = false;
+          std::vector<RewriteCallback<relay::Dialect>> callbacks = {
+              {.pattern = pattern,
+               .rewrite = [&](NodeId pre, NodeId post, const auto&, auto& rw) {
+                 saw_var |= rw.graph().kind(pre) == NodeKind::kVar;
+                 return rw.builder().tuple_get_item(rw.builder().tuple({post}), 0);
+               },
+               .rewrite_once = true}};
+          auto rewritten = rewrite(callbacks, input.graph, main, {.relay_compat = relay_compat});
+          CHECK_FALSE(saw_var);
+          absl::Status verified = verify(rewritten.graph);
+          INFO(verified.ToString());
+          CHECK(verified.ok());
+        }
+      }
     }
   }
 }

@@ -23,7 +23,8 @@
 // variable, a wildcard under has_dtype) is its own input, and Relay's extractor then claims no
 // node, so nothing is rewritten: `wildcard()` outlines only ops (`fn () { add }` called as the
 // callee, TVM's output too), function literals and is_constant() constants, none of which is an
-// input. Where TVM makes an invalid graph, graphpat refuses: a Var is never a root (a pattern
+// input; a FunctionPattern at the top outlines nothing (TVM: "Partitioning a Function that
+// isn't called doesn't make sense"). Where TVM makes an invalid graph, graphpat refuses: a Var is never a root (a pattern
 // binding none, `~is_op('x')`, would otherwise put a call in a parameter list), nor is a
 // module's definition (TVM's partition of mod["main"] by wildcard() returns a Call and its
 // MergeComposite aborts in Downcast<Function>); these count in `report.not_outlined`. A group
@@ -114,6 +115,13 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
                          std::vector<NodeId>& new_roots, PartitionReport& report,
                          const std::vector<bool>* opaque_roots = nullptr,
                          bool roots_are_definitions = false) {
+  if (pattern.kind() == PatternKind::kFunction) {
+    // Relay's partitioner returns its input for a FunctionPattern at the top ("Partitioning a
+    // Function that isn't called doesn't make sense"); one that is called is matched by a call
+    // of it, FunctionPattern(...)(args).
+    new_roots.assign(roots.begin(), roots.end());
+    return graph;
+  }
   PartitionGrouper<D> grouper(pattern, graph, roots,
                               {.match = {.relay_compat = options.relay_compat},
                                .refuse_stateful_copies = !options.relay_compat,
