@@ -195,6 +195,16 @@ w('limit_json_typed_var.json', doc([NULL, {"type_key": "relay.Var", "attrs": {"_
    {"type_key": "TupleType", "attrs": {"fields": "7", "span": "0"}}, {"type_key": "Array", "data": [8]},
    {"type_key": "TupleType", "attrs": {"fields": "9", "span": "0"}}, {"type_key": "Array", "data": []}]))
 w('limit_pattern_nested.txt', "is_op('nn.relu')(is_op('nn.relu')(is_op('nn.relu')(wildcard())))")
+
+# h2-patterns: issue 21 classes 3 and 8 in the pattern text
+w('pattern_redirect_self.txt', "w = wildcard()\nw.redirect_to(w)\nw\n")
+w('pattern_redirect_alt_self.txt', "w = wildcard()\nw.redirect_to(w | is_op('nn.relu')(w))\nw\n")
+w('pattern_redirect_two_wildcards.txt',
+  "a = wildcard()\nb = wildcard()\na.redirect_to(b)\nb.redirect_to(a)\na\n")
+w('pattern_redirect_through_predicates.txt',
+  "w = wildcard()\nrelu = is_op('nn.relu')(w)\n"
+  "w.redirect_to(relu | ~w.has_attr({'axis': 1}))\nrelu\n")
+w('pattern_tuple_index_negative.txt', "is_tuple_get_item(is_op('split')(None), -2)\n")
 # ---------------- graph JSON ----------------
 def gdoc(nodes, params=None, outputs=None, extra=None, fextra=None):
     f = {"name": "main", "params": params if params is not None else [0], "nodes": nodes, "outputs": outputs if outputs is not None else [1]}

@@ -45,7 +45,7 @@ struct ExprNames {
       REQUIRE(parsed.ok());
       expressions.push_back(*std::move(parsed));
       const relay::ParsedExpression& e = expressions.back();
-      options.names[it.key()] = dsl::is_expr(e.module.graph, e.root, it.key());
+      options.names.insert_or_assign(it.key(), dsl::is_expr(e.module.graph, e.root, it.key()));
     }
   }
 };

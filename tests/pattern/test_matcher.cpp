@@ -361,7 +361,7 @@ TEST_CASE("a recursive pattern over a 1,000,000-node chain, on the default stack
   Pattern dense = is_op("nn.dense")(wildcard(), wildcard());
   Pattern redirect = wildcard();
   Pattern casts = is_op("cast")(redirect);
-  redirect.redirect_to(casts | dense);
+  REQUIRE(redirect.redirect_to(casts | dense).ok());
   auto start = std::chrono::steady_clock::now();
   Match m = match(casts, module.graph, current);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -379,4 +379,40 @@ TEST_CASE("a recursive pattern over a 1,000,000-node chain, on the default stack
   // The first failure met: the bottom cast's operand is neither a cast nor a dense.
   CHECK(why.starts_with("expected op cast, got nn.relu; in operand 0 of %"));
   CHECK(why.ends_with("more)"));
+}
+
+TEST_CASE("a flat alternation of 1,000,000 terms built in code: match and describe, no recursion",
+          "[pattern][matcher][large]") {
+  // The left-deep tree `c | c | ... | relu(w)` is a million alternations deep: the matcher walks
+  // it on its frame stack, describe() writes it flat, and the text reads it back in a loop.
+  constexpr int kTerms = 1'000'000;
+  Pattern pattern = is_constant();
+  for (int i = 2; i < kTerms; ++i) pattern = pattern | is_constant();
+  Pattern relu = is_op("nn.relu")(wildcard());
+  pattern = pattern | relu;
+  Program p = program("def @main(%x) { nn.relu(%x) }");
+  Match m = match(pattern, p.graph(), p.body);
+  REQUIRE(m);
+  CHECK(m.bound(relu) == p.body);
+  std::string expected;
+  for (int i = 1; i < kTerms; ++i) expected += "is_constant() | ";
+  expected += "is_op('nn.relu')(wildcard())";
+  std::string described = describe(pattern);
+  CHECK(described == expected);
+  absl::StatusOr<Pattern> again = parse_pattern(described, {.limits = {.max_nodes = 4'000'000}});
+  REQUIRE(again.ok());
+  CHECK(again->graph().post_order(again->id()).size() == 2 * kTerms + 1);
+}
+
+TEST_CASE("tuple item indices: -1 is any index, as in TVM; another negative matches none",
+          "[pattern][matcher]") {
+  Program p = program("def @main(%x) { %0 = split(%x, indices_or_sections=2); %0.1 }");
+  CHECK(matches(is_tuple_get_item(wildcard()), p));
+  CHECK(matches(is_tuple_get_item(wildcard(), -1), p));
+  CHECK(matches(is_tuple_get_item(wildcard(), 1), p));
+  CHECK_FALSE(matches(is_tuple_get_item(wildcard(), 0), p));
+  // TVM compares any index but -1 with the item's, which is never negative.
+  CHECK_FALSE(matches(is_tuple_get_item(wildcard(), -2), p));
+  CHECK(explain(is_tuple_get_item(wildcard(), -2), p.graph(), p.body) ==
+        fmt::format("expected index -2, got 1 in {} = {}.1", p.body, p.graph().tuple(p.body)));
 }

@@ -1,6 +1,10 @@
 // The C++ DSL: every pattern kind spelled as TVM users know it, identity of handles across
-// graph merges, and agreement with the text syntax (same describe()).
+// graph merges, and agreement with the text syntax (same describe()); handles that always name
+// a node, and redirects that refuse a cycle consuming no node.
+#include <functional>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "pattern/corpus_support.hpp"
 
@@ -17,7 +21,7 @@ TEST_CASE("the DSL builds what the text syntax builds", "[pattern][dsl]") {
   Pattern conv = is_op("nn.conv2d")(wildcard(), wildcard());
   Pattern w = wildcard();
   Pattern cast = is_op("cast")(w);
-  w.redirect_to(cast | is_op("nn.dense")(wildcard(), wildcard()));
+  REQUIRE(w.redirect_to(cast | is_op("nn.dense")(wildcard(), wildcard())).ok());
   const Pair pairs[] = {
       {wildcard(), "wildcard()"},
       {is_op("nn.conv2d"), "is_op('nn.conv2d')"},
@@ -85,4 +89,75 @@ TEST_CASE("a handle is one pattern node, however graphs were merged", "[pattern]
   relay::Module m = parse_module_text(
       "#[version = \"0.0.5\"]\ndef @main(%a, %b, %c) { multiply(add(%a, %b), subtract(%c, %b)) }");
   CHECK_FALSE(match(product, m.graph, m.graph.body(*m.find("main"))));
+}
+
+TEST_CASE("a handle always names a pattern node", "[pattern][dsl]") {
+  // No empty handle can be made (issue 21: a default-constructed Pattern crashed the DSL in a
+  // Release build), and moving copies, so a handle moved from still names its node.
+  STATIC_REQUIRE_FALSE(std::is_default_constructible_v<Pattern>);
+  Pattern x = wildcard();
+  Pattern moved = std::move(x);
+  CHECK(x.same_as(moved));  // NOLINT(bugprone-use-after-move): what is checked
+  CHECK(describe(x + moved) == "p0 = wildcard()\nis_op('add')(p0, p0)");
+}
+
+TEST_CASE("redirect_to refuses a cycle that consumes no node", "[pattern][dsl][recursion]") {
+  // Each would be tried at the same graph node for ever (issue 21: memory grew to bad_alloc).
+  const std::string prefix =
+      "[graphpat.pattern.unconsumed_cycle] the redirect closes a cycle that "
+      "consumes no node (";
+  const std::string suffix = "): each turn would match the same node again";
+  Pattern w = wildcard();
+  absl::Status status = w.redirect_to(w);
+  CHECK(std::string(status.message()) == prefix + "WildcardPattern -> WildcardPattern" + suffix);
+  status = w.redirect_to(w | is_op("nn.relu")(w));
+  CHECK(std::string(status.message()) ==
+        prefix + "WildcardPattern -> AltPattern -> WildcardPattern" + suffix);
+  status = w.redirect_to(is_op("nn.relu")(wildcard()) | (w & is_var()).has_dtype("float32"));
+  CHECK(std::string(status.message()) ==
+        prefix + "WildcardPattern -> AltPattern -> DataTypePattern -> AndPattern -> " +
+            "WildcardPattern" + suffix);
+  status = w.redirect_to(!w.has_attr({{"a", 1}}));
+  CHECK(std::string(status.message()) ==
+        prefix + "WildcardPattern -> NotPattern -> AttrPattern -> WildcardPattern" + suffix);
+  status = w.redirect_to(
+      w.optional(is_op("nn.relu")).has_shape({1}).has_type(tensor_type({1}, "float32")));
+  CHECK(std::string(status.message()) ==
+        prefix + "WildcardPattern -> TypePattern -> ShapePattern -> AltPattern -> " +
+            "WildcardPattern" + suffix);
+  status = w.redirect_to(dominates(wildcard(), wildcard(), w));
+  CHECK(std::string(status.message()) ==
+        prefix + "WildcardPattern -> DominatorPattern -> WildcardPattern" + suffix);
+  // a -> b -> a: the second redirect closes the cycle.
+  Pattern a = wildcard();
+  Pattern b = wildcard();
+  REQUIRE(a.redirect_to(b).ok());
+  status = b.redirect_to(a);
+  CHECK(std::string(status.message()) ==
+        prefix + "WildcardPattern -> WildcardPattern -> WildcardPattern" + suffix);
+  // A refused redirect leaves the pattern as it was: w is still a plain wildcard.
+  CHECK(describe(w) == "wildcard()");
+  CHECK(describe(b) == "wildcard()");
+  CHECK(std::string(is_op("add").redirect_to(w).message()) ==
+        "[graphpat.pattern.redirect_not_wildcard] only a wildcard can be redirected, not "
+        "OpPattern");
+
+  // Cycles through a node-consuming operand are recursion that ends: TVM's
+  // test_rewrite_with_pattern_recursion shape, a tuple field, a tuple item's tuple, a
+  // dominator's parent and path, a function's body.
+  Pattern r = wildcard();
+  CHECK(r.redirect_to(is_op("add")(r, wildcard()) | wildcard()).ok());
+  for (const auto& make : std::vector<std::function<Pattern(const Pattern&)>>{
+           [](const Pattern& p) { return is_tuple({p}) | wildcard(); },
+           [](const Pattern& p) { return is_tuple_get_item(p, 0) | wildcard(); },
+           [](const Pattern& p) { return dominates(p, wildcard(), is_op("nn.relu")(any_args)); },
+           [](const Pattern& p) { return dominates(wildcard(), p, wildcard()); },
+           [](const Pattern& p) { return function_pattern(any_args, p) | wildcard(); },
+           [](const Pattern& p) { return p(wildcard()) | is_op("nn.relu"); }}) {
+    Pattern q = wildcard();
+    CHECK(q.redirect_to(make(q)).ok());
+  }
+  relay::Module m =
+      parse_module_text("#[version = \"0.0.5\"]\ndef @main(%a, %b) { add(add(%a, %b), %b) }");
+  CHECK(match(r, m.graph, m.graph.body(*m.find("main"))));
 }

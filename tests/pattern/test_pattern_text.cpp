@@ -1,5 +1,10 @@
 // The pattern text syntax: golden describe() texts, golden explain() texts, describe -> parse
 // -> describe stability, and malformed patterns with their exact located errors.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +35,7 @@ const Golden kDescribe[] = {
      "wildcard()), 0)"},
     {"is_tuple_get_item(wildcard())", "is_tuple_get_item(wildcard())"},
     {"TupleGetItemPattern(wildcard(), 1)", "is_tuple_get_item(wildcard(), 1)"},
+    {"is_tuple_get_item(wildcard(), -1)", "is_tuple_get_item(wildcard())"},  // TVM's "any"
     {"is_op('concatenate')(is_tuple(None))", "is_op('concatenate')(is_tuple(None))"},
     {"is_tuple((is_var(\"x\"), wildcard()))", "is_tuple([is_var('x'), wildcard()])"},
     {"TuplePattern([])", "is_tuple([])"},
@@ -119,7 +125,7 @@ TEST_CASE("describe() names is_expr patterns by the names they were given",
   auto zero = relay::parse_expression("0f");
   REQUIRE(zero.ok());
   PatternParseOptions options;
-  options.names["zero"] = dsl::is_expr(zero->module.graph, zero->root, "zero");
+  options.names.insert_or_assign("zero", dsl::is_expr(zero->module.graph, zero->root, "zero"));
   Pattern pattern = pattern_of("x = wildcard()\nx + is_expr(zero)", options);
   CHECK(describe(pattern) == "is_op('add')(wildcard(), is_expr(zero))");
   CHECK(describe(pattern_of(describe(pattern), options)) == describe(pattern));
@@ -339,6 +345,32 @@ TEST_CASE("malformed patterns give located errors with stable ids", "[pattern][t
       {"is_op('add')(is_var(), wildcard(),",
        "[graphpat.pattern_text.unexpected_end] 1:35: unexpected end of the text where an "
        "expression should start"},
+      // A recursion that consumes no node (issue 21), refused at the redirect_to.
+      {"w = wildcard()\nw.redirect_to(w)\nw",
+       "[graphpat.pattern_text.unconsumed_cycle] 2:3: the redirect closes a cycle that consumes "
+       "no node (WildcardPattern -> WildcardPattern): each turn would match the same node again"},
+      {"w = wildcard()\nw.redirect_to(w | is_op('nn.relu')(w))\nw",
+       "[graphpat.pattern_text.unconsumed_cycle] 2:3: the redirect closes a cycle that consumes "
+       "no node (WildcardPattern -> AltPattern -> WildcardPattern): each turn would match the "
+       "same node again"},
+      {"a = wildcard()\nb = wildcard()\na.redirect_to(b)\nb.redirect_to(a)\na",
+       "[graphpat.pattern_text.unconsumed_cycle] 4:3: the redirect closes a cycle that consumes "
+       "no node (WildcardPattern -> WildcardPattern -> WildcardPattern): each turn would match "
+       "the same node again"},
+      // -1 is TVM's "any index"; no other negative index exists.
+      {"is_tuple_get_item(wildcard(), -2)",
+       "[graphpat.pattern_text.bad_index] 1:31: a tuple index is 0 or more, or -1 or None for "
+       "any index, got -2"},
+      {"TupleGetItemPattern(wildcard(), index=-9223372036854775807)",
+       "[graphpat.pattern_text.bad_index] 1:39: a tuple index is 0 or more, or -1 or None for "
+       "any index, got -9223372036854775807"},
+      // Prefix operators are nesting (unlike a chain of binary operators or postfix links).
+      {std::string(300, '~') + "wildcard()",
+       "[graphpat.pattern_text.too_deep] 1:258: nesting deeper than 256 levels (max_depth)"},
+      // A malformed token after a syntax error is reported first, as before tokens were cut
+      // on demand.
+      {"wildcard() wildcard() 'x",
+       "[graphpat.pattern_text.unterminated_string] 1:23: string is not closed on its line"},
   };
   for (const Bad& bad : table) {
     INFO(bad.text);
@@ -348,4 +380,157 @@ TEST_CASE("malformed patterns give located errors with stable ids", "[pattern][t
     CHECK(error_id(pattern.status()).starts_with("graphpat.pattern_text."));
   }
   CHECK(table.size() >= 30);
+}
+
+namespace {
+
+std::string repeat(std::string_view piece, std::size_t n) {
+  std::string out;
+  out.reserve(piece.size() * n);
+  for (std::size_t i = 0; i < n; ++i) out += piece;
+  return out;
+}
+
+// `first` then `link` n times, e.g. chain("a", " | a", 3) == "a | a | a | a".
+std::string chain(std::string_view first, std::string_view link, std::size_t n) {
+  return std::string(first) + repeat(link, n);
+}
+
+}  // namespace
+
+TEST_CASE("a flat chain is not nesting: 300 links of every operator and postfix parse",
+          "[pattern][text][limits]") {
+  // Issue 21: `a | b | ...` of 300 terms was refused as "nesting deeper than 256 levels".
+  constexpr std::size_t kLinks = 300;
+  struct Chain {
+    std::string text, described;
+  };
+  const std::string w = "wildcard()";
+  const Chain chains[] = {
+      {chain(w, " | wildcard()", kLinks), chain(w, " | wildcard()", kLinks)},
+      {chain(w, " & wildcard()", kLinks), chain(w, " & wildcard()", kLinks)},
+      {chain(w, " + wildcard()", kLinks),
+       repeat("is_op('add')(", kLinks) + w + repeat(", wildcard())", kLinks)},
+      {chain(w, " * wildcard()", kLinks),
+       repeat("is_op('multiply')(", kLinks) + w + repeat(", wildcard())", kLinks)},
+      {chain(w, " - wildcard()", kLinks),
+       repeat("is_op('subtract')(", kLinks) + w + repeat(", wildcard())", kLinks)},
+      {chain(w, " / wildcard()", kLinks),
+       repeat("is_op('divide')(", kLinks) + w + repeat(", wildcard())", kLinks)},
+      {chain(w, ".has_dtype('float32')", kLinks), chain(w, ".has_dtype('float32')", kLinks)},
+      {chain(w, ".has_attr({'a': 1}).has_shape([1])", kLinks),
+       chain(w, ".has_attr({'a': 1}).has_shape([1])", kLinks)},
+      {chain(w, "(wildcard())", kLinks), chain(w, "(wildcard())", kLinks)},
+      {chain("is_op('nn.relu')", "(None)", kLinks), chain("is_op('nn.relu')", "(None)", kLinks)},
+  };
+  for (const Chain& c : chains) {
+    INFO(c.text.substr(0, 40));
+    absl::StatusOr<Pattern> pattern = parse_pattern(c.text);
+    REQUIRE(pattern.ok());
+    CHECK(describe(*pattern) == c.described);
+  }
+  // Real nesting keeps its limit: 256 levels pass, 257 do not.
+  CHECK(parse_pattern(repeat("~", 256) + w).ok());
+  CHECK(parse_pattern(repeat("(", 256) + w + repeat(")", 256)).ok());
+  CHECK(std::string(parse_pattern(repeat("(", 257) + w + repeat(")", 257)).status().message()) ==
+        "[graphpat.pattern_text.too_deep] 1:258: nesting deeper than 256 levels (max_depth)");
+}
+
+TEST_CASE("max_nodes stops the reader before it builds the rest", "[pattern][text][limits]") {
+  // 2,000,000 alternatives (26 MB) once used 2.2 GB before they were refused; now the count of
+  // syntax nodes stops the reader at the limit. Each `wildcard()` is a name and a call, each
+  // `|` one node made after its right side: with max_nodes = 30, ten alternatives and their
+  // nine `|` make 29, the 11th alternative's name the 30th, and its call, placed where its
+  // callee starts (1:131), would be the 31st.
+  std::string text = chain("wildcard()", " | wildcard()", 1'999'999);
+  absl::StatusOr<Pattern> refused = parse_pattern(text, {.limits = {.max_nodes = 30}});
+  CHECK(std::string(refused.status().message()) ==
+        "[graphpat.pattern_text.too_many_nodes] 1:131: more than 30 nodes (max_nodes)");
+  // A lambda applied many times builds more than its text holds: each application counts.
+  std::string lambdas =
+      "f = lambda x: x | x | x | x\n" + chain("f(wildcard())", " | f(wildcard())", 9);
+  CHECK(parse_pattern(lambdas, {.limits = {.max_nodes = 200}}).ok());
+  CHECK(std::string(parse_pattern(lambdas, {.limits = {.max_nodes = 100}}).status().message())
+            .starts_with("[graphpat.pattern_text.too_many_nodes] "));
+}
+
+TEST_CASE("the pattern reader is linear in its input", "[pattern][text][scaling]") {
+  // Each construct at n and 10 n; time(10 n) / time(n) stays far below the 100 of a quadratic
+  // reader (the small size's best of three runs, to keep a loaded machine's noise out; sizes
+  // beyond the caches, whose misses would add to the ratio), and the pattern built has the
+  // size the text says.
+  struct Construct {
+    const char* name;
+    std::function<std::string(std::size_t)> text;
+    std::function<std::size_t(std::size_t)> nodes;  // pattern nodes reachable from the root
+    std::size_t n;
+  };
+  const Construct constructs[] = {
+      {"postfix .has_attr chain",
+       [](std::size_t n) { return chain("wildcard()", ".has_attr({'a': 1})", n); },
+       [](std::size_t n) { return n + 1; }, 5'000},
+      {"postfix call chain", [](std::size_t n) { return chain("wildcard()", "(wildcard())", n); },
+       [](std::size_t n) { return 2 * n + 1; }, 5'000},
+      {"flat |", [](std::size_t n) { return "a = wildcard()\n" + chain("a", " | a", n); },
+       [](std::size_t n) { return n + 1; }, 10'000},
+      {"flat +", [](std::size_t n) { return "a = wildcard()\n" + chain("a", " + a", n); },
+       [](std::size_t n) { return 2 * n + 1; }, 10'000},
+      {"tuple fields",
+       [](std::size_t n) { return "a = wildcard()\nis_tuple([a" + repeat(", a", n) + "])"; },
+       [](std::size_t) { return std::size_t{2}; }, 20'000},
+      {"call arguments",
+       [](std::size_t n) {
+         return "a = wildcard()\nis_op('concatenate')(a" + repeat(", a", n) + ")";
+       },
+       [](std::size_t) { return std::size_t{3}; }, 20'000},
+      {"lambdas applied in many statements",
+       [](std::size_t n) {
+         std::string text = "f = lambda x: x.has_dtype('float32')\n";
+         for (std::size_t i = 0; i < n; ++i) text += fmt::format("p{} = f(wildcard())\n", i);
+         return text + "p0";
+       },
+       [](std::size_t) { return std::size_t{2}; }, 2'000},
+  };
+  auto seconds = [](const std::string& text, std::size_t expected_nodes, int runs) {
+    double best = 1e9;
+    for (int run = 0; run < runs; ++run) {
+      auto start = std::chrono::steady_clock::now();
+      absl::StatusOr<Pattern> pattern = parse_pattern(text, {.limits = {.max_nodes = 10'000'000}});
+      best = std::min(
+          best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      REQUIRE(pattern.ok());
+      CHECK(pattern->graph().post_order(pattern->id()).size() == expected_nodes);
+    }
+    return best;
+  };
+  for (const Construct& c : constructs) {
+    INFO(c.name);
+    double small = seconds(c.text(c.n), c.nodes(c.n), 3);
+    double large = seconds(c.text(10 * c.n), c.nodes(10 * c.n), 1);
+    WARN(c.name << ": " << small << " s at " << c.n << ", " << large << " s at " << 10 * c.n);
+    CHECK(large / std::max(small, 1e-4) < 30);
+  }
+}
+
+TEST_CASE("the pattern reader is linear in prefix operators, which nest",
+          "[pattern][text][scaling]") {
+  // Prefix operators nest (max_depth bounds them) but are read and applied in loops: within a
+  // raised limit they are linear too, and take no stack per level.
+  double small = 0, large = 0;
+  for (std::size_t size : {10'000, 100'000}) {
+    std::string text = repeat("~", size) + "wildcard()";
+    double best = 1e9;
+    for (int run = 0; run < (size == 10'000 ? 3 : 1); ++run) {
+      auto start = std::chrono::steady_clock::now();
+      absl::StatusOr<Pattern> pattern =
+          parse_pattern(text, {.limits = {.max_depth = 200'000, .max_nodes = 10'000'000}});
+      best = std::min(
+          best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      REQUIRE(pattern.ok());
+      CHECK(pattern->graph().post_order(pattern->id()).size() == size + 1);
+    }
+    (size == 10'000 ? small : large) = best;
+  }
+  WARN("prefix ~: " << small << " s at 10000, " << large << " s at 100000");
+  CHECK(large / std::max(small, 1e-4) < 30);
 }

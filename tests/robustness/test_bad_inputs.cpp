@@ -158,6 +158,7 @@ std::string generate(std::string_view name, std::uint64_t n) {
   if (name == "pattern_nested_calls") {
     return repeat("is_op('nn.relu')(", n) + "wildcard()" + repeat(")", n);
   }
+  if (name == "pattern_prefix_not") return repeat("~", n) + "wildcard()";
   if (name == "pattern_long_alternation") {
     std::string text = "wildcard()";
     for (std::uint64_t i = 1; i < n; ++i) text += " | wildcard()";

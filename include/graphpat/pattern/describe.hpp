@@ -193,7 +193,7 @@ class PatternDescriber {
       case PatternKind::kTupleGetItem:
         text("is_tuple_get_item(");
         operand(ops[0], 0);
-        text(node.index < 0 ? std::string(")") : fmt::format(", {})", node.index));
+        text(node.index == -1 ? std::string(")") : fmt::format(", {})", node.index));
         return 7;
       case PatternKind::kIf:
         text("is_if(");

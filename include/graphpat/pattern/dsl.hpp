@@ -100,11 +100,13 @@ inline Pattern is_tuple(AnyArgs) {
   node.any_arity = true;
   return Pattern::make(std::move(node), {});
 }
-/// Matches `t.index` where t matches `tuple`; index -1 (the default) is any index.
+/// Matches `t.index` where t matches `tuple`; index -1 (the default) is any index, as TVM's
+/// `IsTupleGetItem(p, -1)` and Python's `index=None`. Any other negative index matches no
+/// node (TVM compares it with the item's index, never negative); the text syntax refuses it.
 inline Pattern is_tuple_get_item(const Pattern& tuple, std::int64_t index = -1) {
   PatternNode node;
   node.kind = PatternKind::kTupleGetItem;
-  node.index = index < 0 ? -1 : index;
+  node.index = index;
   return Pattern::make(std::move(node), {tuple});
 }
 /// Matches `if (cond) { then } else { otherwise }`.

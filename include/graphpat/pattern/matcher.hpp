@@ -135,7 +135,6 @@ struct CompiledPattern {
   }
 
   [[nodiscard]] PatternId find(const Pattern& pattern) const {
-    if (!pattern.valid()) return PatternId();
     auto found = by_uid.find(pattern.uid());
     return found == by_uid.end() ? PatternId() : found->second;
   }
@@ -521,7 +520,7 @@ class Matcher {
             return fail_here(
                 [&] { return fmt::format("expected a tuple item, got {}", words(e)); });
           }
-          if (p.index >= 0 && static_cast<std::int64_t>(g.index(e)) != p.index) {
+          if (p.index != -1 && static_cast<std::int64_t>(g.index(e)) != p.index) {
             return fail_here([&] {
               return fmt::format("expected index {}, got {} in {}", p.index, g.index(e), words(e));
             });

@@ -16,10 +16,16 @@
 // graph into the larger one and leaves a forwarding note, so every handle keeps meaning the
 // same node. Building patterns is not thread-safe when they share nodes; matching a finished
 // pattern is read-only.
+//
+// Every handle names a node: there is no default (empty) handle, and a handle moved from keeps
+// its node (moving copies), so a pattern can never be built from a handle that names nothing.
+// A recursive pattern must consume a node on every way round its cycle (see redirect_to).
 #pragma once
 
+#include <absl/status/status.h>
+#include <fmt/format.h>
+
 #include <atomic>
-#include <cassert>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -29,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/ids.hpp"
 
 namespace graphpat {
@@ -160,7 +167,7 @@ struct PatternNode {
   PatternKind kind = PatternKind::kWildcard;
   std::vector<PatternId> operands;
   bool any_arity = false;   // Call p(None), Function params None, Tuple is_tuple(None)
-  std::int64_t index = -1;  // TupleGetItem: -1 = any index
+  std::int64_t index = -1;  // TupleGetItem: -1 any index (as TVM); other negatives match none
   std::string name;         // Op: op name; Var: name hint ("" any); Expr: its name; DataType: dtype
   PatternId redirect;       // Wildcard: redirect_to target
   PatternAttrs attrs;       // Attr
@@ -222,6 +229,64 @@ class PatternGraph {
 
 namespace detail {
 
+/// Calls `visit(operand)` for each operand of `node` that the matcher tries at the same graph
+/// node as `node` itself (consuming nothing): a redirect's target, both sides of `|` and `&`,
+/// what `!`, has_attr, has_type, has_dtype and has_shape constrain, a dominator's child. Every
+/// other operand (a call's callee and arguments, tuple fields, a tuple item's tuple, function
+/// params and body, if / let parts, a dominator's parent and path) is matched at an operand of
+/// the graph node, which the graph made before it.
+template <class Visit>
+void for_each_same_node_operand(const PatternNode& node, Visit&& visit) {
+  switch (node.kind) {
+    case PatternKind::kWildcard:
+      if (node.redirect.valid()) visit(node.redirect);
+      return;
+    case PatternKind::kAlt:
+    case PatternKind::kAnd:
+      visit(node.operands[0]);
+      visit(node.operands[1]);
+      return;
+    case PatternKind::kNot:
+    case PatternKind::kAttr:
+    case PatternKind::kType:
+    case PatternKind::kDataType:
+    case PatternKind::kShape:
+      visit(node.operands[0]);
+      return;
+    case PatternKind::kDominator:
+      visit(node.operands[2]);
+      return;
+    default:
+      return;
+  }
+}
+
+/// The way from `from` to `to` through same-node operands only (for_each_same_node_operand),
+/// `from` first and `to` last, or empty when there is none. Iterative.
+inline std::vector<PatternId> same_node_path(const PatternGraph& graph, PatternId from,
+                                             PatternId to) {
+  std::vector<PatternId> parent(graph.size());
+  std::vector<bool> seen(graph.size(), false);
+  std::vector<PatternId> stack{from};
+  seen[from.index()] = true;
+  while (!stack.empty()) {
+    PatternId id = stack.back();
+    stack.pop_back();
+    if (id == to) {
+      std::vector<PatternId> path{to};
+      while (path.back() != from) path.push_back(parent[path.back().index()]);
+      return {path.rbegin(), path.rend()};
+    }
+    for_each_same_node_operand(graph.node(id), [&](PatternId next) {
+      if (seen[next.index()]) return;
+      seen[next.index()] = true;
+      parent[next.index()] = id;
+      stack.push_back(next);
+    });
+  }
+  return {};
+}
+
 /// The storage behind Pattern handles; merged stores forward to the store they joined.
 struct PatternStore {
   PatternGraph graph;
@@ -234,9 +299,10 @@ struct PatternStore {
 /// A handle to one pattern node. Copying a handle copies the reference, not the node.
 class Pattern {
  public:
-  Pattern() = default;
-
-  [[nodiscard]] bool valid() const { return store_ != nullptr; }
+  // Copy only: a move would leave a handle naming nothing.
+  Pattern(const Pattern&) = default;
+  Pattern& operator=(const Pattern&) = default;
+  ~Pattern() = default;
   /// The graph holding this node (and every node reachable from it).
   [[nodiscard]] const PatternGraph& graph() const { return resolve().store_->graph; }
   [[nodiscard]] PatternId id() const { return resolve().id_; }
@@ -245,12 +311,12 @@ class Pattern {
   /// What identifies the node across graph merges (and in Match::bound).
   [[nodiscard]] std::uint64_t uid() const { return node().uid; }
   /// Whether two handles are the same pattern node.
-  [[nodiscard]] bool same_as(const Pattern& other) const {
-    return valid() && other.valid() && uid() == other.uid();
-  }
+  [[nodiscard]] bool same_as(const Pattern& other) const { return uid() == other.uid(); }
 
-  /// A new node of `node.kind` whose operands are `operands` (handles from any graphs).
+  /// A new node of `node.kind` whose operands are `operands` (handles from any graphs); a
+  /// redirect is made by redirect_to only, so `node.redirect` is not taken.
   static Pattern make(PatternNode node, const std::vector<Pattern>& operands) {
+    node.redirect = PatternId();
     std::vector<const Pattern*> pointers;
     pointers.reserve(operands.size());
     for (const Pattern& operand : operands) pointers.push_back(&operand);
@@ -264,11 +330,34 @@ class Pattern {
   /// wildcard: that is how recursive patterns are written.
   ///   Pattern w = wildcard();
   ///   Pattern cast = is_op("cast")(w);
-  ///   w.redirect_to(cast | is_op("nn.dense")(wildcard(), wildcard()));
-  void redirect_to(const Pattern& target) {
-    assert(kind() == PatternKind::kWildcard);
+  ///   Status s = w.redirect_to(cast | is_op("nn.dense")(wildcard(), wildcard()));
+  /// Refused, leaving the pattern as it was: a handle that is not a wildcard
+  /// (`pattern.redirect_not_wildcard`), and a target that leads back to this wildcard without
+  /// consuming a node (`pattern.unconsumed_cycle`: `w.redirect_to(w)`,
+  /// `w.redirect_to(w | is_op("nn.relu")(w))`, a → b → a), which would be tried at the same
+  /// graph node for ever. A cycle through a call argument, a tuple field or any other operand
+  /// matched at an operand of the node (`w.redirect_to(is_op("add")(w, wildcard()) | wildcard())`)
+  /// moves down the graph on each turn and ends.
+  [[nodiscard]] absl::Status redirect_to(const Pattern& target) {
+    if (kind() != PatternKind::kWildcard) {
+      return make_error(
+          absl::StatusCode::kInvalidArgument, "pattern.redirect_not_wildcard",
+          fmt::format("only a wildcard can be redirected, not {}", pattern_kind_name(kind())));
+    }
     std::shared_ptr<detail::PatternStore> store = unify({this, &target});
+    const PatternGraph& graph = store->graph;
+    std::vector<PatternId> cycle = detail::same_node_path(graph, target.id(), id());
+    if (!cycle.empty()) {
+      std::string way = "WildcardPattern";
+      for (PatternId step : cycle)
+        way += fmt::format(" -> {}", pattern_kind_name(graph.kind(step)));
+      return make_error(absl::StatusCode::kInvalidArgument, "pattern.unconsumed_cycle",
+                        fmt::format("the redirect closes a cycle that consumes no node ({}): "
+                                    "each turn would match the same node again",
+                                    way));
+    }
     store->graph.mutable_node(id()).redirect = target.id();
+    return absl::OkStatus();
   }
 
   // Method sugar of the pattern language; dsl.hpp defines them.
@@ -294,7 +383,6 @@ class Pattern {
 
   // Follows forwarding notes (and shortens them for this handle).
   const Pattern& resolve() const {
-    assert(valid());
     while (store_->forward) {
       id_ = store_->forward_ids[id_.index()];
       store_ = store_->forward;

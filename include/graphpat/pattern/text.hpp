@@ -46,9 +46,10 @@ struct PatternParseOptions {
   /// Names defined before the text runs, e.g. {"zero", dsl::is_expr(graph, node, "zero")} for
   /// `is_expr(zero)`. is_expr of a name gives a new node holding the same expression.
   absl::flat_hash_map<std::string, Pattern> names{};
-  /// max_depth bounds the syntactic nesting (and lambdas applied inside lambdas), max_nodes
-  /// the syntax tree (a pattern text is small; a huge one is a mistake or an attack). Each
-  /// left 0 is kPatternDefaultLimits'.
+  /// max_depth bounds the syntactic nesting (and lambdas applied inside lambdas; a flat chain
+  /// `a | b | c` or `p.has_attr(..).has_type(..)` is not nesting), max_nodes the syntax tree
+  /// and, apart, the nodes evaluated (a lambda's body once per application): a pattern text is
+  /// small; a huge one is a mistake or an attack. Each left 0 is kPatternDefaultLimits'.
   InputLimits limits{};
 };
 
@@ -81,16 +82,17 @@ struct TextValue {
   double floating = 0;
   std::string text;                 // string; builtin, method or lambda parameter name
   std::vector<TextValue> elements;  // list / tuple; dict: key, value, ...
-  Pattern pattern;                  // pattern; method receiver
+  std::optional<Pattern> handle;    // pattern; method receiver
   PatternType type;
   std::uint32_t body = 0;  // lambda
 
   static TextValue of_pattern(Pattern p) {
     TextValue v;
     v.kind = Kind::kPattern;
-    v.pattern = std::move(p);
+    v.handle = std::move(p);
     return v;
   }
+  [[nodiscard]] const Pattern& pattern() const { return *handle; }
   static TextValue named(Kind kind, std::string text) {
     TextValue v;
     v.kind = kind;
@@ -294,7 +296,7 @@ class PatternEvaluator {
     }
     std::optional<TextValue> last;
     for (const Statement& statement : *statements) {
-      auto value = evaluate(statement.expression, globals_);
+      auto value = evaluate(statement.expression, nullptr);
       if (!value.ok()) return value.status();
       if (statement.target.empty()) {
         last = std::move(*value);
@@ -312,11 +314,18 @@ class PatternEvaluator {
       return pattern_text_error("not_a_pattern", final_statement.line, final_statement.column,
                                 fmt::format("the last line is {}, not a pattern", last->what()));
     }
-    return last->pattern;
+    return last->pattern();
   }
 
  private:
-  using Env = absl::flat_hash_map<std::string, TextValue>;
+  // The names a lambda's body sees beyond the globals: its parameter, then the parameters of
+  // the lambdas it was applied in (a chain on the stack, never a copy of the globals).
+  struct Scope {
+    const Scope* outer;
+    std::string_view name;
+    const TextValue* value;
+  };
+  using Env = const Scope*;  // nullptr: the globals alone
   using Args = std::vector<std::optional<TextValue>>;
 
   const AstNode& node(std::uint32_t id) const { return syntax_.nodes()[id]; }
@@ -325,8 +334,48 @@ class PatternEvaluator {
     return pattern_text_error(what, at.line, at.column, message);
   }
 
-  absl::StatusOr<TextValue> evaluate(std::uint32_t id, const Env& env) {
-    const AstNode& n = node(id);
+  // A chain `a | b | c`, `p.has_attr(..).has_type(..)`, `f(a)(b)` or `~~~p` is a tree as deep
+  // as it is long along its first children: it is walked down in a loop and evaluated back up,
+  // so only brackets, arguments and lambdas recurse. Every node evaluated counts against
+  // max_nodes, which bounds what a lambda applied many times can build.
+  absl::StatusOr<TextValue> evaluate(std::uint32_t id, Env env) {
+    std::vector<std::uint32_t> chain;
+    auto in_chain = [&](AstKind kind) {
+      return kind == AstKind::kBinary || kind == AstKind::kCall || kind == AstKind::kAttribute ||
+             kind == AstKind::kUnary;
+    };
+    for (; in_chain(node(id).kind); id = node(id).children[0]) {
+      if (auto status = count_node(node(id)); !status.ok()) return status;
+      chain.push_back(id);
+    }
+    if (auto status = count_node(node(id)); !status.ok()) return status;
+    auto value = evaluate_node(node(id), env);
+    for (auto link = chain.rbegin(); link != chain.rend() && value.ok(); ++link) {
+      const AstNode& n = node(*link);
+      switch (n.kind) {
+        case AstKind::kBinary:
+          value = binary(n, *value, env);
+          break;
+        case AstKind::kCall:
+          value = call(n, *value, env);
+          break;
+        case AstKind::kUnary:
+          value = unary(n, *std::move(value));
+          break;
+        default:
+          value = attribute(n, *value);
+      }
+    }
+    return value;
+  }
+
+  absl::Status count_node(const AstNode& n) {
+    if (++evaluated_ <= limits_.max_nodes) return absl::OkStatus();
+    return error_at(n, "too_many_nodes", too_many_nodes_problem(limits_.max_nodes));
+  }
+
+  // A node that is not a link of a chain (see evaluate).
+  absl::StatusOr<TextValue> evaluate_node(const AstNode& n, Env env) {
     switch (n.kind) {
       case AstKind::kName:
         return lookup(n, env);
@@ -363,41 +412,39 @@ class PatternEvaluator {
         v.body = n.children[0];
         return v;
       }
-      case AstKind::kAttribute: {
-        auto object = evaluate(n.children[0], env);
-        if (!object.ok()) return object;
-        if (object->kind == TextValue::Kind::kModule) {
-          std::string name = object->text + "." + n.text;
-          if (!find_signature(name)) {
-            return error_at(n, "unknown_name", fmt::format("unknown name '{}'", name));
-          }
-          return TextValue::named(TextValue::Kind::kBuiltin, name);
-        }
-        if (object->kind != TextValue::Kind::kPattern) {
-          return error_at(n, "unknown_method",
-                          fmt::format("{} has no method '{}'", object->what(), n.text));
-        }
-        if (!find_signature("." + n.text)) {
-          return error_at(n, "unknown_method", fmt::format("patterns have no method '{}'", n.text));
-        }
-        TextValue method = TextValue::named(TextValue::Kind::kMethod, "." + n.text);
-        method.pattern = object->pattern;
-        return method;
-      }
       case AstKind::kSubscript:
         return error_at(n, "unsupported", "subscripts are not part of the pattern syntax");
-      case AstKind::kUnary:
-        return unary(n, env);
-      case AstKind::kBinary:
-        return binary(n, env);
-      case AstKind::kCall:
-        return call(n, env);
+      default:
+        break;  // the links of a chain, which evaluate() applies
     }
     return error_at(n, "unsupported", "unsupported syntax");
   }
 
-  absl::StatusOr<TextValue> lookup(const AstNode& n, const Env& env) {
-    if (auto found = env.find(n.text); found != env.end()) return found->second;
+  absl::StatusOr<TextValue> attribute(const AstNode& n, const TextValue& object) {
+    if (object.kind == TextValue::Kind::kModule) {
+      std::string name = object.text + "." + n.text;
+      if (!find_signature(name)) {
+        return error_at(n, "unknown_name", fmt::format("unknown name '{}'", name));
+      }
+      return TextValue::named(TextValue::Kind::kBuiltin, name);
+    }
+    if (object.kind != TextValue::Kind::kPattern) {
+      return error_at(n, "unknown_method",
+                      fmt::format("{} has no method '{}'", object.what(), n.text));
+    }
+    if (!find_signature("." + n.text)) {
+      return error_at(n, "unknown_method", fmt::format("patterns have no method '{}'", n.text));
+    }
+    TextValue method = TextValue::named(TextValue::Kind::kMethod, "." + n.text);
+    method.handle = object.handle;
+    return method;
+  }
+
+  absl::StatusOr<TextValue> lookup(const AstNode& n, Env env) {
+    for (Env scope = env; scope != nullptr; scope = scope->outer) {
+      if (scope->name == n.text) return *scope->value;
+    }
+    if (auto found = globals_.find(n.text); found != globals_.end()) return found->second;
     if (n.text == "None") return TextValue();
     if (n.text == "True" || n.text == "False") {
       TextValue v;
@@ -410,41 +457,37 @@ class PatternEvaluator {
     return error_at(n, "unknown_name", fmt::format("unknown name '{}'", n.text));
   }
 
-  absl::StatusOr<TextValue> unary(const AstNode& n, const Env& env) {
-    auto operand = evaluate(n.children[0], env);
-    if (!operand.ok()) return operand;
+  absl::StatusOr<TextValue> unary(const AstNode& n, TextValue operand) {
     if (n.text == "-" || n.text == "+") {
       double sign = n.text == "-" ? -1 : 1;
-      if (operand->kind == TextValue::Kind::kInt) {
-        operand->integer *= static_cast<std::int64_t>(sign);
+      if (operand.kind == TextValue::Kind::kInt) {
+        operand.integer *= static_cast<std::int64_t>(sign);
         return operand;
       }
-      if (operand->kind == TextValue::Kind::kFloat) {
-        operand->floating *= sign;
+      if (operand.kind == TextValue::Kind::kFloat) {
+        operand.floating *= sign;
         return operand;
       }
       return error_at(n, "bad_operand",
-                      fmt::format("unary '{}' needs a number, got {}", n.text, operand->what()));
+                      fmt::format("unary '{}' needs a number, got {}", n.text, operand.what()));
     }
-    if (operand->kind != TextValue::Kind::kPattern) {
+    if (operand.kind != TextValue::Kind::kPattern) {
       return error_at(n, "bad_operand",
-                      fmt::format("'{}' needs a pattern, got {}", n.text, operand->what()));
+                      fmt::format("'{}' needs a pattern, got {}", n.text, operand.what()));
     }
-    return TextValue::of_pattern(!operand->pattern);
+    return TextValue::of_pattern(!operand.pattern());
   }
 
-  absl::StatusOr<TextValue> binary(const AstNode& n, const Env& env) {
-    auto left = evaluate(n.children[0], env);
-    if (!left.ok()) return left;
+  absl::StatusOr<TextValue> binary(const AstNode& n, const TextValue& left, Env env) {
     auto right = evaluate(n.children[1], env);
     if (!right.ok()) return right;
-    if (left->kind != TextValue::Kind::kPattern || right->kind != TextValue::Kind::kPattern) {
+    if (left.kind != TextValue::Kind::kPattern || right->kind != TextValue::Kind::kPattern) {
       return error_at(n, "bad_operand",
-                      fmt::format("'{}' needs two patterns, got {} and {}", n.text, left->what(),
+                      fmt::format("'{}' needs two patterns, got {} and {}", n.text, left.what(),
                                   right->what()));
     }
-    const Pattern& a = left->pattern;
-    const Pattern& b = right->pattern;
+    const Pattern& a = left.pattern();
+    const Pattern& b = right->pattern();
     switch (n.text[0]) {
       case '|':
         return TextValue::of_pattern(a | b);
@@ -461,16 +504,14 @@ class PatternEvaluator {
     }
   }
 
-  absl::StatusOr<TextValue> call(const AstNode& n, const Env& env) {
-    auto callee = evaluate(n.children[0], env);
-    if (!callee.ok()) return callee;
+  absl::StatusOr<TextValue> call(const AstNode& n, const TextValue& callee, Env env) {
     std::vector<TextValue> values;
     for (std::size_t i = 1; i < n.children.size(); ++i) {
       auto value = evaluate(n.children[i], env);
       if (!value.ok()) return value;
       values.push_back(std::move(*value));
     }
-    switch (callee->kind) {
+    switch (callee.kind) {
       case TextValue::Kind::kPattern: {
         for (const std::string& keyword : n.keywords) {
           if (!keyword.empty()) {
@@ -478,7 +519,7 @@ class PatternEvaluator {
           }
         }
         if (values.size() == 1 && values[0].kind == TextValue::Kind::kNone) {
-          return TextValue::of_pattern(callee->pattern(any_args));
+          return TextValue::of_pattern(callee.pattern()(any_args));
         }
         std::vector<Pattern> args;
         for (std::size_t i = 0; i < values.size(); ++i) {
@@ -486,23 +527,23 @@ class PatternEvaluator {
           if (!pattern.ok()) return pattern.status();
           args.push_back(*pattern);
         }
-        return TextValue::of_pattern(callee->pattern.call(args));
+        return TextValue::of_pattern(callee.pattern().call(args));
       }
       case TextValue::Kind::kLambda:
-        return apply(*callee, n, values, env);
+        return apply(callee, n, values, env);
       case TextValue::Kind::kBuiltin:
       case TextValue::Kind::kMethod: {
-        auto args = bind(n, *find_signature(callee->text), values);
+        auto args = bind(n, *find_signature(callee.text), values);
         if (!args.ok()) return args.status();
-        return builtin(n, *callee, *args, env);
+        return builtin(n, callee, *args, env);
       }
       default:
-        return error_at(n, "not_callable", fmt::format("{} cannot be called", callee->what()));
+        return error_at(n, "not_callable", fmt::format("{} cannot be called", callee.what()));
     }
   }
 
   absl::StatusOr<TextValue> apply(const TextValue& lambda, const AstNode& at,
-                                  const std::vector<TextValue>& values, const Env& env) {
+                                  const std::vector<TextValue>& values, Env env) {
     if (values.size() != 1) {
       return error_at(at, "bad_lambda",
                       fmt::format("the lambda takes 1 argument, got {}", values.size()));
@@ -511,9 +552,8 @@ class PatternEvaluator {
       return error_at(at, "too_deep",
                       fmt::format("lambdas {}", too_deep_problem(limits_.max_depth)));
     }
-    Env inner = env;
-    inner[lambda.text] = values[0];
-    auto result = evaluate(lambda.body, inner);
+    Scope inner{env, lambda.text, &values[0]};
+    auto result = evaluate(lambda.body, &inner);
     --lambda_depth_;
     return result;
   }
@@ -562,7 +602,7 @@ class PatternEvaluator {
 
   static absl::StatusOr<Pattern> as_pattern(const TextValue& v, const AstNode& at,
                                             std::string_view role) {
-    if (v.kind == TextValue::Kind::kPattern) return v.pattern;
+    if (v.kind == TextValue::Kind::kPattern) return v.pattern();
     return error_at(at, "not_a_pattern",
                     fmt::format("{} must be a pattern, got {}", role, v.what()));
   }
@@ -580,7 +620,7 @@ class PatternEvaluator {
         return error_at(at, "not_a_pattern",
                         fmt::format("{} must hold patterns, got {}", role, element.what()));
       }
-      patterns.push_back(element.pattern);
+      patterns.push_back(element.pattern());
     }
     return std::optional<std::vector<Pattern>>(std::move(patterns));
   }
@@ -680,7 +720,7 @@ class PatternEvaluator {
   // ----- builtins -------------------------------------------------------------------------------
 
   absl::StatusOr<TextValue> builtin(const AstNode& n, const TextValue& callee, Args& args,
-                                    const Env& env) {
+                                    Env env) {
     std::string_view name = callee.text;
     auto at = [&](std::size_t i) -> const AstNode& {
       // The argument's own node when given positionally, else the call.
@@ -710,11 +750,11 @@ class PatternEvaluator {
     }
     if (name == "is_expr" || name == "ExprPattern") {
       if (args[0]->kind != TextValue::Kind::kPattern ||
-          args[0]->pattern.kind() != PatternKind::kExpr) {
+          args[0]->pattern().kind() != PatternKind::kExpr) {
         return error_at(at(0), "bad_expr",
                         "is_expr takes an expression given in PatternParseOptions::names");
       }
-      PatternNode copy = args[0]->pattern.node();
+      PatternNode copy = args[0]->pattern().node();
       copy.uid = 0;
       return result(Pattern::make(std::move(copy), {}));
     }
@@ -733,6 +773,12 @@ class PatternEvaluator {
                           fmt::format("the index must be an int or None, got {}", args[1]->what()));
         }
         index = args[1]->integer;
+        if (index < -1) {
+          return error_at(at(1), "bad_index",
+                          fmt::format("a tuple index is 0 or more, or -1 or None for any index, "
+                                      "got {}",
+                                      index));
+        }
       }
       return result(dsl::is_tuple_get_item(*tuple, index));
     }
@@ -770,7 +816,8 @@ class PatternEvaluator {
     if (name == "has_attr" || name == "has_type" || name == "has_dtype" || name == "has_shape" ||
         name.starts_with(".has_")) {
       bool method = name.starts_with('.');
-      auto inner = method ? absl::StatusOr<Pattern>(callee.pattern) : pattern_arg(1, "the pattern");
+      auto inner =
+          method ? absl::StatusOr<Pattern>(callee.pattern()) : pattern_arg(1, "the pattern");
       if (!inner.ok()) return inner.status();
       std::string_view what = method ? name.substr(1) : name;
       if (what == "has_attr") {
@@ -795,34 +842,33 @@ class PatternEvaluator {
     if (name == ".optional") {
       const TextValue& option = *args[0];
       if (option.kind == TextValue::Kind::kPattern)
-        return result(callee.pattern.optional(option.pattern));
+        return result(callee.pattern().optional(option.pattern()));
       if (option.kind != TextValue::Kind::kLambda) {
         return error_at(at(0), "bad_argument",
                         fmt::format("optional takes a lambda or a pattern, got {}", option.what()));
       }
-      auto made = apply(option, at(0), {TextValue::of_pattern(callee.pattern)}, env);
+      auto made = apply(option, at(0), {TextValue::of_pattern(callee.pattern())}, env);
       if (!made.ok()) return made;
       auto pattern = as_pattern(*made, at(0), "the lambda's result");
       if (!pattern.ok()) return pattern.status();
-      return result(callee.pattern | *pattern);
+      return result(callee.pattern() | *pattern);
     }
     if (name == ".dominates") {
       auto parent = as_pattern(*args[0], at(0), "the parent");
       if (!parent.ok()) return parent.status();
       auto path = pattern_arg(1, "the path");
       if (!path.ok()) return path.status();
-      return result(callee.pattern.dominates(*parent, *path));
+      return result(callee.pattern().dominates(*parent, *path));
     }
     if (name == ".redirect_to") {
       auto target = as_pattern(*args[0], at(0), "the redirect target");
       if (!target.ok()) return target.status();
-      if (callee.pattern.kind() != PatternKind::kWildcard) {
-        return error_at(n, "redirect_not_wildcard",
-                        fmt::format("only a wildcard can be redirected, not {}",
-                                    pattern_kind_name(callee.pattern.kind())));
+      Pattern wildcard = callee.pattern();
+      // The DSL's refusal (redirect_not_wildcard, unconsumed_cycle), placed at the method.
+      if (absl::Status status = wildcard.redirect_to(*target); !status.ok()) {
+        return error_at(n, error_id(status).substr(std::string_view("graphpat.pattern.").size()),
+                        error_problem(status));
       }
-      Pattern wildcard = callee.pattern;
-      wildcard.redirect_to(*target);
       return TextValue();
     }
     if (name == "relay.Any") {
@@ -865,7 +911,8 @@ class PatternEvaluator {
 
   InputLimits limits_;
   PatternSyntax syntax_;
-  Env globals_;
+  absl::flat_hash_map<std::string, TextValue> globals_;
+  std::uint64_t evaluated_ = 0;  // nodes evaluated so far, lambda bodies once per application
   std::uint32_t lambda_depth_ = 0;
 };
 

@@ -10,6 +10,11 @@
 // string literals, None / True / False, lists, tuples, dicts, calls with positional and keyword
 // arguments, attribute access, subscripts, `lambda x: expr`, unary `-` `~` `!`, and the binary
 // operators `|`, `&`, `+`, `-`, `*`, `/` with Python's precedence.
+//
+// Linear in the text, in time and memory: tokens are cut as the parser needs them; a chain of
+// binary operators, calls or attributes is read in a loop and counts as one level of nesting
+// (brackets, call arguments, prefix operators and lambdas are the nesting max_depth bounds);
+// max_nodes refuses the node that would be one too many, as it is made.
 #pragma once
 
 #include <absl/status/statusor.h>
@@ -108,17 +113,29 @@ class PatternSyntax {
 
   /// The statements of the text; nodes() holds their syntax trees.
   absl::StatusOr<std::vector<Statement>> parse() {
-    if (auto status = tokenize(); !status.ok()) return status;
+    absl::StatusOr<std::vector<Statement>> statements = parse_statements();
+    if (!lex_error_.ok()) return lex_error_;
+    if (statements.ok()) return statements;
+    // A malformed token anywhere is reported before a syntax error (as if the text had been
+    // cut into tokens first): the rest is scanned token by token, keeping none.
+    while (lex_error_.ok() && peek().type != TokenType::kEnd) skip();
+    return lex_error_.ok() ? statements.status() : lex_error_;
+  }
+
+  [[nodiscard]] const std::vector<AstNode>& nodes() const { return nodes_; }
+
+ private:
+  absl::StatusOr<std::vector<Statement>> parse_statements() {
     std::vector<Statement> statements;
     for (;;) {
-      while (peek().type == TokenType::kNewline) ++pos_;
+      while (peek().type == TokenType::kNewline) skip();
       if (peek().type == TokenType::kEnd) break;
       Statement statement;
       statement.line = peek().line;
       statement.column = peek().column;
       if (peek().type == TokenType::kName && peek(1).is("=")) {
         statement.target = peek().text;
-        pos_ += 2;
+        skip(2);
       }
       auto expression = parse_expression(0);
       if (!expression.ok()) return expression.status();
@@ -136,78 +153,82 @@ class PatternSyntax {
     return statements;
   }
 
-  [[nodiscard]] const std::vector<AstNode>& nodes() const { return nodes_; }
-
- private:
   // ----- tokens -----------------------------------------------------------------------------
+  //
+  // Tokens are cut on demand, one or two ahead of the parser (tokens_ holds only those not yet
+  // consumed), so a text's tokens never all exist at once. A malformed token ends the tokens
+  // (an end token takes its place) and leaves its error in lex_error_.
 
-  absl::Status tokenize() {
-    std::uint32_t line = 1;
-    std::size_t line_start = 0;
-    int nesting = 0;
-    std::size_t i = 0;
+  // Cuts the next token into tokens_; false (and no token) at a newline or ';' that ends no
+  // line, a space or a comment: the caller calls again.
+  bool lex_one() {
     auto column_of = [&](std::size_t at) {
-      return static_cast<std::uint32_t>(at - line_start + 1);
+      return static_cast<std::uint32_t>(at - line_start_ + 1);
     };
-    while (i < text_.size()) {
-      char c = text_[i];
-      if (c == '\n' || c == ';') {
-        if (nesting == 0 && (tokens_.empty() || tokens_.back().type != TokenType::kNewline)) {
-          tokens_.push_back({TokenType::kNewline, std::string(1, c), 0, 0, line, column_of(i)});
-        }
-        if (c == '\n') {
-          ++line;
-          line_start = i + 1;
-        }
-        ++i;
-        continue;
-      }
-      if (c == ' ' || c == '\t' || c == '\r') {
-        ++i;
-        continue;
-      }
-      if (c == '\\' && i + 1 < text_.size() && text_[i + 1] == '\n') {
-        i += 2;
-        ++line;
-        line_start = i;
-        continue;
-      }
-      if (c == '#') {
-        while (i < text_.size() && text_[i] != '\n') ++i;
-        continue;
-      }
-      PatternToken token;
-      token.line = line;
-      token.column = column_of(i);
-      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-        std::size_t start = i;
-        while (i < text_.size() &&
-               (std::isalnum(static_cast<unsigned char>(text_[i])) || text_[i] == '_')) {
-          ++i;
-        }
-        token.type = TokenType::kName;
-        token.text = std::string(text_.substr(start, i - start));
-      } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-                 (c == '.' && i + 1 < text_.size() &&
-                  std::isdigit(static_cast<unsigned char>(text_[i + 1])))) {
-        if (auto status = read_number(i, token); !status.ok()) return status;
-      } else if (c == '"' || c == '\'') {
-        if (auto status = read_string(i, token); !status.ok()) return status;
-      } else if (std::string_view("()[]{},:.=|&~!+-*/").find(c) != std::string_view::npos) {
-        token.type = TokenType::kPunct;
-        token.text = std::string(1, c);
-        if (c == '(' || c == '[' || c == '{') ++nesting;
-        if ((c == ')' || c == ']' || c == '}') && nesting > 0) --nesting;
-        ++i;
-      } else {
-        return pattern_text_error("unexpected_character", token.line, token.column,
-                                  fmt::format("unexpected character '{}'", c));
-      }
-      tokens_.push_back(std::move(token));
+    std::size_t& i = offset_;
+    if (i >= text_.size() || !lex_error_.ok()) {
+      tokens_.push_back({TokenType::kEnd, "", 0, 0, line_, column_of(i)});
+      return true;
     }
-    std::uint32_t end_line = line;
-    tokens_.push_back({TokenType::kEnd, "", 0, 0, end_line, column_of(i)});
-    return absl::OkStatus();
+    char c = text_[i];
+    if (c == '\n' || c == ';') {
+      bool token = nesting_ == 0 && !after_newline_;
+      if (token) {
+        tokens_.push_back({TokenType::kNewline, std::string(1, c), 0, 0, line_, column_of(i)});
+        after_newline_ = true;
+      }
+      if (c == '\n') {
+        ++line_;
+        line_start_ = i + 1;
+      }
+      ++i;
+      return token;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++i;
+      return false;
+    }
+    if (c == '\\' && i + 1 < text_.size() && text_[i + 1] == '\n') {
+      i += 2;
+      ++line_;
+      line_start_ = i;
+      return false;
+    }
+    if (c == '#') {
+      while (i < text_.size() && text_[i] != '\n') ++i;
+      return false;
+    }
+    PatternToken token;
+    token.line = line_;
+    token.column = column_of(i);
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      std::size_t start = i;
+      while (i < text_.size() &&
+             (std::isalnum(static_cast<unsigned char>(text_[i])) || text_[i] == '_')) {
+        ++i;
+      }
+      token.type = TokenType::kName;
+      token.text = std::string(text_.substr(start, i - start));
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               (c == '.' && i + 1 < text_.size() &&
+                std::isdigit(static_cast<unsigned char>(text_[i + 1])))) {
+      lex_error_ = read_number(i, token);
+    } else if (c == '"' || c == '\'') {
+      lex_error_ = read_string(i, token);
+    } else if (std::string_view("()[]{},:.=|&~!+-*/").find(c) != std::string_view::npos) {
+      token.type = TokenType::kPunct;
+      token.text = std::string(1, c);
+      if (c == '(' || c == '[' || c == '{') ++nesting_;
+      if ((c == ')' || c == ']' || c == '}') && nesting_ > 0) --nesting_;
+      ++i;
+    } else {
+      lex_error_ = pattern_text_error("unexpected_character", token.line, token.column,
+                                      fmt::format("unexpected character '{}'", c));
+    }
+    if (!lex_error_.ok()) return false;  // the next call gives the end token
+    after_newline_ = false;
+    tokens_.push_back(std::move(token));
+    return true;
   }
 
   absl::Status read_number(std::size_t& i, PatternToken& token) {
@@ -322,10 +343,24 @@ class PatternSyntax {
 
   // ----- expressions ------------------------------------------------------------------------
 
-  const PatternToken& peek(std::size_t ahead = 0) const {
-    return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+  // The token `ahead` tokens after the current one (0 or 1); the end token repeats at the end.
+  const PatternToken& peek(std::size_t ahead = 0) {
+    while (tokens_.size() <= ahead) {
+      if (!tokens_.empty() && tokens_.back().type == TokenType::kEnd) return tokens_.back();
+      while (!lex_one()) {
+      }
+    }
+    return tokens_[ahead];
   }
-  const PatternToken& next() { return tokens_[std::min(pos_++, tokens_.size() - 1)]; }
+  // Consumes the current token; the copy returned stays valid after further peeks.
+  PatternToken next() {
+    PatternToken token = peek();
+    if (token.type != TokenType::kEnd) tokens_.erase(tokens_.begin());
+    return token;
+  }
+  void skip(std::size_t count = 1) {
+    for (std::size_t i = 0; i < count; ++i) next();
+  }
 
   absl::Status unexpected(const PatternToken& token, std::string_view where) const {
     std::string_view what = token.type == TokenType::kEnd ? "unexpected_end" : "unexpected_token";
@@ -335,7 +370,7 @@ class PatternSyntax {
   absl::Status expect(std::string_view punct, std::string_view where) {
     const PatternToken& token = peek();
     if (token.is(punct)) {
-      ++pos_;
+      skip();
       return absl::OkStatus();
     }
     std::string_view what = token.type == TokenType::kEnd ? "unexpected_end" : "unexpected_token";
@@ -345,20 +380,22 @@ class PatternSyntax {
   }
 
   // Checked before every node is parsed (in parse_unary, a lambda, each binary or postfix
-  // link): the nesting and the syntax tree stay bounded.
-  absl::Status check_limits(std::uint32_t depth) const {
+  // link): the nesting stays within max_depth.
+  absl::Status check_limits(std::uint32_t depth) {
     if (depth > limits_.max_depth) {
       return pattern_text_error("too_deep", peek().line, peek().column,
                                 too_deep_problem(limits_.max_depth));
     }
-    if (nodes_.size() >= limits_.max_nodes) {
-      return pattern_text_error("too_many_nodes", peek().line, peek().column,
-                                too_many_nodes_problem(limits_.max_nodes));
-    }
     return absl::OkStatus();
   }
 
-  std::uint32_t add(AstNode node) {
+  // The syntax tree stays within max_nodes: the node that would be one more is refused, at its
+  // place, as it is made.
+  absl::StatusOr<std::uint32_t> add(AstNode node) {
+    if (nodes_.size() >= limits_.max_nodes) {
+      return pattern_text_error("too_many_nodes", node.line, node.column,
+                                too_many_nodes_problem(limits_.max_nodes));
+    }
     nodes_.push_back(std::move(node));
     return static_cast<std::uint32_t>(nodes_.size() - 1);
   }
@@ -390,9 +427,9 @@ class PatternSyntax {
     return parse_binary(0, depth);
   }
 
-  // Levels: 0 `|`, 1 `&`, 2 `+ -`, 3 `* /`. A chain `a | b | c` is a left-deep tree the
-  // evaluator descends recursively, so each link counts as one more level of nesting (as each
-  // link of a method chain does in parse_postfix).
+  // Levels: 0 `|`, 1 `&`, 2 `+ -`, 3 `* /`. A chain `a | b | c` is not nesting: it is read in
+  // a loop into a left-deep tree, which the evaluator walks down its left side in a loop too
+  // (as a postfix chain `p.has_attr(..).has_type(..)` or `f(a)(b)`), so a link adds no depth.
   absl::StatusOr<std::uint32_t> parse_binary(int level, std::uint32_t depth) {
     static constexpr std::string_view kOperators[] = {"|", "&", "+-", "*/"};
     if (level == 4) return parse_unary(depth);
@@ -400,49 +437,56 @@ class PatternSyntax {
     if (!left.ok()) return left;
     while (peek().type == TokenType::kPunct && peek().text.size() == 1 &&
            kOperators[level].find(peek().text[0]) != std::string_view::npos) {
-      if (auto status = check_limits(++depth); !status.ok()) return status;
+      if (auto status = check_limits(depth); !status.ok()) return status;
       AstNode binary = at(peek(), AstKind::kBinary);
       binary.text = next().text;
-      auto right = parse_binary(level + 1, depth + 1);
+      auto right = parse_binary(level + 1, depth);
       if (!right.ok()) return right;
       binary.children = {*left, *right};
       left = add(std::move(binary));
+      if (!left.ok()) return left;
     }
     return left;
   }
 
+  // Prefix operators nest (each is one more level for max_depth) but are read in a loop, and
+  // the evaluator applies them in a loop too.
   absl::StatusOr<std::uint32_t> parse_unary(std::uint32_t depth) {
-    if (auto status = check_limits(depth); !status.ok()) return status;
-    if (peek().is("-") || peek().is("~") || peek().is("!") || peek().is("+")) {
+    std::vector<AstNode> prefixes;
+    for (;; ++depth) {
+      if (auto status = check_limits(depth); !status.ok()) return status;
+      if (!(peek().is("-") || peek().is("~") || peek().is("!") || peek().is("+"))) break;
       AstNode unary = at(peek(), AstKind::kUnary);
       unary.text = next().text;
-      auto operand = parse_unary(depth + 1);
-      if (!operand.ok()) return operand;
-      unary.children = {*operand};
-      return add(std::move(unary));
+      prefixes.push_back(std::move(unary));
     }
-    return parse_postfix(depth);
+    auto operand = parse_postfix(depth);
+    for (auto prefix = prefixes.rbegin(); prefix != prefixes.rend() && operand.ok(); ++prefix) {
+      prefix->children = {*operand};
+      operand = add(std::move(*prefix));
+    }
+    return operand;
   }
 
   absl::StatusOr<std::uint32_t> parse_postfix(std::uint32_t depth) {
     auto primary = parse_primary(depth);
     if (!primary.ok()) return primary;
     std::uint32_t current = *primary;
-    for (;; ++depth) {
+    for (;;) {
       if (peek().is("(") || peek().is(".") || peek().is("[")) {
-        if (auto status = check_limits(depth + 1); !status.ok()) return status;
+        if (auto status = check_limits(depth); !status.ok()) return status;
       }
       if (peek().is("(")) {
         AstNode call = at(peek(), AstKind::kCall);
         call.line = nodes_[current].line;  // a call is where its callee is
         call.column = nodes_[current].column;
-        ++pos_;
+        skip();
         call.children.push_back(current);
         while (!peek().is(")")) {
           std::string keyword;
           if (peek().type == TokenType::kName && peek(1).is("=")) {
             keyword = peek().text;
-            pos_ += 2;
+            skip(2);
           } else if (!call.keywords.empty() && !call.keywords.back().empty()) {
             return pattern_text_error("bad_argument", peek().line, peek().column,
                                       "positional argument after a keyword argument");
@@ -452,28 +496,34 @@ class PatternSyntax {
           call.children.push_back(*argument);
           call.keywords.push_back(std::move(keyword));
           if (!peek().is(",")) break;
-          ++pos_;
+          skip();
         }
         if (auto status = expect(")", "after call arguments"); !status.ok()) return status;
-        current = add(std::move(call));
+        auto made = add(std::move(call));
+        if (!made.ok()) return made;
+        current = *made;
       } else if (peek().is(".")) {
         AstNode attribute = at(peek(), AstKind::kAttribute);
-        ++pos_;
+        skip();
         const PatternToken& name = next();
         if (name.type != TokenType::kName) return unexpected(name, "after '.'");
         attribute.text = name.text;
         attribute.line = name.line;
         attribute.column = name.column;
         attribute.children = {current};
-        current = add(std::move(attribute));
+        auto made = add(std::move(attribute));
+        if (!made.ok()) return made;
+        current = *made;
       } else if (peek().is("[")) {
         AstNode subscript = at(peek(), AstKind::kSubscript);
-        ++pos_;
+        skip();
         auto index = parse_expression(depth + 1);
         if (!index.ok()) return index;
         if (auto status = expect("]", "after a subscript"); !status.ok()) return status;
         subscript.children = {current, *index};
-        current = add(std::move(subscript));
+        auto made = add(std::move(subscript));
+        if (!made.ok()) return made;
+        current = *made;
       } else {
         return current;
       }
@@ -482,7 +532,7 @@ class PatternSyntax {
 
   // Only reached through parse_unary, which has checked the limits at this depth and token.
   absl::StatusOr<std::uint32_t> parse_primary(std::uint32_t depth) {
-    const PatternToken& token = peek();
+    const PatternToken token = peek();
     switch (token.type) {
       case TokenType::kName: {
         AstNode name = at(next(), AstKind::kName);
@@ -520,7 +570,7 @@ class PatternSyntax {
         sequence.children.push_back(*element);
         trailing_comma = false;
         if (!peek().is(",")) break;
-        ++pos_;
+        skip();
         trailing_comma = true;
       }
       if (auto status = expect(close, list ? "to close the list" : "to close the parenthesis");
@@ -543,7 +593,7 @@ class PatternSyntax {
         dict.children.push_back(*key);
         dict.children.push_back(*value);
         if (!peek().is(",")) break;
-        ++pos_;
+        skip();
       }
       if (auto status = expect("}", "to close the dictionary"); !status.ok()) return status;
       return add(std::move(dict));
@@ -553,8 +603,13 @@ class PatternSyntax {
 
   std::string_view text_;
   InputLimits limits_;
-  std::vector<PatternToken> tokens_;
-  std::size_t pos_ = 0;
+  std::vector<PatternToken> tokens_;  // cut, not yet consumed (at most two)
+  std::size_t offset_ = 0;            // where the next token's cut begins
+  std::uint32_t line_ = 1;
+  std::size_t line_start_ = 0;
+  int nesting_ = 0;  // open brackets: a newline inside them continues the line
+  bool after_newline_ = false;
+  absl::Status lex_error_;
   std::vector<AstNode> nodes_;
 };
 
