@@ -240,3 +240,44 @@ w('limit_graph_constant.json', gdoc([gconst(0, [2, 2], base64.b64encode(bytes(16
 w('limit_text_tuple.relay', HEAD + 'def @main() {\n  (1, 2, 3, 4)\n}\n')
 w('limit_text_params.relay', HEAD + 'def @main(%a, %b, %c, %d) {\n  %a\n}\n')
 w('limit_text_let.relay', HEAD + 'def @main() {\n  let %a = 1;\n  %a\n}\n')
+# ---------------- h3-text-reader: the one validation of dtypes, dimensions and values (JSON) ----
+H = {}
+def typed_var_doc(dtype="float32", dim="1", dim_dtype="int32"):
+    v = var_nodes()
+    v[0]["attrs"]["type_annotation"] = "4"
+    return doc([NULL] + v + [{"type_key": "relay.TensorType", "attrs": {"dtype": dtype, "shape": "5", "span": "0"}},
+                             {"type_key": "Array", "data": [6]},
+                             {"type_key": "IntImm", "attrs": {"dtype": dim_dtype, "span": "0", "value": dim}}])
+H['json_type_negative_dim.json'] = typed_var_doc(dim="-1")
+H['json_dtype_int1024.json'] = typed_var_doc(dtype="int1024")
+H['json_dtype_float32x0.json'] = typed_var_doc(dtype="float32x0")
+H['json_dim_int8_overflow.json'] = typed_var_doc(dim="300", dim_dtype="int8")
+def attr_call(value): return [X, {"id": 1, "kind": "call", "op": "vendor.op", "inputs": [0], "attrs": {"a": value}}]
+H['graph_attr_int8_overflow.json'] = gdoc(attr_call({"int": 300, "bits": 8}))
+H['graph_attr_float_overflow.json'] = gdoc(attr_call({"float": 1e39, "bits": 32}))
+H['graph_const_dtype_int1024.json'] = gdoc([{"id": 0, "kind": "const", "dtype": "int1024", "shape": [1]}], params=[], outputs=[0])
+# Function attributes of a golden case: node 25 is FloatImm float32 0.5, node 20 IntImm bool 1.
+FN_ATTRS = json.load(open(D + '../data/corpus/golden/fn_attrs_many_entries/save_json.json'))
+def fn_attrs_with(index, value):
+    d = json.loads(json.dumps(FN_ATTRS))
+    d["nodes"][index]["attrs"]["value"] = value
+    return json.dumps(d, indent=2)
+H['json_float32_attr_overflow.json'] = fn_attrs_with(25, "1e+300")
+H['json_bool_attr_two.json'] = fn_attrs_with(20, "2")
+for k, v in H.items(): w(k, v)
+# ---------------- h3-text-reader: inconsistent Relay text, and its dtypes, dimensions, values ----
+H = {}
+H['text_duplicate_parameter.relay'] = HEAD + 'def @main(%x, %x) {\n  %x\n}\n'
+H['text_let_reads_itself.relay'] = HEAD + 'def @main(%x) {\n  let %x = %x;\n  %x\n}\n'
+H['text_undefined_global.relay'] = HEAD + 'def @main(%x) {\n  @nope(%x)\n}\n'
+H['text_tuple_index_out_of_range.relay'] = HEAD + 'def @main(%t: (float32, float32)) {\n  %t.5\n}\n'
+H['text_float_overflow_attr.relay'] = HEAD + 'def @main(%x) {\n  nn.batch_norm(%x, %x, %x, %x, %x, epsilon=1e999f)\n}\n'
+H['text_int8_overflow.relay'] = HEAD + 'def @main(%x) {\n  add(%x, 300i8)\n}\n'
+H['text_negative_dim.relay'] = HEAD + 'def @main(%x: Tensor[(-1), float32]) {\n  %x\n}\n'
+H['text_dtype_int1024.relay'] = HEAD + 'def @main(%x: Tensor[(1), int1024]) {\n  %x\n}\n'
+H['text_dtype_float32x0.relay'] = HEAD + 'def @main(%x: Tensor[(1), float32x0]) {\n  %x\n}\n'
+H['expr_let_reads_itself.relay'] = 'free_var %x;\nlet %x = %x;\n%x'
+H['expr_tuple_index_out_of_range.relay'] = 'free_var %t: (float32, float32);\n%t.2'
+H['graph_negative_dim.json'] = gdoc([dict(X, annotation="Tensor[(-1), float32]")], outputs=[0])
+H['graph_dtype_int1024.json'] = gdoc([dict(X, annotation="Tensor[(1), int1024]")], outputs=[0])
+for k, v in H.items(): w(k, v)

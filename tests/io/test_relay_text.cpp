@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -288,7 +290,7 @@ TEST_CASE("malformed inputs are refused with a stable id and LINE:COL", "[relay_
     {"def @main(%x) { add(%x, 1x) }",
      "[graphpat.relay_text.unexpected_token] 1:26: expected ')' after call arguments, found 'x'"},
     {"def @main(%x) { add(%x, 99999999999i32) }",
-     "[graphpat.relay_text.bad_literal] 1:25: integer literal out of range"},
+     "[graphpat.relay_text.bad_literal] 1:25: 99999999999 is out of range of int32"},
     {"def @main(%x) { add(%x, 1f8) }",
      "[graphpat.relay_text.bad_literal] 1:25: bad float width"},
     {"def @main(%x) { \"a\" }",
@@ -435,7 +437,8 @@ TEST_CASE("attrs of a struct the registry does not know are carried through", "[
   // back without attrs; a known op's call would read back with the op's own struct).
   for (const char* text :
        {"def @main(%a, %b) {\n  %a(%b, __dict__=meta[Map][0], attrs_type_key=\"DictAttrs\")\n}\n",
-        "def @main(%x) {\n  @f(%x, axis=0, attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n",
+        "def @f(%y) {\n  %y\n}\n\ndef @main(%x) {\n  @f(%x, axis=0, "
+        "attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n",
         "def @main(%x) {\n  on(%x, attrs_type_key=\"DictA\")\n}\n",
         "def @main(%x, %w) {\n  nn.conv2d(%x, %w, axis=0, "
         "attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n"}) {
@@ -451,12 +454,13 @@ TEST_CASE("the last attrs_type_key of a call names its struct", "[relay_text]") 
   // two was kept as a field named attrs_type_key, printed before the struct's name, and
   // named the struct when the print was read back.
   absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
-      "def @main(%x) {\n  @f(%x, attrs_type_key=\"A\", axis=0, "
+      "def @f(%y) {\n  %y\n}\n\ndef @main(%x) {\n  @f(%x, attrs_type_key=\"A\", axis=0, "
       "attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n");
   INFO(message(module.status()));
   REQUIRE(module.ok());
   CHECK(graphpat::relay::print_text(*module, TextEnvelope::kStr) ==
-        "def @main(%x) {\n  @f(%x, axis=0, attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n");
+        "def @f(%y) {\n  %y\n}\n\ndef @main(%x) {\n  @f(%x, axis=0, "
+        "attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n");
 }
 
 TEST_CASE("an attrs_type_key that is not a string is refused where it is", "[relay_text]") {
@@ -704,4 +708,276 @@ TEST_CASE("call_attrs keeps the fields of an op without a schema as written",
   REQUIRE(attrs.ok());
   CHECK(*attrs == module->graph.attrs(module->graph.body(*module->find("main"))));
   CHECK(context.attrs.text(*attrs) == "graphpat.relay_text.UnknownAttrs");
+}
+
+// Issue 21, class 8: inconsistent text read silently before. Messages checked by hand against
+// the input (columns counted from 1).
+TEST_CASE("inconsistent text is refused where it is", "[relay_text][errors]") {
+  struct Case {
+    const char* text;
+    const char* error;
+  };
+  const Case kCases[] = {
+    // TVM keeps the first %x bound and makes the second an unused parameter.
+    {"def @main(%x, %x) { %x }",
+     "[graphpat.relay_text.duplicate_parameter] 1:15: %x is a parameter twice"},
+    {"def @main(%y) { fn (%x: float32, %x) { %x } }",
+     "[graphpat.relay_text.duplicate_parameter] 1:34: %x is a parameter twice"},
+    // TVM binds a let's variable before reading its value, so the value's %x is the let's own.
+    {"def @main(%x) { let %x = %x; %x }",
+     "[graphpat.relay_text.recursive_let] 1:26: %x reads the variable its let binds: a recursive "
+     "let, which graphpat does not support"},
+    {"def @main(%x) { let %f = fn (%n) { %f(%n) }; %f(%x) }",
+     "[graphpat.relay_text.recursive_let] 1:36: %f reads the variable its let binds: a recursive "
+     "let, which graphpat does not support"},
+    {"def @main(%x) { let %x.1 = %x.1.0; %x }",
+     "[graphpat.relay_text.recursive_let] 1:28: %x.1 reads the variable its let binds: a "
+     "recursive let, which graphpat does not support"},
+    {"def @main(%x) { @nope(%x) }",
+     "[graphpat.relay_text.undefined] 1:17: @nope is not defined in the module"},
+    {"def @main(%x) { @f(%x) } def @f(%y) { @g(%y) }",
+     "[graphpat.relay_text.undefined] 1:39: @g is not defined in the module"},
+    {"def @main(%t: (float32, float32)) { %t.5 }",
+     "[graphpat.relay_text.bad_index] 1:40: tuple index 5 is out of range: the tuple has 2 "
+     "fields"},
+    {"def @main(%x) { %0 = (%x, %x) /* ty=(float32, float32) */; %0.2 }",
+     "[graphpat.relay_text.bad_index] 1:63: tuple index 2 is out of range: the tuple has 2 "
+     "fields"},
+    {"def @main(%t: (float32, float32)) { (%t).2 }",
+     "[graphpat.relay_text.bad_index] 1:42: tuple index 2 is out of range: the tuple has 2 "
+     "fields"},
+    {"def @main(%x) { %x.4294967296 }",
+     "[graphpat.relay_text.bad_literal] 1:20: expected a tuple index, found number 4294967296"},
+    {"def @main(%x) { add(%x, 1e999f) }",
+     "[graphpat.relay_text.bad_literal] 1:25: 1e999 is out of range of float32"},
+    {"def @main(%x) { add(%x, -1e39f) }",
+     "[graphpat.relay_text.bad_literal] 1:25: -1e39 is out of range of float32"},
+    {"def @main(%x) { add(%x, 65520f16) }",
+     "[graphpat.relay_text.bad_literal] 1:25: 65520 is out of range of float16"},
+    {"def @main(%x) { add(%x, 1e309f64) }",
+     "[graphpat.relay_text.bad_literal] 1:25: 1e309 is out of range of float64"},
+    {"def @main(%x) { nn.batch_norm(%x, %x, %x, %x, %x, epsilon=1e999f) }",
+     "[graphpat.relay_text.bad_literal] 1:59: 1e999 is out of range of float32"},
+    {"def @main(%x) { nn.softmax(%x, axis=1e999) }",
+     "[graphpat.relay_text.bad_literal] 1:37: 1e999 is out of range of float64"},
+    {"def @main(%x) { add(%x, 300i8) }",
+     "[graphpat.relay_text.bad_literal] 1:25: 300 is out of range of int8"},
+    {"def @main(%x) { add(%x, -129i8) }",
+     "[graphpat.relay_text.bad_literal] 1:25: -129 is out of range of int8"},
+    {"def @main(%x) { add(%x, 32768i16) }",
+     "[graphpat.relay_text.bad_literal] 1:25: 32768 is out of range of int16"},
+    {"def @main(%x) { add(%x, 9223372036854775808i64) }",
+     "[graphpat.relay_text.bad_literal] 1:25: 9223372036854775808 is out of range of int64"},
+    {"def @main(%x: Tensor[(-1), float32]) { %x }",
+     "[graphpat.relay_text.bad_type] 1:23: dimension -1 is negative"},
+    {"def @main(%x: Tensor[(1), int1024]) { %x }",
+     "[graphpat.relay_text.bad_type] 1:27: 'int1024' is not a dtype: an integer has 1 to 64 bits"},
+    {"def @main(%x: Tensor[(1), float32x0]) { %x }",
+     "[graphpat.relay_text.bad_type] 1:27: 'float32x0' is not a dtype"},
+    {"def @main(%x: Tensor[(1), uint0]) { %x }",
+     "[graphpat.relay_text.bad_type] 1:27: 'uint0' is not a dtype"},
+    {"def @main(%x: Tensor[(1), float8]) { %x }",
+     "[graphpat.relay_text.bad_type] 1:27: 'float8' is not a dtype: a float has 16, 32 or 64 "
+     "bits"},
+    {"def @main(%x: Tensor[(1), bfloat32]) { %x }",
+     "[graphpat.relay_text.bad_type] 1:27: 'bfloat32' is not a dtype: a bfloat has 16 bits"},
+    {"def @main(%x: int1024) { %x }",
+     "[graphpat.relay_text.bad_type] 1:15: 'int1024' is not a dtype: an integer has 1 to 64 bits"},
+  };
+  for (const Case& c : kCases) {
+    DYNAMIC_SECTION(c.text) {
+      auto module = graphpat::relay::parse_text(c.text);
+      REQUIRE_FALSE(module.ok());
+      CHECK(message(module.status()) == c.error);
+    }
+  }
+}
+
+TEST_CASE("consistent neighbours of the refused texts still read", "[relay_text]") {
+  using graphpat::NodeId;
+  using graphpat::NodeKind;
+  SECTION("a parameter of an inner function may take an outer name") {
+    CHECK(graphpat::relay::parse_text("def @main(%x) { fn (%x) { %x } }").ok());
+  }
+  SECTION("a function in a let's value may bind the let's name as its parameter") {
+    CHECK(graphpat::relay::parse_text("def @main(%x) { let %f = fn (%f) { %f }; %f(%x) }").ok());
+  }
+  SECTION("a global defined after its use") {
+    CHECK(graphpat::relay::parse_text("def @main(%x) { @f(%x) } def @f(%y) { %y }").ok());
+  }
+  SECTION("a bare expression may call a global it does not define") {
+    CHECK(graphpat::relay::parse_expression("free_var %x; @f(%x)").ok());
+  }
+  SECTION("the widest values of each width") {
+    CHECK(graphpat::relay::parse_text(
+              "def @main(%x) { (-128i8, 127i8, -32768i16, 65504f16, 3.4028234e38f, -1e308f64, "
+              "-9223372036854775808i64, inff, -nanf) }")
+              .ok());
+  }
+  SECTION("an index within the tuple's type") {
+    auto module = graphpat::relay::parse_text("def @main(%t: (float32, float32)) { %t.1 }");
+    REQUIRE(module.ok());
+    NodeId body = module->graph.body(*module->find("main"));
+    CHECK(module->graph.index(body) == 1);
+  }
+  SECTION("`%t.1.0` is two projections of %t") {
+    auto module = graphpat::relay::parse_text("def @main(%t) { %t.1.0 }");
+    REQUIRE(module.ok());
+    const auto& graph = module->graph;
+    NodeId outer = graph.body(*module->find("main"));
+    REQUIRE(graph.kind(outer) == NodeKind::kTupleGetItem);
+    CHECK(graph.index(outer) == 0);
+    NodeId inner = graph.tuple(outer);
+    REQUIRE(graph.kind(inner) == NodeKind::kTupleGetItem);
+    CHECK(graph.index(inner) == 1);
+    CHECK(graph.tuple(inner) == graph.params(*module->find("main"))[0]);
+  }
+  SECTION("a variable named with indices is the longest name in scope") {
+    auto module = graphpat::relay::parse_text("def @main(%x, %x.1) { %x.1.0 }");
+    REQUIRE(module.ok());
+    const auto& graph = module->graph;
+    NodeId body = graph.body(*module->find("main"));
+    REQUIRE(graph.kind(body) == NodeKind::kTupleGetItem);
+    CHECK(graph.index(body) == 0);
+    CHECK(graph.tuple(body) == graph.params(*module->find("main"))[1]);
+  }
+}
+
+namespace {
+
+// One construct of Relay text repeated `n` times, as the body of a function whose parameters
+// (or free variables) are %x and %f, with the kind of node it makes and how many of them.
+struct ScaledConstruct {
+  const char* name;
+  std::string (*body)(int n);
+  graphpat::NodeKind kind;
+  int (*count)(int n);
+};
+
+std::string repeat(std::string_view piece, int n) {
+  std::string out;
+  out.reserve(piece.size() * static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) out += piece;
+  return out;
+}
+std::string numbered(const char* pattern, int n, const char* separator) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) out += separator;
+    out += fmt::format(fmt::runtime(pattern), i);
+  }
+  return out;
+}
+
+const ScaledConstruct kScaledConstructs[] = {
+    {"postfix %x.0.0…", [](int n) { return "%x" + repeat(".0", n); },
+     graphpat::NodeKind::kTupleGetItem, [](int n) { return n; }},
+    {"postfix (%x).0 .0 …", [](int n) { return "(%x)" + repeat(".0 ", n); },
+     graphpat::NodeKind::kTupleGetItem, [](int n) { return n; }},
+    {"postfix .0 /* ty= */ …", [](int n) { return "(%x)" + repeat(".0 /* ty=float32 */", n); },
+     graphpat::NodeKind::kTupleGetItem, [](int n) { return n; }},
+    {"call chain %f(%f)(%f)…", [](int n) { return "%f" + repeat("(%f)", n); },
+     graphpat::NodeKind::kCall, [](int n) { return n; }},
+    {"prefix ---…1", [](int n) { return repeat("-", n) + "1"; }, graphpat::NodeKind::kConstant,
+     [](int) { return 1; }},
+    {"tuple of n fields", [](int n) { return "(" + repeat("%x, ", n) + ")"; },
+     graphpat::NodeKind::kTuple, [](int) { return 1; }},
+    {"call of n arguments", [](int n) { return "%f(" + repeat("%x, ", n) + "%x)"; },
+     graphpat::NodeKind::kCall, [](int) { return 1; }},
+    {"n bindings", [](int n) { return numbered("%{} = add(%x, %f);\n", n, "") + "%0"; },
+     graphpat::NodeKind::kCall, [](int n) { return n; }},
+    {"n lets", [](int n) { return numbered("let %v{} = %x;\n", n, "") + "%x"; },
+     graphpat::NodeKind::kLet, [](int n) { return n; }},
+    {"n sequenced expressions", [](int n) { return repeat("%x;\n", n) + "%x"; },
+     graphpat::NodeKind::kLet, [](int n) { return n; }},
+    {"n infix operators", [](int n) { return "%x" + repeat(" + %x", n); },
+     graphpat::NodeKind::kCall, [](int n) { return n; }},
+    {"n parameters", [](int n) { return "fn (" + numbered("%p{}", n, ", ") + ") { %p0 }"; },
+     graphpat::NodeKind::kVar, [](int n) { return n + 2; }},
+    {"n function attributes",
+     [](int n) { return "fn (%y, " + numbered("a{}=1", n, ", ") + ") { %y }"; },
+     graphpat::NodeKind::kVar, [](int) { return 3; }},
+    {"n call attributes", [](int n) { return "foo(%x, " + numbered("a{}=1", n, ", ") + ")"; },
+     graphpat::NodeKind::kCall, [](int) { return 1; }},
+    {"attribute array of n values", [](int n) { return "foo(%x, a=[" + repeat("1, ", n) + "1])"; },
+     graphpat::NodeKind::kCall, [](int) { return 1; }},
+    {"tuple type of n fields",
+     [](int n) { return "fn (%y: (" + repeat("float32, ", n) + ")) { %y }"; },
+     graphpat::NodeKind::kVar, [](int) { return 3; }},
+    {"shape of n dimensions",
+     [](int n) { return "fn (%y: Tensor[(" + repeat("1, ", n) + "1), float32]) { %y }"; },
+     graphpat::NodeKind::kVar, [](int) { return 3; }},
+    {"metadata array of n entries",
+     [](int n) {
+       return "%x\n#[metadata]\n{\"root\": 1, \"nodes\": [{\"type_key\": \"\"}, {\"type_key\": "
+              "\"Map\", \"keys\": [\"relay.Constant\"], \"data\": [2]}, {\"type_key\": "
+              "\"Array\", \"data\": [" +
+              repeat("3, ", n) +
+              "3]}, {\"type_key\": \"relay.Constant\", \"attrs\": {\"data\": \"0\"}}], "
+              "\"b64ndarrays\": []}";
+     },
+     graphpat::NodeKind::kVar, [](int) { return 2; }},
+};
+
+// The text of `construct` with n items, as a module or as a bare expression; a metadata
+// section stays at the end.
+std::string scaled_text(const ScaledConstruct& construct, int n, bool module) {
+  std::string body = construct.body(n);
+  std::string metadata;
+  if (std::size_t at = body.find("\n#[metadata]"); at != std::string::npos) {
+    metadata = body.substr(at);
+    body.resize(at);
+  }
+  if (module) return "def @main(%x, %f) {\n" + body + "\n}" + metadata;
+  return "free_var %x;\nfree_var %f;\n" + body + metadata;
+}
+
+// The nodes of `kind` in `graph`.
+int count_kind(const graphpat::relay::Graph& graph, graphpat::NodeKind kind) {
+  int count = 0;
+  for (std::uint32_t i = 0; i < graph.size(); ++i) count += graph.kind(graphpat::NodeId(i)) == kind;
+  return count;
+}
+
+// Processor seconds of the quickest of `runs` parses of `text` (processor time and the quickest
+// run, so other work on a shared machine does not count), checking what each parse made.
+double parse_seconds(const ScaledConstruct& construct, int n, bool module, int runs) {
+  std::string text = scaled_text(construct, n, module);
+  double best = 1e9;
+  for (int run = 0; run < runs; ++run) {
+    std::clock_t start = std::clock();
+    int made = 0;
+    if (module) {
+      auto parsed = graphpat::relay::parse_text(text);
+      REQUIRE(parsed.ok());
+      made = count_kind(parsed->graph, construct.kind);
+    } else {
+      auto parsed = graphpat::relay::parse_expression(text);
+      REQUIRE(parsed.ok());
+      made = count_kind(parsed->module.graph, construct.kind);
+    }
+    best = std::min(best, static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC);
+    CHECK(made == construct.count(n));
+  }
+  return best;
+}
+
+}  // namespace
+
+// Issue 21, class 5: `%x.0.0…` looked up every prefix of its name (10^6 items took > 20 s). Every
+// construct that repeats must cost its length: ten times the items, about ten times the time
+// (a quadratic construct takes a hundred times), and no recursion in proportion.
+TEST_CASE("every repeated construct reads in time linear in its length", "[relay_text][large]") {
+  constexpr int kSmall = 5'000;
+  constexpr int kLarge = 50'000;
+  for (const ScaledConstruct& construct : kScaledConstructs) {
+    for (bool module : {true, false}) {
+      DYNAMIC_SECTION(construct.name << (module ? " in a module" : " in an expression")) {
+        double small = parse_seconds(construct, kSmall, module, 3);
+        double large = parse_seconds(construct, kLarge, module, 2);
+        INFO(fmt::format("{} items: {:.4f} s, {} items: {:.4f} s", kSmall, small, kLarge, large));
+        CHECK(large < 30 * std::max(small, 1e-4));
+      }
+    }
+  }
 }

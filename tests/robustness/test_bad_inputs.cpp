@@ -142,6 +142,10 @@ std::string generate(std::string_view name, std::uint64_t n) {
     for (std::uint64_t i = 1; i < n; ++i) text += fmt::format("  %{} = nn.relu(%{});\n", i, i - 1);
     return text + fmt::format("  %{}\n}}\n", n - 1);
   }
+  if (name == "text_long_postfix") {  // n projections `%x.0.0…`, then a stray `)`
+    return "def @main(%x) {\n  %x" + repeat(".0", n) + "\n}\n)";
+  }
+  if (name == "expr_long_postfix") return "free_var %x;\n%x" + repeat(".0", n) + " %x";
   if (name == "text_metadata_nested_arrays") {
     return "def @main(%x) {\n  %x\n}\n\n#[metadata]\n" + repeat("[", n) + repeat("]", n) + "\n";
   }

@@ -31,11 +31,17 @@
 //   types, `match`, `ref`/`ref_read`/`ref_write`, parameter virtual devices.
 // - refused with a located error: a constant whose `/* ty= */` disagrees with its value
 //   (`relay_text.type_mismatch`), raw string bytes that are not UTF-8 (`bad_string`), an
-//   attribute value of the wrong kind (`bad_attribute`, at the attribute), and input over
-//   TextParseOptions::limits (`too_deep`, `too_many_nodes`, `tensor_too_large`).
+//   attribute value of the wrong kind (`bad_attribute`, at the attribute), input over
+//   TextParseOptions::limits (`too_deep`, `too_many_nodes`, `tensor_too_large`), a parameter
+//   twice in one list (`duplicate_parameter`), a let whose value reads the variable it binds
+//   (`recursive_let`: TVM binds it before reading the value), a call of a global the module does
+//   not define (`undefined`), a projection past the fields of its tuple's type (`bad_index`),
+//   and a dtype, dimension or literal its type cannot hold (`bad_type`, `bad_literal`: checked by
+//   ir/validation.hpp, as the JSON readers check theirs).
 // - read although TVM's own parser refuses them: escaped strings (`\"`, `\xHH`), `nanf`/`inff16`
-//   literals, INT64_MIN, ONNX-style names (`%input.1`, `%onnx::Conv_0`), modules without the
-//   version header (unless TextParseOptions::require_version).
+//   literals, INT64_MIN, ONNX-style names (`%input.1`, `%onnx::Conv_0`; `%x.0.1` is the longest
+//   such name in scope, projected by the indices after it), modules without the version header
+//   (unless TextParseOptions::require_version).
 // The printer departs from TVM's where TVM's text does not read back: a let chain ends at a body
 // Let used elsewhere too, which prints bound once as `%k = (...)`; TVM prints its lines again
 // and names its variable a second time `%v-malformed-ir`.

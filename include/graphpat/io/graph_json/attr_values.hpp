@@ -27,6 +27,7 @@
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/limits.hpp"
 #include "graphpat/ir/strings.hpp"
+#include "graphpat/ir/validation.hpp"
 
 namespace graphpat::detail {
 
@@ -232,6 +233,9 @@ class AttrJsonDecoder {
       if (!integer.ok()) return integer.status();
       auto bits = bits_of(object, path, 32);
       if (!bits.ok()) return bits.status();
+      if (auto problem = integer_problem(*integer, {DataType::Code::kInt, *bits, 1})) {
+        return graph_json_error("bad_attribute", path / "int", *problem);
+      }
       return attrs.integer(*integer, *bits);
     }
     if (auto found = object.find("uint"); found != object.end()) {
@@ -241,7 +245,11 @@ class AttrJsonDecoder {
       }
       auto bits = bits_of(object, path, 32);
       if (!bits.ok()) return bits.status();
-      return attrs.integer(static_cast<std::int64_t>(found->get<std::uint64_t>()), *bits, true);
+      auto value = static_cast<std::int64_t>(found->get<std::uint64_t>());
+      if (auto problem = integer_problem(value, {DataType::Code::kUInt, *bits, 1})) {
+        return graph_json_error("bad_attribute", path / "uint", *problem);
+      }
+      return attrs.integer(value, *bits, true);
     }
     if (auto found = object.find("float"); found != object.end()) {
       if (auto status = only({"float", "bits"}); !status.ok()) return status;
@@ -261,6 +269,9 @@ class AttrJsonDecoder {
       } else {
         return graph_json_error("bad_attribute", path / "float",
                                 "expected a number, \"nan\", \"-nan\", \"inf\" or \"-inf\"");
+      }
+      if (auto problem = float_problem(number, {DataType::Code::kFloat, *bits, 1})) {
+        return graph_json_error("bad_attribute", path / "float", *problem);
       }
       return attrs.floating(number, *bits);
     }

@@ -32,6 +32,7 @@
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/limits.hpp"
 #include "graphpat/ir/tensor.hpp"
+#include "graphpat/ir/validation.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 namespace graphpat::relay {
@@ -661,6 +662,10 @@ class GraphJsonReader {
     Tensor tensor;
     auto dtype = require_string(node, "dtype", path);
     if (!dtype.ok()) return dtype.status();
+    // "" is the unknown dtype of a constant known by neither bytes nor type (as written).
+    if (auto problem = dtype->empty() ? std::nullopt : dtype_problem(*dtype)) {
+      return graph_json_error("bad_constant", path / "dtype", *problem);
+    }
     tensor.dtype = context_.strings.intern(*dtype);
     auto shape = require(node, "shape", path);
     if (!shape.ok()) return shape.status();

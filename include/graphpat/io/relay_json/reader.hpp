@@ -33,6 +33,7 @@
 #include "graphpat/io/relay_json/provenance.hpp"
 #include "graphpat/io/relay_json/status_macros.hpp"
 #include "graphpat/ir/limits.hpp"
+#include "graphpat/ir/validation.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 namespace graphpat::relay::detail {
@@ -542,6 +543,9 @@ class JsonReader {
     TypeId result;
     if (key == "relay.TensorType") {
       GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view dtype, text(index, "dtype"));
+      if (auto problem = dtype_problem(dtype)) {
+        return json_error("bad_value", at(index, "dtype"), *problem);
+      }
       GRAPHPAT_RELAY_JSON_ASSIGN(auto shape, array(index, "shape"));
       std::vector<DimId> dims;
       for (std::uint64_t element : shape) {
@@ -623,6 +627,14 @@ class JsonReader {
       if (!width) {
         return json_error("bad_value", at(index, "dtype"),
                           fmt::format("\"{}\" is not an integer dtype", dtype));
+      }
+      DataType dim_type{width->is_unsigned ? DataType::Code::kUInt : DataType::Code::kInt,
+                        width->bits, 1};
+      if (auto problem = integer_problem(value, dim_type)) {
+        return json_error("bad_value", at(index, "value"), *problem);
+      }
+      if (auto problem = extent_problem(value)) {
+        return json_error("bad_value", at(index, "value"), *problem);
       }
       result = types.dim(value, width->bits);
     } else if (key == "tir.Any") {
@@ -745,16 +757,22 @@ class JsonReader {
     if (key == "IntImm" || key == "FloatImm") {
       GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view dtype, text(index, "dtype"));
       std::optional<DataType> parsed = parse_dtype(dtype);
-      if (!parsed || parsed->bits > 64) {
-        return json_error("bad_value", at(index, "dtype"),
-                          fmt::format("\"{}\" is not a scalar dtype", dtype));
+      if (!parsed) return json_error("bad_value", at(index, "dtype"), *dtype_problem(dtype));
+      if (auto problem = scalar_dtype_problem(*parsed)) {
+        return json_error("bad_value", at(index, "dtype"), *problem);
       }
       auto bits = static_cast<std::uint8_t>(parsed->bits);
       if (key == "FloatImm") {
         GRAPHPAT_RELAY_JSON_ASSIGN(double number, real(index, "value"));
+        if (auto problem = float_problem(number, *parsed)) {
+          return json_error("bad_value", at(index, "value"), *problem);
+        }
         result = attrs.floating(number, bits);
       } else {
         GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t number, integer(index, "value"));
+        if (auto problem = integer_problem(number, *parsed)) {
+          return json_error("bad_value", at(index, "value"), *problem);
+        }
         result = parsed->code == DataType::Code::kBool
                      ? attrs.boolean(number != 0)
                      : attrs.integer(number, bits, parsed->code == DataType::Code::kUInt);

@@ -22,6 +22,7 @@
 
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/format.hpp"
+#include "graphpat/ir/validation.hpp"
 
 namespace graphpat::detail {
 
@@ -80,6 +81,13 @@ inline std::optional<NumberLiteral> read_number(std::string_view text, std::stri
         error = "malformed float literal";
         return std::nullopt;
       }
+      // Written finite and read as infinite, it is beyond a double and so every float dtype.
+      DataType dtype{DataType::Code::kFloat, static_cast<std::uint16_t>(bits == 0 ? 64 : bits), 1};
+      if (std::isinf(literal.floating) || float_problem(literal.floating, dtype)) {
+        error =
+            out_of_range_problem(fmt::format("{}{}", negative ? "-" : "", body), dtype_name(dtype));
+        return std::nullopt;
+      }
     }
     if (negative) literal.floating = -literal.floating;
     return literal;
@@ -88,26 +96,34 @@ inline std::optional<NumberLiteral> read_number(std::string_view text, std::stri
   if (!suffix.empty() && !suffix.starts_with("i")) bits = -1;
   std::uint64_t magnitude = 0;
   auto [end, status] = std::from_chars(body.data(), body.data() + body.size(), magnitude);
-  if (body.empty() || status != std::errc() || end != body.data() + body.size() || bits < 0) {
-    error = looks_float && suffix.empty()               ? "a float literal needs an 'f' suffix"
-            : bits < 0 && suffix.starts_with("i")       ? "bad integer width"
-            : status == std::errc::result_out_of_range ? "integer literal out of range"
-                                                        : "malformed integer literal";
+  bool beyond_64_bits = status == std::errc::result_out_of_range ||
+                        magnitude > (std::uint64_t{1} << 63) - (negative ? 0 : 1);
+  if (body.empty() || (status != std::errc() && !beyond_64_bits) ||
+      end != body.data() + body.size() || bits < 0) {
+    error = looks_float && suffix.empty()         ? "a float literal needs an 'f' suffix"
+            : bits < 0 && suffix.starts_with("i") ? "bad integer width"
+                                                  : "malformed integer literal";
+    return std::nullopt;
+  }
+  // Too big for int32 and no suffix: int64, as TVM does.
+  if (suffix.empty() &&
+      (beyond_64_bits || magnitude > (std::uint64_t{1} << 31) - (negative ? 0 : 1))) {
+    bits = 64;
+  }
+  DataType dtype{DataType::Code::kInt, static_cast<std::uint16_t>(bits), 1};
+  std::string written = fmt::format("{}{}", negative ? "-" : "", body);
+  if (beyond_64_bits) {
+    error = out_of_range_problem(written, dtype_name(dtype));
     return std::nullopt;
   }
   literal.bits = static_cast<std::uint8_t>(bits);
-  // Unlike TVM, INT64_MIN is readable: the magnitude is checked against the negative range.
-  std::uint64_t limit = (std::uint64_t{1} << (literal.bits - 1)) - (negative ? 0 : 1);
-  if (magnitude > limit) {
-    if (suffix.empty() && magnitude <= (std::uint64_t{1} << 63) - (negative ? 0 : 1)) {
-      literal.bits = 64;  // too big for int32 and no suffix: int64, as TVM does
-    } else {
-      error = "integer literal out of range";
-      return std::nullopt;
-    }
-  }
+  // Unlike TVM, INT64_MIN is readable: the magnitude is read apart from its sign.
   literal.integer = negative ? static_cast<std::int64_t>(0 - magnitude)
                              : static_cast<std::int64_t>(magnitude);
+  if (auto problem = integer_problem(literal.integer, dtype)) {
+    error = *problem;
+    return std::nullopt;
+  }
   return literal;
 }
 

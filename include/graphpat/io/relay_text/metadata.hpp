@@ -23,6 +23,7 @@
 #include "graphpat/io/relay_text/attributes.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/errors.hpp"
+#include "graphpat/ir/validation.hpp"
 
 namespace graphpat::detail {
 
@@ -148,18 +149,21 @@ inline std::optional<AttrValueId> metadata_value(Context& context, const Metadat
     return text.empty() ? zero : relay::detail::parse_decimal<T>(text);
   };
   if (type_key == "runtime.String") return attrs.string(metadata_string(node, "repr_str"));
+  // A value its dtype cannot hold (ir/validation.hpp) is malformed, as for the JSON reader.
   if (type_key == "IntImm") {
-    auto dtype = parse_dtype(metadata_string(*fields, "dtype"));
+    DataType dtype = parse_dtype(metadata_string(*fields, "dtype"))
+                         .value_or(DataType{DataType::Code::kInt, 32, 1});
     std::optional<std::int64_t> value = number(std::int64_t{0});
-    if (!value) return std::nullopt;
-    if (dtype && dtype->code == DataType::Code::kBool) return attrs.boolean(*value != 0);
-    return attrs.integer(*value, dtype ? static_cast<std::uint8_t>(dtype->bits) : 32);
+    if (!value || integer_problem(*value, dtype)) return std::nullopt;
+    if (dtype.code == DataType::Code::kBool) return attrs.boolean(*value != 0);
+    return attrs.integer(*value, static_cast<std::uint8_t>(dtype.bits));
   }
   if (type_key == "FloatImm") {
-    auto dtype = parse_dtype(metadata_string(*fields, "dtype"));
+    DataType dtype = parse_dtype(metadata_string(*fields, "dtype"))
+                         .value_or(DataType{DataType::Code::kFloat, 32, 1});
     std::optional<double> value = number(0.0);
-    if (!value) return std::nullopt;
-    return attrs.floating(*value, dtype ? static_cast<std::uint8_t>(dtype->bits) : 32);
+    if (!value || float_problem(*value, dtype)) return std::nullopt;
+    return attrs.floating(*value, static_cast<std::uint8_t>(dtype.bits));
   }
   if (type_key == "Array") {
     std::vector<AttrValueId> elements;

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@
 #include "graphpat/io/relay_text/literals.hpp"
 #include "graphpat/io/relay_text/metadata.hpp"
 #include "graphpat/ir/limits.hpp"
+#include "graphpat/ir/validation.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 namespace graphpat::relay {
@@ -98,6 +100,13 @@ class RelayTextParser {
       }
     }
     if (!lexer().status().ok()) return lexer().status();
+    // TVM's parser refuses a module calling a global it does not define (at type inference).
+    for (const Token& use : global_uses_) {
+      if (!module_.find(use.text)) {
+        return text_error("undefined", use.line, use.column,
+                          fmt::format("@{} is not defined in the module", use.text));
+      }
+    }
     module_.text_metadata = std::string(metadata_text_);
     return std::move(module_);
   }
@@ -329,6 +338,9 @@ class RelayTextParser {
                               fmt::format("expected an integer dimension, found {}",
                                           describe(dim)));
           }
+          if (auto problem = extent_problem(literal->integer)) {
+            return text_error("bad_type", dim.line, dim.column, *problem);
+          }
           dims.push_back(types.dim(literal->integer, literal->bits));
         } else {
           if (!lex.status().ok()) return lex.status();
@@ -345,6 +357,9 @@ class RelayTextParser {
         if (!lex.status().ok()) return lex.status();
         return text_error("bad_type", dtype.line, dtype.column,
                           fmt::format("expected a dtype, found {}", describe(dtype)));
+      }
+      if (auto problem = dtype_problem(dtype.text)) {
+        return text_error("bad_type", dtype.line, dtype.column, *problem);
       }
       if (auto status = expect_in(']', "after the dtype"); !status.ok()) return status;
       return types.tensor(dtype.text, dims);
@@ -365,7 +380,12 @@ class RelayTextParser {
           return *it;
         }
       }
-      if (parse_dtype(token.text) && !lex.peek().is('[')) return types.tensor(token.text, {});
+      if (parse_dtype(token.text) && !lex.peek().is('[')) {
+        if (auto problem = dtype_problem(token.text)) {
+          return text_error("bad_type", token.line, token.column, *problem);
+        }
+        return types.tensor(token.text, {});
+      }
       return text_error("unsupported", token.line, token.column,
                         fmt::format("type '{}': ADT types are not supported by graphpat",
                                     token.text));
@@ -376,17 +396,32 @@ class RelayTextParser {
   }
 
   // ----- variables --------------------------------------------------------------------------
+  // What a name in scopes_ stands for while the value of its `let` is read: TVM binds the let's
+  // variable before reading its value, so a use there reads the variable being bound.
+  static constexpr NodeId kBeingBound = NodeId(NodeId::kNone - 1);
+
   void declare(NodeId var) {
-    scopes_[module_.graph.name_id(var)].push_back(var);
+    enter_name(module_.graph.name_id(var), var);
     declared_.push_back(var);
   }
   std::size_t scope_mark() const { return declared_.size(); }
   void pop_scope(std::size_t mark) {
     while (declared_.size() > mark) {
-      NodeId var = declared_.back();
-      scopes_.find(module_.graph.name_id(var))->second.pop_back();
+      leave_name(module_.graph.name_id(declared_.back()));
       declared_.pop_back();
     }
+  }
+  void enter_name(StringId name, NodeId meaning) {
+    scopes_[name].push_back(meaning);
+    std::string_view text = context_.strings.view(name);
+    if (trailing_index_at(text) != text.size()) ++indexed_names_[name_hash(text)];
+  }
+  void leave_name(StringId name) {
+    scopes_.find(name)->second.pop_back();
+    std::string_view text = context_.strings.view(name);
+    if (trailing_index_at(text) == text.size()) return;
+    auto counted = indexed_names_.find(name_hash(text));
+    if (--counted->second == 0) indexed_names_.erase(counted);
   }
   NodeId lookup(std::string_view name) const {
     StringId id = context_.strings.find(name);
@@ -394,6 +429,31 @@ class RelayTextParser {
     auto found = scopes_.find(id);
     if (found == scopes_.end() || found->second.empty()) return NodeId();
     return found->second.back();
+  }
+
+  // Where the `.N.M…` indices at the end of `name` begin (name.size() when there are none):
+  // `x.0.1` → 1, `input.1` → 5.
+  static std::size_t trailing_index_at(std::string_view name) {
+    std::size_t end = name.size();
+    while (true) {
+      std::size_t dot = name.rfind('.', end == 0 ? 0 : end - 1);
+      if (dot == std::string_view::npos || dot + 1 == end ||
+          name.substr(dot + 1, end - dot - 1).find_first_not_of("0123456789") !=
+              std::string_view::npos) {
+        return end;
+      }
+      end = dot;
+    }
+  }
+  // A polynomial hash, extended one character at a time, so the hashes of all prefixes of a
+  // name cost its length (two names with one hash only cost a lookup: lookup decides).
+  static std::uint64_t extend_hash(std::uint64_t hash, char c) {
+    return hash * 0x100000001B3ULL + static_cast<unsigned char>(c) + 1;
+  }
+  static std::uint64_t name_hash(std::string_view name) {
+    std::uint64_t hash = 0;
+    for (char c : name) hash = extend_hash(hash, c);
+    return hash;
   }
 
   absl::StatusOr<NodeId> declare_var(const Token& name, bool allow_type) {
@@ -449,12 +509,17 @@ class RelayTextParser {
     if (auto status = expect('(', "before the parameters"); !status.ok()) return status;
     std::size_t mark = scope_mark();
     std::vector<NodeId> params;
+    absl::flat_hash_set<std::string_view> param_names;
     std::vector<AttrField> attrs;
     bool has_attrs = false;
     while (!lexer().peek().is(')')) {
       const Token& next = lexer().peek();
       if (next.kind == TokenKind::kLocal && !has_attrs) {
         Token name = take();
+        if (!param_names.insert(name.text).second) {
+          return text_error("duplicate_parameter", name.line, name.column,
+                            fmt::format("%{} is a parameter twice", name.text));
+        }
         if (lexer().peek().is('{') && lexer().peek(1).is_ident("virtual_device")) {
           return unsupported(lexer().peek(), "parameter virtual devices");
         }
@@ -591,8 +656,11 @@ class RelayTextParser {
         auto note = last_annotation(name);
         if (!note.ok()) return note.status();
         if (auto status = expect('=', "after the let variable"); !status.ok()) return status;
+        StringId bound = context_.strings.intern(name.text);
+        enter_name(bound, kBeingBound);
         auto value = parse_binop(depth);
         if (!value.ok()) return value;
+        leave_name(bound);
         if (auto status = expect(';', "after a let binding"); !status.ok()) return status;
         auto var = bind_var(name, annotation, *note);
         if (!var.ok()) return var.status();
@@ -710,9 +778,19 @@ class RelayTextParser {
   absl::StatusOr<NodeId> project(NodeId tuple, const Token& index_token) {
     std::string error;
     auto index = read_number(index_token.text, error);
-    if (!index || index->is_float || index->integer < 0) {
+    if (!index || index->is_float || index->integer < 0 ||
+        index->integer > std::numeric_limits<std::int32_t>::max()) {
       return text_error("bad_literal", index_token.line, index_token.column,
                         fmt::format("expected a tuple index, found {}", describe(index_token)));
+    }
+    const auto& graph = module_.graph;
+    TypeId type = graph.kind(tuple) == NodeKind::kVar ? graph.annotation(tuple) : TypeId();
+    if (!type.valid()) type = graph.type(tuple);
+    if (type.valid() && context_.types.kind(type) == TypeKind::kTuple &&
+        static_cast<std::uint64_t>(index->integer) >= context_.types.children(type).size()) {
+      return text_error("bad_index", index_token.line, index_token.column,
+                        fmt::format("tuple index {} is out of range: the tuple has {} fields",
+                                    index->integer, context_.types.children(type).size()));
     }
     auto note = read_annotation(index_token.annotation, index_token);
     if (!note.ok()) return note.status();
@@ -818,6 +896,7 @@ class RelayTextParser {
       case TokenKind::kGraph:
         return reference_graph_binding(token);
       case TokenKind::kGlobal:
+        if (global_names_used_.insert(token.text).second) global_uses_.push_back(token);
         return builder_.global_var(token.text);
       case TokenKind::kMeta:
         return meta_constant(token);
@@ -935,32 +1014,68 @@ class RelayTextParser {
     return NodeId();
   }
 
+  // `%x.0.1` is `%x` projected twice unless a variable is really called `x.0` or `x.0.1` (ONNX
+  // names): the longest such prefix in scope is the variable. A prefix is looked up only when a
+  // name in scope with `.N` indices has its hash (one pass over the token finds them all), so a
+  // million indices cost a million steps, not a million lookups of a million characters.
   absl::StatusOr<NodeId> reference_local(const Token& token) {
     std::string_view name = token.text;
-    // `%x.0` is `%x` projected unless a variable is really called `x.0` (ONNX names).
-    std::vector<std::string_view> projections;
-    NodeId var = lookup(name);
-    while (!var.valid()) {
-      std::size_t dot = name.rfind('.');
-      if (dot == std::string_view::npos ||
-          name.substr(dot + 1).find_first_not_of("0123456789") != std::string_view::npos ||
-          dot + 1 == name.size()) {
-        return text_error("undefined", token.line, token.column,
-                          fmt::format("%{} is not a variable in scope", token.text));
+    std::size_t base = trailing_index_at(name);
+    NodeId var;
+    std::size_t end = base;
+    if (base != name.size() && !indexed_names_.empty()) {
+      std::vector<std::size_t> ends;  // where each prefix that may name a variable ends
+      std::vector<std::uint64_t> hashes;
+      std::uint64_t hash = 0;
+      for (std::size_t i = 0; i <= name.size(); ++i) {
+        if (i > base && (i == name.size() || name[i] == '.')) {
+          ends.push_back(i);
+          hashes.push_back(hash);
+        }
+        if (i < name.size()) hash = extend_hash(hash, name[i]);
       }
-      projections.push_back(name.substr(dot + 1));
-      name = name.substr(0, dot);
-      var = lookup(name);
+      for (std::size_t k = ends.size(); k-- > 0 && !var.valid();) {
+        if (indexed_names_.contains(hashes[k])) {
+          var = lookup(name.substr(0, ends[k]));
+          end = ends[k];
+        }
+      }
     }
-    for (auto it = projections.rbegin(); it != projections.rend(); ++it) {
+    if (!var.valid()) {
+      end = base;
+      var = lookup(name.substr(0, base));
+    }
+    if (var == kBeingBound) {
+      return text_error("recursive_let", token.line, token.column,
+                        fmt::format("%{} reads the variable its let binds: a recursive let, which "
+                                    "graphpat does not support",
+                                    name.substr(0, end)));
+    }
+    if (!var.valid()) {
+      return text_error("undefined", token.line, token.column,
+                        fmt::format("%{} is not a variable in scope", token.text));
+    }
+    return project_all(var, token, end + 1);
+  }
+
+  // `node` projected by the `.`-separated indices of the `%name` token from `first` on (none when
+  // `first` is past its end); the token's annotation is the last projection's.
+  absl::StatusOr<NodeId> project_all(NodeId node, const Token& token, std::size_t first) {
+    std::string_view text = token.text;
+    if (first > text.size()) return node;
+    while (true) {
+      std::size_t dot = std::min(text.find('.', first), text.size());
       Token index = token;
-      index.text = *it;
-      index.annotation = it + 1 == projections.rend() ? token.annotation : std::string_view();
-      auto projected = project(var, index);
+      index.kind = TokenKind::kNumber;
+      index.text = text.substr(first, dot - first);
+      index.column = token.column + 1 + static_cast<std::int32_t>(first);  // after the `%`
+      index.annotation = dot == text.size() ? token.annotation : std::string_view();
+      auto projected = project(node, index);
       if (!projected.ok()) return projected;
-      var = *projected;
+      node = *projected;
+      if (dot == text.size()) return node;
+      first = dot + 1;
     }
-    return var;
   }
 
   absl::StatusOr<NodeId> meta_constant(const Token& token) {
@@ -1097,7 +1212,11 @@ class RelayTextParser {
   };
   absl::flat_hash_map<std::string, GraphBinding> graph_bindings_;
   absl::flat_hash_map<std::int64_t, NodeId> meta_constants_;
+  absl::flat_hash_set<std::string_view> global_names_used_;
+  std::vector<Token> global_uses_;  // the first use of each global name, in text order
   absl::flat_hash_map<StringId, std::vector<NodeId>> scopes_;
+  // name_hash of each name in scopes_ with `.N` indices at its end, and how many entries have it.
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> indexed_names_;
   std::vector<NodeId> declared_;  // the variables in scope, innermost last (so in creation order)
   std::vector<TypeId> type_params_;
 };
