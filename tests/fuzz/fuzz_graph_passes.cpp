@@ -1,6 +1,7 @@
 // Structure-aware libFuzzer target: the bytes are decoded into a Relay dataflow function built
-// with the Builder (chains, fan-outs, tuples, tuple-get-items, batch norms, stateful dropouts,
-// deliberately duplicated pure nodes), then every pass runs on it and its invariants are checked:
+// with the Builder (fuzz_support.hpp's GraphDecoder: chains, fan-outs, tuples, tuple-get-items,
+// batch norms, stateful dropouts, deliberately duplicated pure nodes), then every pass runs on
+// it and its invariants are checked:
 // - verify() holds for the input and after CSE, partition and inlining;
 // - CSE is idempotent: CSE of its own output merges nothing and changes nothing;
 // - every find_matches result matches again with match();
@@ -12,7 +13,6 @@
 // Every pattern is matched on every input; partition (the costly pass, with its round trips)
 // runs one pattern, in both modes, chosen by the last byte (FuzzedDataProvider takes integers
 // from the end), so that an execution stays cheap and the fuzzer still reaches every pattern.
-#include <absl/container/flat_hash_map.h>
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <graphpat/analysis/structural_equal.hpp>
@@ -31,6 +31,7 @@
 
 #include "fuzz/fuzz_support.hpp"
 #include "support/inline_calls.hpp"
+#include "support/pattern_invariants.hpp"
 
 namespace {
 
@@ -39,6 +40,8 @@ using graphpat::fuzz::fail;
 using graphpat::fuzz::message;
 using graphpat::fuzz::require;
 using graphpat::fuzz::require_ok;
+using graphpat::testing::has_stateful_call;
+using graphpat::testing::text_for_report;
 namespace relay = graphpat::relay;
 
 constexpr std::string_view kPatternTexts[] = {
@@ -67,125 +70,6 @@ const std::vector<graphpat::Pattern>& patterns() {
   return parsed;
 }
 
-/// Builds a function `@main` from the bytes.
-class GraphDecoder {
- public:
-  GraphDecoder(FuzzedDataProvider& bytes, relay::Module& module)
-      : bytes_(bytes), module_(module), builder_(module.graph) {}
-
-  void build() {
-    std::vector<NodeId> params;
-    int param_count = bytes_.ConsumeIntegralInRange(1, 4);
-    for (int i = 0; i < param_count; ++i) params.push_back(builder_.var(fmt::format("x{}", i)));
-    values_ = params;
-    int steps = bytes_.ConsumeIntegralInRange(1, 64);
-    for (int step = 0; step < steps && bytes_.remaining_bytes() > 0; ++step) add_node();
-    NodeId body = values_.back();
-    if (bytes_.ConsumeBool() && values_.size() > 1) {
-      std::vector<NodeId> fields{values_.back(), pick()};
-      body = builder_.tuple(fields);
-    }
-    module_.add_function("main", builder_.function(params, body));
-  }
-
- private:
-  // Mostly a recent value (chains), sometimes any (fan-outs, long edges).
-  NodeId pick() {
-    std::size_t size = values_.size();
-    std::size_t back = bytes_.ConsumeBool() ? bytes_.ConsumeIntegralInRange<std::size_t>(0, size - 1)
-                                            : bytes_.ConsumeIntegralInRange<std::size_t>(
-                                                  0, std::min<std::size_t>(size - 1, 3));
-    return values_[size - 1 - back];
-  }
-
-  // A call with its attributes as the text reader builds them (every field at its default),
-  // made once per op.
-  NodeId call(std::string_view op_name, std::span<const NodeId> args) {
-    auto [slot, inserted] = default_attrs_.try_emplace(op_name);
-    if (inserted) {
-      auto attrs = relay::call_attrs(module_.graph.context(), op_name);
-      require_ok(attrs.status(), "default attributes refused");
-      slot->second = *attrs;
-    }
-    return builder_.call(op_name, args, {.attrs = slot->second});
-  }
-
-  void add_node() {
-    static constexpr std::string_view kUnary[] = {"nn.relu", "exp", "negative"};
-    static constexpr std::string_view kBinary[] = {"add", "multiply", "subtract", "nn.conv2d",
-                                                   "nn.bias_add"};
-    switch (bytes_.ConsumeIntegralInRange(0, 7)) {
-      case 0: {
-        NodeId arg = pick();
-        values_.push_back(call(kUnary[bytes_.ConsumeIntegralInRange(0, 2)], {&arg, 1}));
-        break;
-      }
-      case 1: {
-        NodeId args[] = {pick(), pick()};
-        values_.push_back(call(kBinary[bytes_.ConsumeIntegralInRange(0, 4)], args));
-        break;
-      }
-      case 2: {  // a tuple, and a projection of it
-        std::vector<NodeId> fields(bytes_.ConsumeIntegralInRange(1, 3));
-        for (NodeId& field : fields) field = pick();
-        NodeId tuple = builder_.tuple(fields);
-        values_.push_back(tuple);
-        values_.push_back(builder_.tuple_get_item(
-            tuple, bytes_.ConsumeIntegralInRange<std::uint32_t>(0, fields.size() - 1)));
-        break;
-      }
-      case 3: {  // a batch norm and its first output, sometimes projected twice (fresh)
-        NodeId args[] = {pick(), pick(), pick(), pick(), pick()};
-        NodeId norm = call("nn.batch_norm", args);
-        values_.push_back(builder_.tuple_get_item(norm, bytes_.ConsumeIntegralInRange(0, 2)));
-        if (bytes_.ConsumeBool()) {
-          values_.push_back(builder_.tuple_get_item(norm, 0, {.fresh = true}));
-        }
-        break;
-      }
-      case 4: {  // a deliberate duplicate of an existing pure node, as importers make them
-        NodeId original = pick();
-        if (module_.graph.kind(original) == graphpat::NodeKind::kVar) break;
-        auto operands = module_.graph.operands(original);
-        std::vector<NodeId> copy(operands.begin(), operands.end());
-        values_.push_back(
-            builder_.copy(module_.graph, original, copy, graphpat::Sharing::kFresh));
-        break;
-      }
-      case 5: {  // a fan-out: one value read by several calls
-        NodeId shared = pick();
-        int users = bytes_.ConsumeIntegralInRange(2, 4);
-        for (int i = 0; i < users; ++i) {
-          values_.push_back(call(kUnary[bytes_.ConsumeIntegralInRange(0, 2)], {&shared, 1}));
-        }
-        break;
-      }
-      case 6: {  // a stateful call: never merged
-        NodeId arg = pick();
-        values_.push_back(builder_.tuple_get_item(call("nn.dropout", {&arg, 1}), 0));
-        break;
-      }
-      default: {  // a hash-consed request for a node that may already exist
-        NodeId arg = pick();
-        values_.push_back(call("nn.relu", {&arg, 1}));
-        break;
-      }
-    }
-  }
-
-  FuzzedDataProvider& bytes_;
-  relay::Module& module_;
-  relay::Builder builder_;
-  std::vector<NodeId> values_;
-  absl::flat_hash_map<std::string_view, graphpat::AttrValueId> default_attrs_;
-};
-
-// The text of `module` for a report, or why it has none.
-std::string text_for_report(const relay::Module& module) {
-  absl::StatusOr<std::string> text = relay::print_text(module);
-  return text.ok() ? *text : std::string(message(text.status()));
-}
-
 void require_equal(const relay::Module& actual, const relay::Module& expected,
                    std::string_view what) {
   auto difference = graphpat::first_difference(actual, expected);
@@ -199,17 +83,6 @@ void require_verified(const relay::Module& module, std::string_view what) {
   absl::Status status = graphpat::verify(module);
   // (the print is for the report only: it costs more than verify)
   if (!status.ok()) fail(what, fmt::format("{}\n{}", message(status), text_for_report(module)));
-}
-
-bool has_stateful_call(const relay::Graph& graph) {
-  for (std::uint32_t i = 0; i < graph.size(); ++i) {
-    graphpat::NodeId id(i);
-    if (graph.kind(id) == graphpat::NodeKind::kCall && graph.called_op(id).valid() &&
-        graph.context().ops.info(graph.called_op(id)).stateful) {
-      return true;
-    }
-  }
-  return false;
 }
 
 void check_text_round_trip(const relay::Module& module, std::string_view what) {
@@ -228,7 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const graphpat::Pattern& partitioned_by =
       patterns()[bytes.ConsumeIntegralInRange<std::size_t>(0, patterns().size() - 1)];
   relay::Module module;
-  GraphDecoder(bytes, module).build();
+  graphpat::fuzz::GraphDecoder(bytes, module).build();
   require_verified(module, "the built module does not verify");
 
   graphpat::CseResult<relay::Dialect> merged = graphpat::eliminate_common_subexpr(module);
