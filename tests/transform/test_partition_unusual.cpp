@@ -42,7 +42,10 @@ void require_sound(const relay::Module& module) {
   absl::Status verified = verify(module);
   INFO(verified.ToString());
   REQUIRE(verified.ok());
-  std::string text = relay::print_text(module);
+  absl::StatusOr<std::string> printed = relay::print_text(module);
+  INFO(printed.status().ToString());
+  REQUIRE(printed.ok());
+  const std::string& text = *printed;
   absl::StatusOr<relay::Module> again = relay::parse_text(text);
   INFO(text << "\n" << again.status().ToString());
   REQUIRE(again.ok());
