@@ -40,8 +40,8 @@ using graphpat::fuzz::fail;
 using graphpat::fuzz::message;
 using graphpat::fuzz::require;
 using graphpat::fuzz::require_ok;
-using graphpat::testing::has_stateful_call;
-using graphpat::testing::text_for_report;
+using graphpat::testing::detail::has_stateful_call;
+using graphpat::testing::detail::text_for_report;
 namespace relay = graphpat::relay;
 
 constexpr std::string_view kPatternTexts[] = {

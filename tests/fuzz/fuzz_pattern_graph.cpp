@@ -102,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   auto report = [&](const graphpat::testing::BrokenInvariant& broken) {
-    std::string graph_text = source < models().size() ? graph_name : graphpat::testing::text_for_report(built);
+    std::string graph_text = source < models().size() ? graph_name : graphpat::testing::detail::text_for_report(built);
     fail(broken.what, fmt::format("pattern:\n{}\ngraph: {}\n{}", drawn.text, graph_text, broken.detail));
   };
   if (auto broken = graphpat::testing::check_description(*pattern)) report(*broken);
