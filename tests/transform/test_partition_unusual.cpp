@@ -383,8 +383,8 @@ const char* const kUnusualPatterns[] = {
     "wildcard()(None)",
     "is_op('nn.relu')(wildcard()).dominates(wildcard())",
     "wildcard().dominates(wildcard(), wildcard())",
-    "w = wildcard()\nr = is_op('nn.relu')(w) | is_op('add')(w, wildcard())\n"
-    "w.redirect_to(r | wildcard())\nr",
+    ("w = wildcard()\nr = is_op('nn.relu')(w) | is_op('add')(w, wildcard())\n"
+     "w.redirect_to(r | wildcard())\nr"),
     "FunctionPattern(None, wildcard())",
     "FunctionPattern([wildcard()], wildcard())",
     "FunctionPattern(None, wildcard())(None)",
