@@ -45,8 +45,8 @@ inline bool attrs_print_the_same(std::string_view reason) {
 // not re-emitted verbatim the reprint reads it back as an unresolved reference.
 inline bool text_cannot_carry(const graphpat::Difference& difference) {
   return difference.reason.find("graphpat.meta_index") != std::string::npos ||
-         // And TVM prints a scalar float constant with 6 significant digits (relay-formats.md
-         // §1.5), so `1.234517e+06f` reads back as 1.23452e+06.
+         // And TVM prints a scalar float constant with 6 significant digits
+         // (docs/relay-formats.md §1.5), so `1.234517e+06f` reads back as 1.23452e+06.
          (difference.reason.starts_with("constant float") &&
           difference.reason.find("[] vs float") != std::string::npos) ||
          // So it prints a double attribute (kTextCannotCarry's attrs_double_formats):
@@ -55,7 +55,7 @@ inline bool text_cannot_carry(const graphpat::Difference& difference) {
 }
 
 // And a print that omits the metadata section (a constant in it has no bytes to write, so it is
-// the show_meta_data=False form, relay-formats.md §1.9) carries no constant printed as
+// the show_meta_data=False form, docs/relay-formats.md §1.9) carries no constant printed as
 // `meta[relay.Constant][i]` (an int8 scalar, a tensor): it reads back without bytes and, with no
 // `/* ty= */`, without dtype or shape. TVM cannot read such text at all.
 template <class Graph>
@@ -121,9 +121,9 @@ inline bool any_line(std::string_view printed, Visit visit) {
 }
 
 // A third, of expression prints only: TVM emits `free_var %x;` into the scope being printed
-// when %x is first met (relay-formats.md, free_var), so a free var first used inside a let
-// that is printed as a nested scope (an indented line; an expression's own lines are not) is
-// declared there, and a later use outside it does not parse back (nor does it in TVM).
+// when %x is first met (docs/relay-formats.md §1.8, free_var), so a free var first used inside
+// a let that is printed as a nested scope (an indented line; an expression's own lines are not)
+// is declared there, and a later use outside it does not parse back (nor does it in TVM).
 inline bool free_var_declared_in_nested_scope(const absl::Status& status, std::string_view printed) {
   std::optional<UndefinedName> undefined = undefined_name(status);
   if (!undefined || undefined->problem != "is not a variable in scope") return false;
@@ -143,11 +143,12 @@ inline bool projected_number(const absl::Status& status) {
          message(status).find("a float literal needs an 'f' suffix") != std::string_view::npos;
 }
 
-// And TVM binds a node in the scope being printed when its first consumer is (relay-formats.md
-// §1.8 rules 2 and 6): a node a nested fn uses is bound in the fn's body, and the fn's own
-// binding comes after the bindings of its call's arguments, so an argument that uses the same
-// node reads it lines before its binding (`%1 = (%0, %x); ... %3 = fn (..) { %0 = add(..); ..`).
-// TVM's parser refuses that text too. Recognised by the binding: after the use, indented deeper.
+// And TVM binds a node in the scope being printed when its first consumer is
+// (docs/relay-formats.md §1.8 rules 2 and 6): a node a nested fn uses is bound in the fn's
+// body, and the fn's own binding comes after the bindings of its call's arguments, so an
+// argument that uses the same node reads it lines before its binding
+// (`%1 = (%0, %x); ... %3 = fn (..) { %0 = add(..); ..`). TVM's parser refuses that text too.
+// Recognised by the binding: after the use, indented deeper.
 inline bool bound_later_in_nested_scope(const absl::Status& status, std::string_view printed) {
   std::optional<UndefinedName> undefined = undefined_name(status);
   if (!undefined || undefined->line == 0 || undefined->problem != "is used before it is bound") {
@@ -166,7 +167,7 @@ inline bool bound_later_in_nested_scope(const absl::Status& status, std::string_
 }
 
 // And a let whose value is a let used once prints that let inline, as TVM prints a let value
-// (relay-formats.md, "Let printing": with try_inline), so the line reads `let %x = let %y = ..;`,
+// (docs/relay-formats.md §1.8, let: as a scope result), so the line reads `let %x = let %y = ..;`,
 // which no parser reads back (TVM's neither). Recognised by the `let` the error is at following
 // `= ` on a line that is a let binding.
 inline bool let_printed_as_let_value(const absl::Status& status, std::string_view printed) {

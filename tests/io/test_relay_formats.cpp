@@ -63,7 +63,7 @@ std::vector<fs::path> json_files() {
   return paths;
 }
 
-// What Relay text cannot carry (relay-formats.md 1.11 and graphpat's reader), by golden case.
+// What Relay text cannot carry (docs/relay-formats.md §1.11 and graphpat's reader), by golden case.
 const std::map<std::string, std::string> kTextCannotCarry = {
     {"attrs_batch_norm", "a double attribute printed with 6 significant digits"},
     {"attrs_clip", "a double attribute printed with 6 significant digits"},

@@ -635,7 +635,7 @@ TEST_CASE("a field name with an escaped character is written escaped", "[relay_j
 
 TEST_CASE("strings are written with dmlc's five escapes, other control bytes as \\u00XX",
           "[relay_json]") {
-  // dmlc::JSONWriter::WriteString escapes \r \n \\ \t and " only (relay-formats.md §3.1) and
+  // dmlc::JSONWriter::WriteString escapes \r \n \\ \t and " only (docs/relay-formats.md §3.2) and
   // writes every other byte raw; a raw byte below 0x20 is not JSON (RFC 8259 §7), so graphpat
   // writes those as \u00XX. 0x7f and bytes of 0x80 and above stay raw.
   std::string out = "x";

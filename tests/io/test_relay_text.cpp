@@ -126,7 +126,8 @@ TEST_CASE("golden printer cases re-print byte for byte", "[relay_text][golden]")
   for (const auto& entry : fs::directory_iterator(kCorpus / "golden")) {
     if (!fs::exists(entry.path() / "case.json")) continue;
     for (const auto& [file, envelope] : kEnvelopes) {
-      // str(IRModule()) is TVMScript, not Relay text (§1.1): the one print not checked.
+      // str(IRModule()) is TVMScript, not Relay text (docs/relay-formats.md §1.1): the one
+      // print not checked.
       if (entry.path().filename() == "envelope_module_empty" && file == "str.relay") continue;
       if (fs::exists(entry.path() / file)) prints.emplace_back(entry.path(), file, envelope);
     }
@@ -652,7 +653,7 @@ TEST_CASE("astext of a constant without bytes writes the omitted-metadata traile
 
 // Found by fuzz_relay_text (session 10, corpus regression_int8_scalar_with_metadata_omitted.relay):
 // a constant without bytes makes astext() omit the whole metadata section, so an int8 scalar
-// (printed as a meta reference, relay-formats.md §1.5) reads back without bytes or dtype.
+// (printed as a meta reference, docs/relay-formats.md §1.5) reads back without bytes or dtype.
 TEST_CASE("a print that omits the metadata section leaves every meta constant's bytes out",
           "[relay_text][fuzz]") {
   auto parsed = graphpat::relay::parse_expression("meta[relay.Constant][0]; 6i8");

@@ -337,7 +337,7 @@ TEST_CASE("a projection of %t is bracketed when a variable is named t.0", "[writ
   module.add_function("main", b.function({t, t0}, body));
   auto printed = graphpat::relay::print_text(module, TextEnvelope::kStr);
   REQUIRE(printed.ok());
-  // Tuple fields that are not atoms are bound (relay-formats.md §1.8).
+  // Tuple fields that are not atoms are bound (docs/relay-formats.md §1.8).
   CHECK(*printed ==
         "def @main(%t, %t.0) {\n  %0 = (%t).0;\n  %1 = %t.1;\n  (%0, %t.0, %1)\n}\n");
   auto back = graphpat::relay::parse_text(*printed);

@@ -214,7 +214,7 @@ TEST_CASE("attribute values print in Relay attribute syntax", "[attrs][format]")
 }
 
 TEST_CASE("floats format as TVM's ostream does, with the width suffix", "[format]") {
-  // The table of relay-formats.md 1.4 (verified against TVM v0.14).
+  // The forms of docs/relay-formats.md §1.4 and §1.5 (verified against TVM v0.14).
   CHECK(format_float(6, 32) == "6f");
   CHECK(format_float(0.5, 32) == "0.5f");
   CHECK(format_float(1e-5, 32) == "1e-05f");
@@ -232,7 +232,7 @@ TEST_CASE("floats format as TVM's ostream does, with the width suffix", "[format
   CHECK(format_float(-0.0, 32) == "-0f");
   CHECK(format_float(std::nan(""), 32) == "nanf");
   CHECK(format_float(-std::nan(""), 64) == "-nanf64");
-  // relay-formats.md 1.5: float16 0.1 is 0.0999756 once rounded to half precision.
+  // docs/relay-formats.md §1.5: float16 0.1 is 0.0999756 once rounded to half precision.
   CHECK(format_float(0.0999755859375, 16) == "0.0999756f16");
   CHECK(format_float(1e300, 64) == "1e+300f64");
   // Other widths (bfloat16) print std::to_string style without a suffix.
@@ -250,7 +250,7 @@ TEST_CASE("integers format with the width suffix", "[format]") {
 }
 
 TEST_CASE("strings escape as Relay's StrEscape does", "[format]") {
-  // relay-formats.md 1.4: q"b\s<TAB>t<CR>r<LF>n<0x01><0x7F>é
+  // docs/relay-formats.md §1.4: q"b\s<TAB>t<CR>r<LF>n<0x01><0x7F>é
   CHECK(escape_string("q\"b\\s\tt\rr\nn\x01\x7F\xC3\xA9") ==
         "q\\\"b\\\\s\\tt\\rr\\nn\\x01\\x7F\\xC3\\xA9");
   CHECK(escape_string("NCHW") == "NCHW");
@@ -318,7 +318,7 @@ TEST_CASE("the Relay registry holds TVM's ops with their schemas and properties"
   const AttrSchema* conv = ops.schema(ops.info(ops.find("nn.conv2d")));
   REQUIRE(conv != nullptr);
   CHECK(context->strings.view(conv->type_key) == "relay.attrs.Conv2DAttrs");
-  // relay-formats.md 2.2, nn.conv2d: fields in declaration order with their defaults.
+  // docs/relay-formats.md §2.2, nn.conv2d: fields in declaration order with their defaults.
   struct Expected {
     std::string_view name, cpp_type;
     bool has_default;

@@ -1,4 +1,4 @@
-// The matcher's semantics case by case (pattern-semantics.md §1.3), its API for the partition
+// The matcher's semantics case by case (docs/semantics.md §3), its API for the partition
 // and rewrite engines (bindings, find_matches), genericity over dialects, and the large tests:
 // a million-node graph and a recursive pattern over a million-node chain, without recursion.
 #include <fmt/format.h>
@@ -35,7 +35,7 @@ bool matches(const Pattern& pattern, const Program& p, MatchOptions options = {}
 
 TEST_CASE("v0.19 test_match_dominator2: var arguments on the path are skipped",
           "[pattern][matcher][dominator]") {
-  // conformance.md §2.1, end (apache/tvm#16983): expected True.
+  // docs/semantics.md §3.9 and §10 (apache/tvm#16983): expected True.
   Program p = program(
       R"(def @main(%input: Tensor[(1, 3, 12, 12), float32], %weight: Tensor[(3, 3, 3, 3), float32], %bias: Tensor[(3), float32]) {
   %0 = nn.conv2d(%input, %weight, padding=[0, 0, 0, 0]);

@@ -4,9 +4,9 @@
 Usage: python3 generate_relay_op_table.py OUT_HEADER
 
 Inputs, all beside this script:
-  relay_op_attrs.tsv        every op TVM v0.14 registers and its attrs type (copy of the spec TSV)
+  relay_op_attrs.tsv        every op TVM v0.14 registers and its attrs type (from TVM's sources)
   relay_attrs_fields.tsv    every attrs struct's fields in declaration order, with their C++
-                            defaults (copy of the spec TSV)
+                            defaults (read from TVM's sources)
   relay_op_properties.tsv   hand-maintained: op pattern kind, commutative, stateful, and the TVM
                             source each fact was read from; ops absent from it are opaque (8),
                             not commutative and not stateful
@@ -15,7 +15,7 @@ The output is deterministic (same inputs, same bytes). Any malformed row, unknow
 default this script cannot translate stops it with a non-zero exit and a FILE:LINE message.
 
 Defaults are written in Relay attribute text syntax, as TVM v0.14's printer writes the value
-(spec relay-formats.md section 1.4 and 2.1):
+(docs/relay-formats.md §1.4 and §2.1):
   <none>                            no declared default (has_default false, text "")
   NullValue<X>() for object types   None (a null ObjectRef; Optional<X> with NullValue<X>() too)
   NullValue<DataType>()             "" (the void dtype prints as an empty quoted string)

@@ -1,4 +1,4 @@
-// CSE on graphs built by hand: TVM's four EliminateCommonSubexpr tests (conformance.md 2.2),
+// CSE on graphs built by hand: TVM's four EliminateCommonSubexpr tests (docs/semantics.md §10),
 // the origin case, stateful ops, skip, the scoping rule of the default mode, what each mode
 // merges beyond the other, what the output keeps, idempotence, and a 1e6-node graph.
 #include <cstring>

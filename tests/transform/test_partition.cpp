@@ -1,5 +1,5 @@
 // Partition's own behaviour beyond TVM's fixtures: the origin case's derived acceptance scenario
-// (pattern-semantics.md §0.1) in both modes, the report's rejection reasons, the check options,
+// (docs/semantics.md §8) in both modes, the report's rejection reasons, the check options,
 // partition-then-inline giving back the input on every corpus model, and a million-node graph.
 #include <string>
 #include <vector>
@@ -21,7 +21,7 @@ constexpr const char* kBnGet0 =
     "is_tuple_get_item(is_op('nn.batch_norm')(wildcard(), wildcard(), wildcard(), wildcard(), "
     "wildcard()), 0)";
 
-// §0.1: two distinct `bn.0` nodes on one batch_norm, both used by one add.
+// docs/semantics.md §8: two distinct `bn.0` nodes on one batch_norm, both used by one add.
 constexpr const char* kOrigin = R"(#[version = "0.0.5"]
 def @main(%x, %g, %b, %m, %v) {
   %0 = nn.batch_norm(%x, %g, %b, %m, %v);
@@ -48,7 +48,7 @@ TEST_CASE("the origin scenario: refused without CSE, one function after", "[part
       CHECK(input.graph.kind(rejected.user) == NodeKind::kTupleGetItem);  // the other `.0`
     }
   }
-  // Expected as pattern-semantics.md §0.1 states it.
+  // Expected as docs/semantics.md §8 states it.
   relay::Module expected = parse_module_text(R"(#[version = "0.0.5"]
 def @main(%x, %g, %b, %m, %v) {
   %2 = fn (%FunctionVar_0_0, %FunctionVar_0_1, %FunctionVar_0_2, %FunctionVar_0_3, %FunctionVar_0_4, PartitionedFromPattern="nn.batch_norm_TupleGetItem0_") {

@@ -1,6 +1,6 @@
 // Relay text import and export: reads what TVM prints (`mod.astext()`, `str(mod)`, with or
 // without `#[version = "0.0.5"]` and `#[metadata]`) into a relay::Module, and prints a module
-// back byte for byte as TVM v0.14 does (spec relay-formats.md §1).
+// back byte for byte as TVM v0.14 does (docs/relay-formats.md §1).
 //
 //   absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
 //   if (!module.ok()) return module.status();  // "[graphpat.relay_text.unexpected_token] 12:7: ..."

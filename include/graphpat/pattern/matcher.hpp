@@ -1,6 +1,6 @@
 // The matcher: does a pattern match at a node, what did each pattern node bind, and where does
-// a pattern match in a graph. Semantics are Relay's DFPatternMatcher (pattern-semantics.md
-// §1.3): memoised identity binding with rollback, committed alternation, non-injective
+// a pattern match in a graph. Semantics are Relay's DFPatternMatcher (docs/semantics.md §3):
+// memoised identity binding with rollback, committed alternation, non-injective
 // binding, attribute and type rules, the dominator algorithm, recursive patterns. Types are the
 // nodes' stored types: nothing is inferred.
 //

@@ -1,4 +1,4 @@
-// Pattern tables: Relay's MergeComposite (pattern-semantics.md §1.6). Each table entry is a
+// Pattern tables: Relay's MergeComposite (docs/semantics.md §5). Each table entry is a
 // named pattern with an optional check; entries are partitioned one after the other, in table
 // order (earlier entries win: later patterns cannot look inside the functions already made),
 // and every function made carries `Composite=<name>` and `PartitionedFromPattern`.

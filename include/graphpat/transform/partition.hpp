@@ -1,5 +1,5 @@
 // Partition: outline every accepted match of a pattern into a function literal called in its
-// place, as Relay's `pattern.partition(expr, attrs, check)` does (pattern-semantics.md §1.4).
+// place, as Relay's `pattern.partition(expr, attrs, check)` does (docs/semantics.md §4).
 //
 //   using namespace graphpat::dsl;
 //   graphpat::Pattern bn0 = is_tuple_get_item(is_op("nn.batch_norm")(any_args), 0);

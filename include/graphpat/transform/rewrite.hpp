@@ -1,5 +1,5 @@
 // Rewrite: replace every accepted match of a pattern by what a callback builds, repeated to a
-// bounded fixed point, as Relay's `rewrite(callbacks, expr)` does (pattern-semantics.md §1.5).
+// bounded fixed point, as Relay's `rewrite(callbacks, expr)` does (docs/semantics.md §6).
 //
 //   using namespace graphpat::dsl;
 //   graphpat::Pattern add = is_op("add")(wildcard(), wildcard());

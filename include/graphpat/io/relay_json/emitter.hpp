@@ -6,8 +6,9 @@
 // and checked type, per-parameter VirtualDevices, spans, the source map, Map orders), and the
 // fields graphpat does not model (virtual_device_, type constraints, ...) are copied as read.
 // Nodes without provenance get what TVM gives a module built from Python: one shared
-// unconstrained VirtualDevice, null checked types and spans, empty arrays (§3.5 "Typical
-// values"). Graph nodes are visited in id order (operands first), never recursively.
+// unconstrained VirtualDevice, null checked types and spans, empty arrays
+// (docs/relay-formats.md §3.5). Graph nodes are visited in id order (operands first), never
+// recursively.
 //
 //   graphpat::relay::detail::Emitter emitter(module.graph, provenance_or_null);
 //   std::uint32_t root = emitter.emit_module(module);

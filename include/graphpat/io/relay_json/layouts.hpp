@@ -2,7 +2,7 @@
 // (VisitAttrs) order, which is the order save_json numbers nodes in, and how each field is
 // stored (an inline string such as `"groups": "1"`, or a reference to another node). Relay
 // attribute structs (relay.attrs.*) take their layout from the op registry's schemas; the other
-// types are TVM v0.14's, listed below (spec relay-formats.md §3.5).
+// types are TVM v0.14's, listed below (docs/relay-formats.md §3.5).
 //
 //   graphpat::relay::detail::LayoutCache layouts(context);
 //   const graphpat::relay::detail::Layout* call = layouts.find("relay.Call");

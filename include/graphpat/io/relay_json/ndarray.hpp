@@ -1,4 +1,4 @@
-// TVM's NDArray blob, as `b64ndarrays` entries hold it (spec relay-formats.md §3.6): base64 of
+// TVM's NDArray blob, as `b64ndarrays` entries hold it (docs/relay-formats.md §3.6): base64 of
 // a header (magic, device, ndim, dtype code/bits/lanes, shape) followed by the byte count and
 // the row-major little-endian data. Decoding checks every header field and keeps the data as
 // shared bytes that alias the decoded buffer (one decode per blob, no copy per constant).

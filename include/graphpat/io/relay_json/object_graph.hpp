@@ -1,5 +1,5 @@
 // The TVM object graph save_json writes, and the writer that turns it into dmlc::JSONWriter's
-// exact bytes (spec relay-formats.md §3.1–3.4): objects are numbered in depth-first pre-order
+// exact bytes (docs/relay-formats.md §3.1–3.4): objects are numbered in depth-first pre-order
 // from the root, visiting fields in declaration order; `attrs` keys are printed sorted; every
 // comma is followed by a space; `data` breaks lines only above ten entries.
 //

@@ -1,7 +1,8 @@
 // Upgrades the node table of a JSON file written by an older TVM to the v0.14 field set, as
-// TVM's python/tvm/ir/json_compact.py does for the node types Relay uses (spec §3.7):
-// 0.7 → 0.8 adds `IRModule.attrs`, 0.8 → 0.9 adds `virtual_device_` to GlobalVar and every
-// Relay expression. Files from 0.9 on need nothing (later updaters touch only Relax/TIR).
+// TVM's python/tvm/ir/json_compact.py does for the node types Relay uses
+// (docs/relay-formats.md §3.7): 0.7 → 0.8 adds `IRModule.attrs`, 0.8 → 0.9 adds
+// `virtual_device_` to GlobalVar and every Relay expression. Files from 0.9 on need nothing
+// (later updaters touch only Relax/TIR).
 // The 0.6 -> 0.7 renames are not implemented: such files are refused with a located error.
 //
 //   absl::Status status = graphpat::relay::detail::upgrade_document(document);

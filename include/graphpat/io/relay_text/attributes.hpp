@@ -1,4 +1,4 @@
-// Relay attribute values in text (spec relay-formats.md §1.4, §2.1): reading a value
+// Relay attribute values in text (docs/relay-formats.md §1.4, §2.1): reading a value
 // (`[1, 1]`, `"NCHW"`, `1e-05f`, `None`, `{k=v}`) into an interned AttrValue, putting a call's
 // `key=value` pairs into the canonical form shared with the JSON reader (an object of the op's
 // schema type key holding every field in declaration order, defaults filled in, each value in

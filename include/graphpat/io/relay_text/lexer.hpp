@@ -1,4 +1,4 @@
-// The Relay text lexer (spec relay-formats.md §1.2): turns text into tokens on demand, with a
+// The Relay text lexer (docs/relay-formats.md §1.2): turns text into tokens on demand, with a
 // small look-ahead window, so a 30 MB model never becomes a token vector. Whitespace and
 // comments are skipped, except that a `/* ty=... span=... */` comment right after a token is
 // kept on that token (`annotation`), because graphpat keeps types and spans the printer wrote.

@@ -1,4 +1,4 @@
-// Relay numeric literals (spec relay-formats.md §1.2, §1.5): reading `1e-05f`, `3i64`, `-inff`,
+// Relay numeric literals (docs/relay-formats.md §1.2, §1.5): reading `1e-05f`, `3i64`, `-inff`,
 // `nanf64` into a value with its width, and the scalar constants they denote (0-d tensors with
 // little-endian bytes), plus the reverse: a 0-d tensor's literal text, or nothing when TVM would
 // print it as a meta reference.

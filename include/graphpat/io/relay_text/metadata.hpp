@@ -1,4 +1,4 @@
-// The `#[metadata]` section of Relay text (spec relay-formats.md §1.9, §3): a save_json object
+// The `#[metadata]` section of Relay text (docs/relay-formats.md §1.9, §3): a save_json object
 // graph whose root maps type keys to arrays of objects, referenced from the text as
 // `meta[KEY][i]`. This header reads what graphpat models from it — constants (tensor bytes
 // from the b64ndarrays blobs, §3.6) and attribute structs — and leaves the rest to the caller.

@@ -1,4 +1,4 @@
-// Writes a fresh `#[metadata]` section (spec relay-formats.md §1.9, §3) for constants whose
+// Writes a fresh `#[metadata]` section (docs/relay-formats.md §1.9, §3) for constants whose
 // section was not kept from the input: a Map {"relay.Constant": [...]} in TVM's save_json
 // layout (DFS pre-order node numbering, sorted attrs keys, dmlc whitespace, b64ndarrays).
 //

@@ -1,4 +1,4 @@
-// The Relay text parser (spec relay-formats.md §1.3): recursive descent over RelayLexer tokens,
+// The Relay text parser (docs/relay-formats.md §1.3): recursive descent over RelayLexer tokens,
 // building a relay::Module. Every node the text defines is a fresh node (so duplicates in the
 // file stay duplicates); `%N` and `%x` references resolve to the node they name. Binding
 // sequences (`%0 = ...; %1 = ...;`) and let chains are loops, so a million-line model needs no

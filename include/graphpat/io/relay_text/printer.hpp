@@ -1,4 +1,4 @@
-// The Relay text printer (spec relay-formats.md §1.1, §1.4-§1.9): reproduces TVM v0.14's
+// The Relay text printer (docs/relay-formats.md §1.1, §1.4-§1.9): reproduces TVM v0.14's
 // `astext()` / `str()` byte for byte — the scope / inline / `%N` algorithm of §1.8 (post-order
 // DFS, op before args, bindings emitted when their consumer is rendered, one counter and one
 // name allocator for the whole print), annotations, meta numbering and the envelopes.
@@ -340,7 +340,7 @@ class RelayTextPrinter {
     }
   }
 
-  // ----- dependency graph (§1.8 "parent count") ------------------------------------------
+  // ----- dependency graph (§1.8 "use count") ---------------------------------------------
   void count_parents(NodeId root) {
     for (std::uint32_t touched : touched_) parents_[touched] = 0;
     touched_.clear();
