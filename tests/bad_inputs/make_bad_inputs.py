@@ -82,6 +82,7 @@ T['text_meta_index_overflow.relay'] = HEAD + 'def @main(%x) {\n  add(%x, meta[re
 T['text_meta_data_index_out_of_range.relay'] = MOD + meta([blob([2, 2])], const_data='7')
 T['text_meta_annotation_mismatch.relay'] = MOD + meta([blob([3], code=0, bits=8)])
 T['text_meta_bad_magic.relay'] = MOD + meta([blob([2, 2], magic=0x1234)])
+T['text_meta_bad_dtype_code.relay'] = MOD + meta([blob([2], code=3, bits=64)])
 for k, v in T.items(): w(k, v)
 # ---------------- Relay text: parse_expression ----------------
 E = {}

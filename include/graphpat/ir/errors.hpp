@@ -1,5 +1,6 @@
 // Errors with stable ids: every failure graphpat reports on bad input is an absl::Status whose
-// message starts with `[graphpat.<component>.<what>]`, then the place, then the problem.
+// message starts with `[graphpat.<component>.<what>]`, then the place, then the problem
+// (docs/errors.md lists every id).
 //
 //   absl::Status status = graphpat::make_error(absl::StatusCode::kInvalidArgument,
 //                                              "relay_text.unexpected_token",

@@ -864,10 +864,13 @@ class PatternEvaluator {
       auto target = as_pattern(*args[0], at(0), "the redirect target");
       if (!target.ok()) return target.status();
       Pattern wildcard = callee.pattern();
-      // The DSL's refusal (redirect_not_wildcard, unconsumed_cycle), placed at the method.
+      // The DSL's refusal (pattern.redirect_not_wildcard, pattern.unconsumed_cycle), placed at
+      // the method.
       if (absl::Status status = wildcard.redirect_to(*target); !status.ok()) {
-        return error_at(n, error_id(status).substr(std::string_view("graphpat.pattern.").size()),
-                        error_problem(status));
+        if (error_id(status) == "graphpat.pattern.unconsumed_cycle") {
+          return error_at(n, "unconsumed_cycle", error_problem(status));
+        }
+        return error_at(n, "redirect_not_wildcard", error_problem(status));
       }
       return TextValue();
     }

@@ -362,10 +362,16 @@ class PatternSyntax {
     for (std::size_t i = 0; i < count; ++i) next();
   }
 
+  // `message` placed at `token`: pattern_text.unexpected_end at the end of the text,
+  // pattern_text.unexpected_token anywhere else.
+  static absl::Status unexpected_at(const PatternToken& token, std::string_view message) {
+    if (token.type == TokenType::kEnd) {
+      return pattern_text_error("unexpected_end", token.line, token.column, message);
+    }
+    return pattern_text_error("unexpected_token", token.line, token.column, message);
+  }
   absl::Status unexpected(const PatternToken& token, std::string_view where) const {
-    std::string_view what = token.type == TokenType::kEnd ? "unexpected_end" : "unexpected_token";
-    return pattern_text_error(what, token.line, token.column,
-                              fmt::format("unexpected {} {}", token.describe(), where));
+    return unexpected_at(token, fmt::format("unexpected {} {}", token.describe(), where));
   }
   absl::Status expect(std::string_view punct, std::string_view where) {
     const PatternToken& token = peek();
@@ -373,10 +379,8 @@ class PatternSyntax {
       skip();
       return absl::OkStatus();
     }
-    std::string_view what = token.type == TokenType::kEnd ? "unexpected_end" : "unexpected_token";
-    return pattern_text_error(
-        what, token.line, token.column,
-        fmt::format("expected '{}' {}, found {}", punct, where, token.describe()));
+    return unexpected_at(token,
+                         fmt::format("expected '{}' {}, found {}", punct, where, token.describe()));
   }
 
   // Checked before every node is parsed (in parse_unary, a lambda, each binary or postfix

@@ -60,13 +60,16 @@ class JsonStreamBuilder : public nlohmann::json_sax<GraphJson> {
   bool number_float(number_float_t value, const string_t& text) override {
     // nlohmann reads an integer too large for 64 bits as a float; its text has no '.' or 'e'.
     if (text.find_first_of(".eE") == std::string::npos) {
-      return fail("bad_number",
-                  fmt::format("the integer {} does not fit in 64 bits", shortened(text)));
+      return stop(
+          graph_json_error("bad_number", current_path(),
+                           fmt::format("the integer {} does not fit in 64 bits", shortened(text))));
     }
     return scalar(GraphJson(value));
   }
   bool string(string_t& value) override { return scalar(GraphJson(std::move(value))); }
-  bool binary(binary_t&) override { return fail("bad_json", "binary values are not JSON"); }
+  bool binary(binary_t&) override {
+    return stop(graph_json_error("bad_json", current_path(), "binary values are not JSON"));
+  }
 
   bool start_object(std::size_t) override {
     return open(GraphJson::object(), JsonEvent::kObjectStart);
@@ -99,8 +102,9 @@ class JsonStreamBuilder : public nlohmann::json_sax<GraphJson> {
       std::size_t quote = what.find('\'');
       std::string_view number =
           quote == std::string_view::npos ? what : what.substr(quote + 1, what.size() - quote - 2);
-      return fail("bad_number", fmt::format("the number {} is out of the range of a 64-bit float",
-                                            shortened(number)));
+      return stop(graph_json_error(
+          "bad_number", current_path(),
+          fmt::format("the number {} is out of the range of a 64-bit float", shortened(number))));
     }
     status = syntax_error(position, error.what());
     return false;
@@ -168,7 +172,7 @@ class JsonStreamBuilder : public nlohmann::json_sax<GraphJson> {
 
   bool open(GraphJson value, JsonEvent event) {
     if (frames_.size() >= static_cast<std::size_t>(max_containers_)) {
-      return fail("too_deep", too_deep_problem(reported_depth_));
+      return stop(graph_json_error("too_deep", current_path(), too_deep_problem(reported_depth_)));
     }
     GraphJson event_value;
     auto keep = callback_(depth(), event, event_value);
@@ -233,9 +237,6 @@ class JsonStreamBuilder : public nlohmann::json_sax<GraphJson> {
   bool stop(absl::Status error) {
     status = std::move(error);
     return false;
-  }
-  bool fail(std::string_view id, std::string_view problem) {
-    return stop(graph_json_error(id, current_path(), problem));
   }
   std::string_view text_;
   std::uint32_t max_containers_;

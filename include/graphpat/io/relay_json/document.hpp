@@ -184,8 +184,8 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
         } else if (member_ == "repr_b64") {
           std::optional<std::string> bytes = decode_repr_b64(value);
           if (!bytes) {
-            return fail("bad_base64", path(),
-                        "not base64 of an 8-byte length followed by that many bytes");
+            return fail(json_error("bad_base64", path(),
+                                   "not base64 of an 8-byte length followed by that many bytes"));
           }
           set_repr(*bytes);
         } else {
@@ -219,8 +219,8 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
         return true;
       case State::kNodes:
         if (doc_.nodes.size() >= max_nodes_) {
-          return fail("too_many_nodes", path(),
-                      graphpat::detail::too_many_nodes_problem(max_nodes_));
+          return fail(json_error("too_many_nodes", path(),
+                                 graphpat::detail::too_many_nodes_problem(max_nodes_)));
         }
         doc_.nodes.emplace_back();
         doc_.nodes.back().first_field = static_cast<std::uint32_t>(doc_.fields.size());
@@ -247,11 +247,11 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
     switch (state_) {
       case State::kTop:
         if (name != "root" && name != "nodes" && name != "b64ndarrays" && name != "attrs") {
-          return fail("unknown_key", name,
-                      "not a key of a TVM JSON file (root, nodes, b64ndarrays, attrs)");
+          return fail(json_error("unknown_key", name,
+                                 "not a key of a TVM JSON file (root, nodes, b64ndarrays, attrs)"));
         }
         if (std::find(top_members_.begin(), top_members_.end(), name) != top_members_.end()) {
-          return fail("duplicate_key", name, "appears twice");
+          return fail(json_error("duplicate_key", name, "appears twice"));
         }
         top_members_.push_back(name);
         member_ = name;
@@ -260,12 +260,14 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
       case State::kNode:
         if (name != "type_key" && name != "repr_str" && name != "repr_b64" && name != "attrs" &&
             name != "keys" && name != "data" && name != "global_key") {
-          return fail("unknown_key", fmt::format("{}.{}", node_path(), name),
-                      "not a key of a node entry (type_key, repr_str, repr_b64, attrs, keys, "
-                      "data)");
+          return fail(
+              json_error("unknown_key", fmt::format("{}.{}", node_path(), name),
+                         "not a key of a node entry (type_key, repr_str, repr_b64, attrs, keys, "
+                         "data)"));
         }
         if (std::find(node_members_.begin(), node_members_.end(), name) != node_members_.end()) {
-          return fail("duplicate_key", fmt::format("{}.{}", node_path(), name), "appears twice");
+          return fail(json_error("duplicate_key", fmt::format("{}.{}", node_path(), name),
+                                 "appears twice"));
         }
         node_members_.push_back(name);
         if (name == "type_key") seen_type_key_ = true;
@@ -278,15 +280,15 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
         std::uint32_t slot = attr_key_.index();
         if (slot >= key_last_node_.size()) key_last_node_.resize(slot + 1);
         if (key_last_node_[slot] == doc_.nodes.size()) {
-          return fail("duplicate_key", fmt::format("{}.attrs.{}", node_path(), name),
-                      "appears twice");
+          return fail(json_error("duplicate_key", fmt::format("{}.attrs.{}", node_path(), name),
+                                 "appears twice"));
         }
         key_last_node_[slot] = doc_.nodes.size();
         return true;
       }
       case State::kTopAttrs:
         if (!top_attr_keys_.insert(name).second) {
-          return fail("duplicate_key", fmt::format("attrs.{}", name), "appears twice");
+          return fail(json_error("duplicate_key", fmt::format("attrs.{}", name), "appears twice"));
         }
         top_attr_key_ = name;
         return true;
@@ -302,8 +304,8 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
         return true;
       case State::kNode:
         if (!seen_type_key_) {
-          return fail("missing_field", fmt::format("{}.type_key", node_path()),
-                      "a node entry needs a type_key");
+          return fail(json_error("missing_field", fmt::format("{}.type_key", node_path()),
+                                 "a node entry needs a type_key"));
         }
         state_ = State::kNodes;
         return true;
@@ -459,11 +461,12 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
       default:
         expected = "a string";
     }
-    return fail("wrong_type", path(), fmt::format("expected {}, found {}", expected, what));
+    return fail(
+        json_error("wrong_type", path(), fmt::format("expected {}, found {}", expected, what)));
   }
 
-  bool fail(std::string_view what, std::string_view where, std::string_view problem) {
-    status = json_error(what, where, problem);
+  bool fail(absl::Status error) {
+    status = std::move(error);
     return false;
   }
 

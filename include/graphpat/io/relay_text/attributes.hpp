@@ -308,12 +308,15 @@ class AttrSchemaCache {
   /// The canonical object for `written` pairs of a call of `op_name` whose struct is `schema`:
   /// every field, defaults filled in. Fields the schema does not know keep the pairs as
   /// written (nothing is dropped); a missing field without default is refused, as TVM does.
-  /// A refusal is made by `refuse(id, pair, problem)`: the error id ("bad_attribute",
-  /// "missing_attribute"), the index in `written` of the pair at fault (nullopt for a missing
-  /// field) and the problem; each reader places it in its own terms.
-  template <class Refuse>
-  absl::StatusOr<AttrValueId> canonical(const AttrSchema& schema, std::span<const AttrField> written,
-                                        std::string_view op_name, Refuse refuse) {
+  /// A refusal is made by `refuse_attribute(id, pair, problem)`: the error id
+  /// ("bad_attribute", "missing_attribute"; the Relay text readers make them relay_text ids),
+  /// the index in `written` of the pair at fault (nullopt for a missing field) and the problem;
+  /// each reader places it in its own terms.
+  template <class RefuseAttribute>
+  absl::StatusOr<AttrValueId> canonical(const AttrSchema& schema,
+                                        std::span<const AttrField> written,
+                                        std::string_view op_name,
+                                        RefuseAttribute refuse_attribute) {
     AttrTable& attrs = context_.attrs;
     std::string_view type_key = context_.strings.view(schema.type_key);
     for (const AttrField& field : written) {
@@ -340,19 +343,19 @@ class AttrSchemaCache {
         AttrKind given = attrs.get(*value).kind;
         value = to_field_form(context_, storage(declared), *value);
         if (!value || refused) {
-          return refuse("bad_attribute", pair,
-                        fmt::format("{}: attribute '{}' of {} ({}) cannot hold {}", type_key,
-                                    name, op_name, cpp_type,
-                                    attr_kind_phrase(refused.value_or(given))));
+          return refuse_attribute(
+              "bad_attribute", pair,
+              fmt::format("{}: attribute '{}' of {} ({}) cannot hold {}", type_key, name, op_name,
+                          cpp_type, attr_kind_phrase(refused.value_or(given))));
         }
       } else if (declared_defaults[i]) {
         value = declared_defaults[i];
       } else if (declared.has_default) {
         value = attrs.null();
       } else {
-        return refuse("missing_attribute", std::nullopt,
-                      fmt::format("{}: cannot find required field '{}' of {}", type_key, name,
-                                  op_name));
+        return refuse_attribute(
+            "missing_attribute", std::nullopt,
+            fmt::format("{}: cannot find required field '{}' of {}", type_key, name, op_name));
       }
       fields.push_back({declared.name, *value});
     }

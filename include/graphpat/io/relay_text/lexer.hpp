@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/strings.hpp"
@@ -215,8 +216,8 @@ class RelayLexer {
       ++pos_;
     }
   }
-  void fail(std::string_view id, std::int32_t line, std::int32_t column, std::string_view what) {
-    if (status_.ok()) status_ = text_error(id, line, column, what);
+  void fail(absl::Status error) {
+    if (status_.ok()) status_ = std::move(error);
     pos_ = text_.size();
   }
 
@@ -229,8 +230,8 @@ class RelayLexer {
         advance();
       } else if (c == '\r') {
         if (at(pos_ + 1) != '\n') {
-          fail("bad_character", line_, column_,
-               "a carriage return must be followed by a line feed");
+          fail(text_error("bad_character", line_, column_,
+                          "a carriage return must be followed by a line feed"));
           return {};
         }
         advance();
@@ -244,7 +245,7 @@ class RelayLexer {
         // Block comments nest, as in TVM's lexer.
         while (true) {
           if (pos_ >= text_.size()) {
-            fail("unterminated_comment", line, column, "unterminated block comment");
+            fail(text_error("unterminated_comment", line, column, "unterminated block comment"));
             return {};
           }
           if (text_[pos_] == '/' && at(pos_ + 1) == '*') {
@@ -306,7 +307,7 @@ class RelayLexer {
       std::size_t body = pos_;
       while (pos_ < text_.size() && text_[pos_] != '"') advance(text_[pos_] == '\\' ? 2 : 1);
       if (pos_ >= text_.size()) {
-        fail("unterminated_string", line, column, "unterminated string literal");
+        fail(text_error("unterminated_string", line, column, "unterminated string literal"));
         return make(TokenKind::kEnd, pos_, line, column);
       }
       // Raw bytes must be UTF-8 (escapes may still name any byte, as TVM prints them).
@@ -317,9 +318,9 @@ class RelayLexer {
           bad_column = text_[k] == '\n' ? 1 : bad_column + 1;
           bad_line += text_[k] == '\n' ? 1 : 0;
         }
-        fail("bad_string", bad_line, bad_column,
-             fmt::format("byte {:#04x} in a string literal is not valid UTF-8",
-                         static_cast<unsigned char>(text_[body + bad])));
+        fail(text_error("bad_string", bad_line, bad_column,
+                        fmt::format("byte {:#04x} in a string literal is not valid UTF-8",
+                                    static_cast<unsigned char>(text_[body + bad]))));
         return make(TokenKind::kEnd, pos_, line, column);
       }
       Token token = make(TokenKind::kString, body, line, column);
@@ -352,7 +353,7 @@ class RelayLexer {
         return make_named(TokenKind::kGraph, name, line, column);
       }
       if (!is_ident_start(at(pos_))) {
-        fail("bad_character", line, column, "expected a variable name after '%'");
+        fail(text_error("bad_character", line, column, "expected a variable name after '%'"));
         return make(TokenKind::kEnd, pos_, line, column);
       }
       lex_local_name();
@@ -378,8 +379,9 @@ class RelayLexer {
       advance();
       return make(TokenKind::kPunct, start, line, column);
     }
-    fail("bad_character", line, column,
-         fmt::format("unexpected character '{}'", escape_unprintable(std::string_view(&c, 1))));
+    fail(text_error(
+        "bad_character", line, column,
+        fmt::format("unexpected character '{}'", escape_unprintable(std::string_view(&c, 1)))));
     return make(TokenKind::kEnd, pos_, line, column);
   }
 
@@ -421,19 +423,19 @@ class RelayLexer {
       ok = !digits.empty() && at(pos_) == ']';
     }
     if (!ok || key_end == key) {
-      fail("bad_meta_reference", line, column, "expected meta[TYPE_KEY][INDEX]");
+      fail(text_error("bad_meta_reference", line, column, "expected meta[TYPE_KEY][INDEX]"));
       return make(TokenKind::kEnd, pos_, line, column);
     }
     std::optional<std::int64_t> index = graphpat::detail::parse_decimal<std::int64_t>(digits);
     if (!index) {
-      fail("bad_meta_reference", line, column,
-           fmt::format("meta index {} does not fit in 64 bits", digits));
+      fail(text_error("bad_meta_reference", line, column,
+                      fmt::format("meta index {} does not fit in 64 bits", digits)));
       return make(TokenKind::kEnd, pos_, line, column);
     }
     if (std::string_view type_key = text_.substr(key, key_end - key); !is_type_key(type_key)) {
-      fail("bad_meta_reference", line, column,
-           fmt::format("meta type key '{}' is not a dotted name like relay.Constant",
-                       escape_unprintable(type_key)));
+      fail(text_error("bad_meta_reference", line, column,
+                      fmt::format("meta type key '{}' is not a dotted name like relay.Constant",
+                                  escape_unprintable(type_key))));
       return make(TokenKind::kEnd, pos_, line, column);
     }
     advance();
@@ -445,14 +447,14 @@ class RelayLexer {
 
   Token lex_attribute(std::int32_t line, std::int32_t column) {
     if (at(pos_ + 1) != '[') {
-      fail("bad_character", line, column, "expected '[' after '#'");
+      fail(text_error("bad_character", line, column, "expected '[' after '#'"));
       return make(TokenKind::kEnd, pos_, line, column);
     }
     advance(2);
     std::size_t body = pos_;
     while (pos_ < text_.size() && text_[pos_] != ']') advance();
     if (pos_ >= text_.size()) {
-      fail("bad_header", line, column, "unterminated '#[' attribute");
+      fail(text_error("bad_header", line, column, "unterminated '#[' attribute"));
       return make(TokenKind::kEnd, pos_, line, column);
     }
     std::string_view content = text_.substr(body, pos_ - body);
@@ -483,7 +485,7 @@ class RelayLexer {
         return token;
       }
     }
-    fail("bad_header", line, column, fmt::format("unknown attribute '#[{}]'", content));
+    fail(text_error("bad_header", line, column, fmt::format("unknown attribute '#[{}]'", content)));
     return make(TokenKind::kEnd, pos_, line, column);
   }
 

@@ -153,14 +153,28 @@ class RelayTextParser {
     return absl::OkStatus();
   }
 
-  // A metadata error (made without a position, by this reader or the JSON tensor decoder)
-  // placed at LINE:COL: `[graphpat.relay_json.bad_base64] b64ndarrays[0]: ...` becomes
-  // `[graphpat.relay_text.bad_base64] L:C: b64ndarrays[0]: ...`.
+  // A metadata error (made without a position, by metadata_error or the JSON tensor decoder
+  // decode_ndarray) placed at LINE:COL under the same name: `[graphpat.relay_json.bad_base64]
+  // b64ndarrays[0]: ...` becomes `[graphpat.relay_text.bad_base64] L:C: b64ndarrays[0]: ...`.
   static absl::Status relocate(const absl::Status& status, std::int32_t line, std::int32_t column) {
     std::string_view id = error_id(status);
-    std::size_t dot = id.rfind('.');
-    std::string_view what = dot == std::string_view::npos ? "bad_metadata" : id.substr(dot + 1);
-    return text_error(what, line, column, error_problem(status));
+    std::string_view problem = error_problem(status);
+    if (id == "graphpat.relay_json.bad_base64") {
+      return text_error("bad_base64", line, column, problem);
+    }
+    if (id == "graphpat.relay_json.bad_tensor") {
+      return text_error("bad_tensor", line, column, problem);
+    }
+    if (id == "graphpat.relay_json.bad_shape") {
+      return text_error("bad_shape", line, column, problem);
+    }
+    if (id == "graphpat.relay_json.unsupported_dtype") {
+      return text_error("unsupported_dtype", line, column, problem);
+    }
+    if (id == "graphpat.relay_json.tensor_too_large") {
+      return text_error("tensor_too_large", line, column, problem);
+    }
+    return text_error("bad_metadata", line, column, problem);
   }
 
   absl::Status unexpected(const Token& token, std::string_view what) {
