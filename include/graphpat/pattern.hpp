@@ -6,7 +6,7 @@
 //   auto same = graphpat::parse_pattern("is_tuple_get_item(is_op('nn.batch_norm')(None), 0)");
 //   for (const graphpat::Match& m : graphpat::find_matches(bn0, graph, main)) { ... }
 //   fmt::print("{}\n", graphpat::explain(bn0, graph, node));  // why not, in words
-//   fmt::print("{}\n", graphpat::describe(bn0));              // back to text
+//   fmt::print("{}\n", graphpat::describe(bn0));              // back to text (Relay's sugar)
 #pragma once
 
 #include "graphpat/pattern/describe.hpp"
@@ -15,3 +15,4 @@
 #include "graphpat/pattern/matcher.hpp"
 #include "graphpat/pattern/pattern_graph.hpp"
 #include "graphpat/pattern/text.hpp"
+#include "graphpat/relay/pattern_text.hpp"

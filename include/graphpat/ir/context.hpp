@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "graphpat/ir/attrs.hpp"
+#include "graphpat/ir/conventions.hpp"
 #include "graphpat/ir/op_registry.hpp"
 #include "graphpat/ir/spans.hpp"
 #include "graphpat/ir/strings.hpp"
@@ -26,12 +27,13 @@ namespace graphpat {
 
 class Context;
 
-/// A dialect names itself and fills a context's op registry.
+/// A dialect names itself and fills a context's op registry; it may also declare
+/// `static constexpr DialectConventions kConventions` (conventions.hpp).
 template <class D>
 concept Dialect = requires(Context& context) {
   { D::kName } -> std::convertible_to<std::string_view>;
   D::register_ops(context);
-};
+} && (DeclaresConventions<D> || !requires { D::kConventions; });
 
 /// The tables shared by the graphs of one dialect. Not thread-safe; not copyable.
 class Context {

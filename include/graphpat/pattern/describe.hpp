@@ -10,7 +10,9 @@
 // A node used more than once gets a name (`p0`, `p1`, ... in order of definition) on a line of
 // its own, because sharing is identity; a redirected wildcard is defined first and redirected
 // by a `pN.redirect_to(...)` statement before the last line, which is the pattern itself.
-// Arithmetic sugar and optional() print in their expanded forms (`is_op('add')(a, b)`, `p | q`).
+// Arithmetic sugar and optional() print in their expanded forms (`is_op('add')(a, b)`, `p | q`):
+// `describe<D>(pattern)` spells the op of `a * b` as dialect D names it (ir/conventions.hpp), and
+// `describe(pattern)` as Relay does, the language of the text syntax (relay/pattern_text.hpp).
 #pragma once
 
 #include <fmt/format.h>
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "graphpat/ir/context.hpp"
 #include "graphpat/pattern/pattern_graph.hpp"
 #include "graphpat/pattern/values.hpp"
 
@@ -27,8 +30,12 @@ namespace detail {
 
 class PatternDescriber {
  public:
-  PatternDescriber(const PatternGraph& graph, PatternId root)
-      : graph_(graph), root_(root), names_(graph.size()), uses_(graph.size(), 0) {}
+  PatternDescriber(const PatternGraph& graph, PatternId root, const ArithmeticOps& arithmetic)
+      : graph_(graph),
+        root_(root),
+        arithmetic_(arithmetic),
+        names_(graph.size()),
+        uses_(graph.size(), 0) {}
 
   std::string describe() {
     std::vector<PatternId> order = definition_order();
@@ -150,7 +157,9 @@ class PatternDescriber {
         text(fmt::format("is_expr({})", node.name));
         return 7;
       case PatternKind::kOp:
-        text(fmt::format("is_op({})", python_string(node.name)));
+        text(fmt::format(
+            "is_op({})",
+            python_string(node.role ? std::string(arithmetic_.of(*node.role)) : node.name)));
         return 7;
       case PatternKind::kVar:
         text(node.name.empty() ? "is_var()" : fmt::format("is_var({})", python_string(node.name)));
@@ -253,18 +262,22 @@ class PatternDescriber {
 
   const PatternGraph& graph_;
   PatternId root_;
+  ArithmeticOps arithmetic_;  // how the op of arithmetic sugar is spelled
   std::vector<std::string> names_;
   std::vector<int> uses_;
 };
 
 }  // namespace detail
 
-/// The pattern in the text syntax of parse_pattern (see the top of this file).
-inline std::string describe(const PatternGraph& graph, PatternId root) {
-  return detail::PatternDescriber(graph, root).describe();
+/// The pattern in the text syntax of parse_pattern (see the top of this file), arithmetic sugar
+/// spelled as dialect `D` names its ops.
+template <Dialect D>
+std::string describe(const PatternGraph& graph, PatternId root) {
+  return detail::PatternDescriber(graph, root, dialect_conventions<D>().arithmetic).describe();
 }
-inline std::string describe(const Pattern& pattern) {
-  return describe(pattern.graph(), pattern.id());
+template <Dialect D>
+std::string describe(const Pattern& pattern) {
+  return describe<D>(pattern.graph(), pattern.id());
 }
 
 }  // namespace graphpat

@@ -9,9 +9,10 @@
 //   = is_op("concatenate")(is_tuple(any_args)); Pattern diamond = dominates(conv,
 //   is_op("nn.relu")(wildcard()), is_op("add")(any_args));
 //
-// Arithmetic sugar: `p + q` is `is_op("add")(p, q)`, likewise `-` subtract, `*` multiply and
-// `/` divide. Calling a pattern makes a call pattern with it as the callee; `p(any_args)` matches
-// calls of any arity (Python's `p(None)`).
+// Arithmetic sugar: `p * q` is `is_op(ArithmeticRole::kMultiply)(p, q)`, a call of the op the
+// matched graph's dialect names for `*` (Relay's `multiply`, the arith test dialect's `mul`);
+// likewise `+`, `-` and `/`. Calling a pattern makes a call pattern with it as the callee;
+// `p(any_args)` matches calls of any arity (Python's `p(None)`).
 #pragma once
 
 #include <initializer_list>
@@ -70,6 +71,14 @@ inline Pattern wildcard() { return detail::make_leaf(PatternKind::kWildcard); }
 /// Matches the op node `name` itself; call it to match calls of the op: `is_op("add")(a, b)`.
 inline Pattern is_op(std::string name) {
   return detail::make_leaf(PatternKind::kOp, std::move(name));
+}
+/// Matches the op the matched graph's dialect names for `role` (`is_op(ArithmeticRole::kMultiply)`
+/// is Relay's multiply, ONNX's Mul); nothing where the dialect names none.
+inline Pattern is_op(ArithmeticRole role) {
+  PatternNode node;
+  node.kind = PatternKind::kOp;
+  node.role = role;
+  return Pattern::make(std::move(node), {});
 }
 /// Matches a Var named `name`, or any Var when `name` is empty.
 inline Pattern is_var(std::string name = {}) {
@@ -250,13 +259,18 @@ inline Pattern operator!(const Pattern& pattern) {
   return detail::make_unary(PatternKind::kNot, pattern);
 }
 inline Pattern operator~(const Pattern& pattern) { return !pattern; }
-inline Pattern operator+(const Pattern& a, const Pattern& b) { return dsl::is_op("add")(a, b); }
+/// Arithmetic sugar: a call of the op the dialect names for the role (ir/conventions.hpp).
+inline Pattern operator+(const Pattern& a, const Pattern& b) {
+  return dsl::is_op(ArithmeticRole::kAdd)(a, b);
+}
 inline Pattern operator-(const Pattern& a, const Pattern& b) {
-  return dsl::is_op("subtract")(a, b);
+  return dsl::is_op(ArithmeticRole::kSubtract)(a, b);
 }
 inline Pattern operator*(const Pattern& a, const Pattern& b) {
-  return dsl::is_op("multiply")(a, b);
+  return dsl::is_op(ArithmeticRole::kMultiply)(a, b);
 }
-inline Pattern operator/(const Pattern& a, const Pattern& b) { return dsl::is_op("divide")(a, b); }
+inline Pattern operator/(const Pattern& a, const Pattern& b) {
+  return dsl::is_op(ArithmeticRole::kDivide)(a, b);
+}
 
 }  // namespace graphpat

@@ -21,7 +21,8 @@
 // reversed only when the pattern's callee is written as is_op("add") or is_op("multiply");
 // by default graphpat retries whenever the matched call's op is commutative in the op registry
 // (OpInfo::commutative), whatever the callee pattern. Both modes apply Relay's two
-// divide/multiply associativity retries.
+// divide/multiply associativity retries where the dialect asks for them
+// (DialectConventions::associativity_retries, with its arithmetic ops; Relay does).
 //
 // The dominator pattern's post-dominance is taken over the graph reachable from a scope root:
 // match() uses the node itself (as Relay's `pattern.match(expr)` does); find_matches() uses
@@ -58,8 +59,10 @@ struct MatchOptions {
 
 namespace detail {
 
-/// A pattern prepared for matching: a snapshot of its graph plus the retry patterns of Relay's
-/// associativity rules (synthetic nodes after the user's, never reported as bindings).
+/// A pattern prepared for matching in a dialect: a snapshot of its graph with the op of each
+/// arithmetic sugar named as the dialect names it, plus, where the dialect asks for them, the
+/// retry patterns of Relay's associativity rules (synthetic nodes after the user's, never
+/// reported as bindings).
 struct CompiledPattern {
   PatternGraph graph;
   PatternId root;
@@ -68,12 +71,37 @@ struct CompiledPattern {
   std::vector<PatternId> divide_retry0, divide_retry1, multiply_retry;  // per pattern id
   bool has_dominator = false;
 
-  explicit CompiledPattern(const Pattern& pattern) : graph(pattern.graph()), root(pattern.id()) {
+  CompiledPattern(const Pattern& pattern, const DialectConventions& conventions)
+      : graph(pattern.graph()), root(pattern.id()) {
     user_size = graph.size();
-    for (std::uint32_t i = 0; i < user_size; ++i)
-      by_uid.emplace(graph.node(PatternId(i)).uid, PatternId(i));
+    for (std::uint32_t i = 0; i < user_size; ++i) {
+      PatternNode& node = graph.mutable_node(PatternId(i));
+      by_uid.emplace(node.uid, PatternId(i));
+      if (node.role) node.name = conventions.arithmetic.of(*node.role);
+    }
     std::vector<PatternId> work = graph.post_order(root);
     for (PatternId id : work) has_dominator |= graph.kind(id) == PatternKind::kDominator;
+    resize(graph.size());
+    if (conventions.associativity_retries) {
+      add_associativity_retries(std::move(work), conventions.arithmetic);
+    }
+  }
+
+  void resize(std::uint32_t size) {
+    divide_retry0.resize(size);
+    divide_retry1.resize(size);
+    multiply_retry.resize(size);
+  }
+
+  [[nodiscard]] PatternId find(const Pattern& pattern) const {
+    auto found = by_uid.find(pattern.uid());
+    return found == by_uid.end() ? PatternId() : found->second;
+  }
+
+ private:
+  // Relay's rules: (a * b) / c is also tried as b * (a / c) and a * (b / c), and a * (b / c)
+  // (either argument) as (a * b) / c; `work` holds the user's nodes and grows by the retries'.
+  void add_associativity_retries(std::vector<PatternId> work, const ArithmeticOps& arithmetic) {
     // Synthetic call patterns are hash-consed, so the retry closure is finite.
     absl::flat_hash_map<std::vector<std::uint32_t>, PatternId> synthetic;
     auto call = [&](PatternId callee, PatternId a, PatternId b) {
@@ -90,16 +118,16 @@ struct CompiledPattern {
     };
     auto binary_op_call = [&](PatternId id, std::string_view op) {
       const PatternNode& node = graph.node(id);
-      return node.kind == PatternKind::kCall && !node.any_arity && node.operands.size() >= 3 &&
-             graph.kind(node.operands[0]) == PatternKind::kOp &&
+      return !op.empty() && node.kind == PatternKind::kCall && !node.any_arity &&
+             node.operands.size() >= 3 && graph.kind(node.operands[0]) == PatternKind::kOp &&
              graph.node(node.operands[0]).name == op;
     };
     for (std::size_t w = 0; w < work.size(); ++w) {
       PatternId id = work[w];
       resize(graph.size());
-      if (binary_op_call(id, "divide")) {
+      if (binary_op_call(id, arithmetic.divide)) {
         PatternId inner = graph.operands(id)[1];
-        if (binary_op_call(inner, "multiply")) {
+        if (binary_op_call(inner, arithmetic.multiply)) {
           PatternId div_op = graph.operands(id)[0], c = graph.operands(id)[2];
           PatternId mul_op = graph.operands(inner)[0];
           PatternId a = graph.operands(inner)[1], b = graph.operands(inner)[2];
@@ -110,10 +138,10 @@ struct CompiledPattern {
           divide_retry1[id.index()] = retry1;
         }
       }
-      if (binary_op_call(id, "multiply")) {
+      if (binary_op_call(id, arithmetic.multiply)) {
         for (std::size_t arg = 0; arg < 2; ++arg) {
           PatternId div = graph.operands(id)[1 + arg];
-          if (!binary_op_call(div, "divide")) continue;
+          if (!binary_op_call(div, arithmetic.divide)) continue;
           PatternId mul_op = graph.operands(id)[0];
           PatternId other = graph.operands(id)[1 + (arg + 1) % 2];
           PatternId div_op = graph.operands(div)[0];
@@ -126,17 +154,6 @@ struct CompiledPattern {
       }
     }
     resize(graph.size());
-  }
-
-  void resize(std::uint32_t size) {
-    divide_retry0.resize(size);
-    divide_retry1.resize(size);
-    multiply_retry.resize(size);
-  }
-
-  [[nodiscard]] PatternId find(const Pattern& pattern) const {
-    auto found = by_uid.find(pattern.uid());
-    return found == by_uid.end() ? PatternId() : found->second;
   }
 };
 
@@ -203,7 +220,7 @@ template <Dialect D>
 class Matcher {
  public:
   Matcher(const Pattern& pattern, const Graph<D>& graph, MatchOptions options = {})
-      : compiled_(std::make_shared<detail::CompiledPattern>(pattern)),
+      : compiled_(std::make_shared<detail::CompiledPattern>(pattern, kConventions)),
         graph_(graph),
         options_(options) {
     const PatternGraph& patterns = compiled_->graph;
@@ -212,11 +229,13 @@ class Matcher {
     const OpRegistry& ops = graph.context().ops;
     for (std::uint32_t i = 0; i < patterns.size(); ++i) {
       const PatternNode& node = patterns.node(PatternId(i));
-      if (node.kind == PatternKind::kOp) op_ids_[i] = ops.find(node.name);
+      if (node.kind == PatternKind::kOp && !(node.role && node.name.empty())) {
+        op_ids_[i] = ops.find(node.name);
+      }
     }
-    add_op_ = ops.find("add");
-    multiply_op_ = ops.find("multiply");
-    divide_op_ = ops.find("divide");
+    add_op_ = find_named(ops, kConventions.arithmetic.add);
+    multiply_op_ = find_named(ops, kConventions.arithmetic.multiply);
+    divide_op_ = find_named(ops, kConventions.arithmetic.divide);
     compute_anchor();
   }
 
@@ -409,7 +428,14 @@ class Matcher {
     std::string got = graph_.kind(node) == NodeKind::kOp
                           ? std::string(graph_.context().op_name(graph_.op(node)))
                           : words(node);
+    if (p.role && p.name.empty()) {
+      return fmt::format("expected the op of '{}', which dialect {} does not name, got {}",
+                         arithmetic_symbol(*p.role), D::kName, got);
+    }
     return fmt::format("expected op {}, got {}", p.name, got);
+  }
+  static OpId find_named(const OpRegistry& ops, std::string_view name) {
+    return name.empty() ? OpId() : ops.find(name);
   }
 
   // ----- one step of one frame ------------------------------------------------------------------
@@ -847,9 +873,14 @@ class Matcher {
         const std::string& key = attr.first;
         const PatternValue& value = attr.second;
         std::optional<std::int64_t> actual;
-        if (info.known && key == "TOpPattern")
+        if (info.known && !kConventions.op_pattern_kind_attr.empty() &&
+            key == kConventions.op_pattern_kind_attr) {
           actual = static_cast<std::int64_t>(info.pattern_kind);
-        if (info.known && key == "TOpIsStateful") actual = info.stateful ? 1 : 0;
+        }
+        if (info.known && !kConventions.op_stateful_attr.empty() &&
+            key == kConventions.op_stateful_attr) {
+          actual = info.stateful ? 1 : 0;
+        }
         bool ok =
             actual &&
             (value.kind == PatternValue::Kind::kInt || value.kind == PatternValue::Kind::kBool) &&
@@ -989,6 +1020,8 @@ class Matcher {
     return !anchored_ || (anchor_op_.valid() && graph_.kind(node) == NodeKind::kCall &&
                           graph_.called_op(node) == anchor_op_);
   }
+
+  static constexpr DialectConventions kConventions = dialect_conventions<D>();
 
   std::shared_ptr<const detail::CompiledPattern> compiled_;
   const Graph<D>& graph_;

@@ -3,9 +3,10 @@
 //
 // A pattern is a small graph of its own, independent of any IR graph or context: op names,
 // dtypes, attribute values and types are kept as plain values and resolved against a graph's
-// context only when matched. A `Pattern` is a value: a shared handle to one node of such a
-// graph. The same handle used twice is the same node, and a pattern node binds at most one
-// graph node in a match (identity binding, as in Relay):
+// context only when matched; the op of arithmetic sugar (`a * b`) is kept as its role and named
+// by the graph's dialect (ir/conventions.hpp). A `Pattern` is a value: a shared handle to one node
+// of such a graph. The same handle used twice is the same node, and a pattern node binds at most
+// one graph node in a match (identity binding, as in Relay):
 //
 //   using namespace graphpat::dsl;
 //   graphpat::Pattern x = wildcard();
@@ -29,12 +30,14 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "graphpat/ir/conventions.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/ids.hpp"
 
@@ -169,6 +172,7 @@ struct PatternNode {
   bool any_arity = false;   // Call p(None), Function params None, Tuple is_tuple(None)
   std::int64_t index = -1;  // TupleGetItem: -1 any index (as TVM); other negatives match none
   std::string name;         // Op: op name; Var: name hint ("" any); Expr: its name; DataType: dtype
+  std::optional<ArithmeticRole> role;  // Op of arithmetic sugar: the dialect names it (no name)
   PatternId redirect;       // Wildcard: redirect_to target
   PatternAttrs attrs;       // Attr
   PatternType type;         // Type

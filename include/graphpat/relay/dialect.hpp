@@ -1,6 +1,8 @@
 // The Relay dialect: Graph, Builder and Module instantiated for TVM Relay, whose op registry
 // holds all 288 ops TVM v0.14 registers, with their attribute structs (fields in declaration
-// order, declared defaults) and properties (commutative, stateful, op pattern kind).
+// order, declared defaults) and properties (commutative, stateful, op pattern kind), and TVM's
+// conventions (ir/conventions.hpp): `*` is `multiply`, outlined functions carry `DictAttrs` with
+// `PartitionedFromPattern` and `Composite`, their parameters are `FunctionVar_<g>_<i>`.
 //
 //   graphpat::relay::Module module;                    // a fresh Relay context
 //   graphpat::relay::Builder b(module.graph);
@@ -24,6 +26,26 @@ namespace graphpat::relay {
 
 struct Dialect {
   static constexpr std::string_view kName = "relay";
+
+  /// TVM's optimizable-function filter: functions carrying one of these are left alone.
+  static constexpr std::string_view kOpaqueFunctionKeys[] = {"Compiler", "Extern",
+                                                             "SkipOptimization"};
+  /// TVM's names: the Python DPL's arithmetic sugar, its associativity retries, the op
+  /// attributes `TOpPattern` / `TOpIsStateful`, and what PartitionGraph and MergeComposite write.
+  static constexpr DialectConventions kConventions{
+      .arithmetic = {.add = "add",
+                     .subtract = "subtract",
+                     .multiply = "multiply",
+                     .divide = "divide"},
+      .associativity_retries = true,
+      .op_pattern_kind_attr = "TOpPattern",
+      .op_stateful_attr = "TOpIsStateful",
+      .outlined_function_attrs_type = "DictAttrs",
+      .partitioned_from_key = "PartitionedFromPattern",
+      .composite_key = "Composite",
+      .outlined_parameter_prefix = "FunctionVar_",
+      .opaque_function_keys = kOpaqueFunctionKeys,
+  };
 
   /// Loads the generated op table into `context`'s registry.
   static void register_ops(Context& context) {

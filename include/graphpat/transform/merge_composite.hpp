@@ -1,7 +1,8 @@
 // Pattern tables: Relay's MergeComposite (docs/semantics.md §5). Each table entry is a
 // named pattern with an optional check; entries are partitioned one after the other, in table
 // order (earlier entries win: later patterns cannot look inside the functions already made),
-// and every function made carries `Composite=<name>` and `PartitionedFromPattern`.
+// and every function made carries `Composite=<name>` and `PartitionedFromPattern` (Relay's names:
+// the dialect's composite_key and partitioned_from_key, ir/conventions.hpp).
 //
 //   std::vector<graphpat::CompositePattern<graphpat::relay::Dialect>> table = {
 //       {.name = "conv_bias_relu", .pattern = conv_bias_relu},
@@ -9,7 +10,8 @@
 //   auto result = graphpat::merge_composite(table, module, {.relay_compat = true});
 //   fmt::print("{} composites\n", result.report.accepted);
 //
-// Functions carrying `Compiler`, `Extern` or `SkipOptimization` are left alone, as in TVM. The
+// Functions carrying one of the dialect's opaque_function_keys (Relay's `Compiler`, `Extern`,
+// `SkipOptimization`) are left alone, as in TVM. The
 // default mode merges common subexpressions once before the first entry (see partition.hpp).
 #pragma once
 
@@ -40,13 +42,14 @@ struct MergeCompositeOptions {
 
 namespace detail {
 
-/// Whether a module function is left alone (Relay's optimizable-function filter).
+/// Whether a module function is left alone (Relay's optimizable-function filter): it carries
+/// one of the dialect's opaque_function_keys.
 template <Dialect D>
 bool skipped_by_merge_composite(const Graph<D>& graph, NodeId function) {
   if (graph.kind(function) != NodeKind::kFunction || !graph.attrs(function).valid()) return false;
   const AttrTable& attrs = graph.context().attrs;
   if (attrs.kind(graph.attrs(function)) != AttrKind::kObject) return false;
-  for (std::string_view key : {"Compiler", "Extern", "SkipOptimization"}) {
+  for (std::string_view key : dialect_conventions<D>().opaque_function_keys) {
     if (attrs.find_field(graph.attrs(function), key).has_value()) return true;
   }
   return false;
@@ -78,9 +81,10 @@ PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table
     for (std::size_t k = 0; k < roots.size(); ++k) {
       skipped[k] = detail::skipped_by_merge_composite(result.module.graph, roots[k]);
     }
-    PartitionOptions<D> partition_options{.attrs = {{"Composite", entry->name}},
-                                          .check = entry->check,
-                                          .relay_compat = options.relay_compat};
+    PartitionOptions<D> partition_options{
+        .attrs = {{std::string(dialect_conventions<D>().composite_key), entry->name}},
+        .check = entry->check,
+        .relay_compat = options.relay_compat};
     result.module = detail::partition_module(entry->pattern, result.module, partition_options,
                                              result.report, &skipped);
   }

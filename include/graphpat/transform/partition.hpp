@@ -9,7 +9,8 @@
 //
 // Groups are found on the input graph, output side first (a downward scan of the ids); a group's
 // parameters are its pattern's leaf bindings in pattern post-order, deduplicated by node and
-// named `FunctionVar_<g>_<i>`; constants are embedded iff bound by is_constant() or
+// named `FunctionVar_<g>_<i>` (Relay's outlined_parameter_prefix: every name a partition writes
+// is the dialect's, ir/conventions.hpp); constants are embedded iff bound by is_constant() or
 // is_expr(constant). A group is rejected when one of its interior nodes already belongs to an
 // earlier group (first claimant wins) or has a user outside the group that the group's root does
 // not post-dominate (when it does, the interior is duplicated: the function computes its own copy,
@@ -93,18 +94,20 @@ struct PartitionedExpression {
 
 namespace detail {
 
-/// The function attributes of a group: PartitionedFromPattern, then the user's.
+/// The function attributes of a group, an object of the dialect's outlined_function_attrs_type:
+/// its partitioned_from_key, then the user's.
 template <Dialect D>
 AttrValueId partition_attrs(Graph<D>& graph, const std::string& name,
                             const PartitionOptions<D>& options) {
+  constexpr DialectConventions kConventions = dialect_conventions<D>();
   AttrTable& attrs = graph.context().attrs;
   StringPool& strings = graph.context().strings;
   std::vector<AttrField> fields;
-  fields.push_back({strings.intern(kPartitionedFromPattern), attrs.string(name)});
+  fields.push_back({strings.intern(kConventions.partitioned_from_key), attrs.string(name)});
   for (const auto& [key, value] : options.attrs) {
     fields.push_back({strings.intern(key), attrs.string(value)});
   }
-  return attrs.object("DictAttrs", fields);
+  return attrs.object(kConventions.outlined_function_attrs_type, fields);
 }
 
 /// Partitions the expressions at `roots` of `graph` (no CSE), except those `opaque_roots` marks,
@@ -157,7 +160,9 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
     std::vector<NodeId> params;
     std::vector<NodeId> args;
     auto add_param = [&](NodeId input) {
-      params.push_back(builder.var(fmt::format("FunctionVar_{}_{}", group.number, params.size())));
+      params.push_back(
+          builder.var(fmt::format("{}{}_{}", dialect_conventions<D>().outlined_parameter_prefix,
+                                  group.number, params.size())));
       args.push_back(map[input.index()]);
       return params.back();
     };

@@ -26,9 +26,6 @@
 
 namespace graphpat {
 
-/// The attribute a partitioned function carries: the node words of its body.
-inline constexpr std::string_view kPartitionedFromPattern = "PartitionedFromPattern";
-
 namespace detail {
 
 /// A group found on the input graph: its root, parameters (input nodes in order), and body nodes
@@ -38,7 +35,7 @@ struct PartitionGroup {
   std::uint32_t number = 0;  // the attempt counter `g` of FunctionVar_<g>_<i>
   std::vector<NodeId> inputs;
   std::vector<NodeId> body;
-  std::string name;  // PartitionedFromPattern
+  std::string name;  // the value of the dialect's partitioned_from_key: its body's node words
   Match match;       // what the pattern bound (rewrite callbacks read it)
   std::vector<DuplicatedInterior> duplicated;  // interior nodes also used outside the group
 };
@@ -66,13 +63,15 @@ void append_node_word(const Graph<D>& graph, NodeId id, std::string& name) {
   }
 }
 
-/// Whether `id` is a function literal made by a partition.
+/// Whether `id` is a function literal made by a partition (it carries the dialect's
+/// partitioned_from_key).
 template <Dialect D>
 bool is_partitioned_function(const Graph<D>& graph, NodeId id) {
   if (graph.kind(id) != NodeKind::kFunction || !graph.attrs(id).valid()) return false;
   const AttrTable& attrs = graph.context().attrs;
   return attrs.kind(graph.attrs(id)) == AttrKind::kObject &&
-         attrs.find_field(graph.attrs(id), kPartitionedFromPattern).has_value();
+         attrs.find_field(graph.attrs(id), dialect_conventions<D>().partitioned_from_key)
+             .has_value();
 }
 
 /// How a PartitionGrouper decides.
