@@ -15,8 +15,9 @@
 //
 // Handles made separately live in separate graphs until combined: combining merges the smaller
 // graph into the larger one and leaves a forwarding note, so every handle keeps meaning the
-// same node. Building patterns is not thread-safe when they share nodes; matching a finished
-// pattern is read-only.
+// same node. Building patterns (combining handles, redirect_to) is not thread-safe when they
+// share nodes. A finished pattern is a value: reading it (graph(), id(), matching, describe)
+// writes nothing, so any number of threads may read one handle, or copies of it, at once.
 //
 // Every handle names a node: there is no default (empty) handle, and a handle moved from keeps
 // its node (moving copies), so a pattern can never be built from a handle that names nothing.
@@ -308,8 +309,8 @@ class Pattern {
   Pattern& operator=(const Pattern&) = default;
   ~Pattern() = default;
   /// The graph holding this node (and every node reachable from it).
-  [[nodiscard]] const PatternGraph& graph() const { return resolve().store_->graph; }
-  [[nodiscard]] PatternId id() const { return resolve().id_; }
+  [[nodiscard]] const PatternGraph& graph() const { return (*locate().store)->graph; }
+  [[nodiscard]] PatternId id() const { return locate().id; }
   [[nodiscard]] const PatternNode& node() const { return graph().node(id()); }
   [[nodiscard]] PatternKind kind() const { return node().kind; }
   /// What identifies the node across graph merges (and in Match::bound).
@@ -385,28 +386,34 @@ class Pattern {
   Pattern(std::shared_ptr<detail::PatternStore> store, PatternId id)
       : store_(std::move(store)), id_(id) {}
 
-  // Follows forwarding notes (and shortens them for this handle).
-  const Pattern& resolve() const {
-    while (store_->forward) {
-      id_ = store_->forward_ids[id_.index()];
-      store_ = store_->forward;
+  // Where this handle's node lives now. The forwarding notes are written only while handles
+  // are combined and read-only afterwards, so a handle is never updated in place. The chain is
+  // short by construction: a store is only ever merged into one at least as large, so each hop
+  // at least doubles the size of the store holding the node (at most log2(nodes) hops).
+  struct Location {
+    const std::shared_ptr<detail::PatternStore>* store;
+    PatternId id;
+  };
+  [[nodiscard]] Location locate() const {
+    Location at{&store_, id_};
+    while ((*at.store)->forward) {
+      at.id = (*at.store)->forward_ids[at.id.index()];
+      at.store = &(*at.store)->forward;
     }
-    return *this;
+    return at;
   }
 
   // Merges the stores of `patterns` into one (the largest) and returns it.
   static std::shared_ptr<detail::PatternStore> unify(const std::vector<const Pattern*>& patterns) {
     std::shared_ptr<detail::PatternStore> target;
     for (const Pattern* p : patterns) {
-      p->resolve();
-      if (!target || p->store_->graph.size() > target->graph.size()) target = p->store_;
+      const std::shared_ptr<detail::PatternStore>& store = *p->locate().store;
+      if (!target || store->graph.size() > target->graph.size()) target = store;
     }
     if (!target) return std::make_shared<detail::PatternStore>();
     for (const Pattern* p : patterns) {
-      p->resolve();
-      if (p->store_ == target) continue;
-      merge_into(*p->store_, target);
-      p->resolve();
+      detail::PatternStore& store = **p->locate().store;
+      if (&store != target.get()) merge_into(store, target);
     }
     return target;
   }
@@ -427,8 +434,8 @@ class Pattern {
     source.forward = target;
   }
 
-  mutable std::shared_ptr<detail::PatternStore> store_;
-  mutable PatternId id_;
+  std::shared_ptr<detail::PatternStore> store_;
+  PatternId id_;
 };
 
 }  // namespace graphpat
