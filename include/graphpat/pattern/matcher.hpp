@@ -59,10 +59,11 @@ struct MatchOptions {
 
 namespace detail {
 
-/// A pattern prepared for matching in a dialect: a snapshot of its graph with the op of each
-/// arithmetic sugar named as the dialect names it, plus, where the dialect asks for them, the
-/// retry patterns of Relay's associativity rules (synthetic nodes after the user's, never
-/// reported as bindings).
+/// A pattern prepared for matching in a dialect: a copy of the nodes reachable from its root
+/// (not of every node its store holds: stores keep whatever patterns were ever combined with
+/// it), in the store's order, with the op of each arithmetic sugar named as the dialect names
+/// it, plus, where the dialect asks for them, the retry patterns of Relay's associativity rules
+/// (synthetic nodes after the user's, never reported as bindings).
 struct CompiledPattern {
   PatternGraph graph;
   PatternId root;
@@ -71,14 +72,8 @@ struct CompiledPattern {
   std::vector<PatternId> divide_retry0, divide_retry1, multiply_retry;  // per pattern id
   bool has_dominator = false;
 
-  CompiledPattern(const Pattern& pattern, const DialectConventions& conventions)
-      : graph(pattern.graph()), root(pattern.id()) {
-    user_size = graph.size();
-    for (std::uint32_t i = 0; i < user_size; ++i) {
-      PatternNode& node = graph.mutable_node(PatternId(i));
-      by_uid.emplace(node.uid, PatternId(i));
-      if (node.role) node.name = conventions.arithmetic.of(*node.role);
-    }
+  CompiledPattern(const Pattern& pattern, const DialectConventions& conventions) {
+    copy_reachable(pattern, conventions.arithmetic);
     std::vector<PatternId> work = graph.post_order(root);
     for (PatternId id : work) has_dominator |= graph.kind(id) == PatternKind::kDominator;
     resize(graph.size());
@@ -99,6 +94,27 @@ struct CompiledPattern {
   }
 
  private:
+  // Copies the nodes reachable from `pattern` keeping their relative order, so that bindings,
+  // which are sorted by pattern id, come out in the same order as in the store.
+  void copy_reachable(const Pattern& pattern, const ArithmeticOps& arithmetic) {
+    const PatternGraph& source = pattern.graph();
+    std::vector<PatternId> reachable = source.post_order(pattern.id());
+    std::sort(reachable.begin(), reachable.end());
+    for (std::uint32_t i = 0; i < reachable.size(); ++i) {
+      by_uid.emplace(source.node(reachable[i]).uid, PatternId(i));
+    }
+    auto renumbered = [&](PatternId id) { return by_uid.at(source.node(id).uid); };
+    for (PatternId id : reachable) {
+      PatternNode node = source.node(id);
+      for (PatternId& operand : node.operands) operand = renumbered(operand);
+      if (node.redirect.valid()) node.redirect = renumbered(node.redirect);
+      if (node.role) node.name = arithmetic.of(*node.role);
+      graph.add(std::move(node));
+    }
+    root = renumbered(pattern.id());
+    user_size = graph.size();
+  }
+
   // Relay's rules: (a * b) / c is also tried as b * (a / c) and a * (b / c), and a * (b / c)
   // (either argument) as (a * b) / c; `work` holds the user's nodes and grows by the retries'.
   void add_associativity_retries(std::vector<PatternId> work, const ArithmeticOps& arithmetic) {
