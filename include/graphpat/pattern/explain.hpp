@@ -17,7 +17,8 @@
 
 namespace graphpat {
 
-/// The first failing path of matching `pattern` at `node`, or "matched".
+/// The first failing path of matching `pattern` at `node`, or "matched". Builds a Matcher per
+/// call (matcher.hpp's cost model): to explain many nodes, keep one and call Matcher::explain.
 template <Dialect D>
 std::string explain(const Pattern& pattern, const Graph<D>& graph, NodeId node,
                     MatchOptions options = {}) {

@@ -7,12 +7,24 @@
 //   using namespace graphpat::dsl;
 //   graphpat::Pattern conv = is_op("nn.conv2d")(wildcard(), wildcard());
 //   graphpat::Pattern pattern = is_op("nn.relu")(conv);
-//   graphpat::Match m = graphpat::match(pattern, graph, node);
-//   if (m) fmt::print("conv is {}\n", m.bound(conv));              // a NodeId of graph
-//   for (const graphpat::Match& found : graphpat::find_matches(pattern, graph, root)) { ... }
-//
-//   graphpat::Matcher<relay::Dialect> matcher(pattern, graph, {.relay_compat = true});
+//   graphpat::Matcher<relay::Dialect> matcher(pattern, graph);     // compiles once per graph
 //   for (std::uint32_t i = 0; i < graph.size(); ++i) count += matcher.matches(NodeId(i));
+//   if (graphpat::Match m = matcher.match(node)) fmt::print("conv is {}\n", m.bound(conv));
+//   for (const graphpat::Match& found : matcher.find_matches(root)) { ... }
+//
+//   graphpat::Match once = graphpat::match(pattern, graph, node);  // one-off: a Matcher per call
+//
+// Cost model. A Matcher compiles its pattern when constructed (copies the pattern nodes reachable
+// from the root, looks up their ops in the graph's registry) and keeps its tables between calls;
+// the free functions match(), find_matches() and explain() (explain.hpp) construct a Matcher per
+// call, so matching many nodes through them pays that set-up each time. With a dominator
+// pattern, the matcher also builds a post-dominator tree of the graph reachable from the scope
+// (below), once per scope: Matcher::find_matches(root) builds one for the whole search, while
+// match(node) takes the node as its scope, so matching node after node builds a tree for each
+// (pass one scope, Matcher::match(node, scope), to build it once).
+//
+// Threads. A Matcher is not thread-safe; make one per thread. A finished Pattern is an
+// immutable value: threads may share one handle, and one const graph, each with its own Matcher.
 //
 // Matching never recurses on the graph: it runs on an explicit stack of frames, so recursive
 // patterns and dominator paths may walk chains of any length.
@@ -231,7 +243,8 @@ class Match {
 };
 
 /// A matcher for one pattern over one graph, reusable across many nodes (its tables are kept
-/// between calls). Not thread-safe; make one per thread.
+/// between calls; see the cost model at the top of this file). Not thread-safe; make one per
+/// thread.
 template <Dialect D>
 class Matcher {
  public:
@@ -1065,14 +1078,16 @@ class Matcher {
 };
 
 /// Whether `pattern` matches at `node` of `graph` (Relay's `pattern.match(expr)`), with the
-/// bindings on success.
+/// bindings on success. Compiles the pattern (and, for a dominator pattern, builds a
+/// post-dominator tree) on each call: to match many nodes, keep a Matcher.
 ///   if (graphpat::Match m = graphpat::match(pattern, graph, node)) use(m.bound(conv));
 template <Dialect D>
 Match match(const Pattern& pattern, const Graph<D>& graph, NodeId node, MatchOptions options = {}) {
   return Matcher<D>(pattern, graph, options).match(node);
 }
 
-/// Every node reachable from `root` where `pattern` matches, in increasing id order.
+/// Every node reachable from `root` where `pattern` matches, in increasing id order. Compiles
+/// the pattern on each call: to search several roots of one graph, keep a Matcher.
 ///   for (const graphpat::Match& m : graphpat::find_matches(pattern, graph, main)) ...
 template <Dialect D>
 std::vector<Match> find_matches(const Pattern& pattern, const Graph<D>& graph, NodeId root,
