@@ -365,6 +365,55 @@ TEST_CASE("string attribute values print escaped and read back as the same bytes
   CHECK(graph.context().attrs.text(graph.context().attrs.entry_value(attrs, 0)) == value);
 }
 
+TEST_CASE("save_json refuses attrs out of the name order TVM JSON keeps them in",
+          "[writers][relay_json]") {
+  // A field Conv2DAttrs does not declare: the Relay text reader keeps the pairs as written, and
+  // load_json keeps the fields of a struct that does not fit its layout in name order (TVM's
+  // writer prints attrs keys sorted), so 'strides' before 'grouPs' cannot be written.
+  auto read = graphpat::relay::parse_text(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {\n"
+      "  nn.conv2d(%x, %w, strides=[2, 2], grouPs=2)\n"
+      "}\n");
+  REQUIRE(read.ok());
+  NodeId call = read->graph.body(*read->find("main"));
+  auto json = graphpat::relay::save_json(*read);
+  REQUIRE_FALSE(json.ok());
+  CHECK(message(json.status()) ==
+        fmt::format("[graphpat.relay_json.unsupported] node {}: attrs of "
+                    "relay.attrs.Conv2DAttrs: field 'grouPs' comes after 'strides', but TVM JSON "
+                    "keeps the fields of a struct that does not fit its layout in name order",
+                    call));
+
+  // The same fields in name order are written, and read back with their kinds.
+  read = graphpat::relay::parse_text(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 3, 3), float32]) {\n"
+      "  nn.conv2d(%x, %w, grouPs=2, strides=[2, 2])\n"
+      "}\n");
+  REQUIRE(read.ok());
+  json = graphpat::relay::save_json(*read);
+  REQUIRE(json.ok());
+  auto loaded = graphpat::relay::load_json(*json);
+  REQUIRE(loaded.ok());
+  CHECK(graphpat::structural_equal(*read, loaded->module));
+
+  // An op graphpat has no schema for, from graph JSON: its attrs are a struct no layout knows.
+  auto graph = graphpat::relay::parse_graph_json(
+      R"({"format": "graphpat.graph", "version": 1, "functions": [{"name": "main",)"
+      R"( "params": [0], "nodes": [{"id": 0, "kind": "var", "name": "x"},)"
+      R"( {"id": 1, "kind": "call", "op": "vendor.fused", "inputs": [0],)"
+      R"( "attrs": {"mode": "fast", "cale": {"float": 0.5, "bits": 32}}}], "outputs": [1]}]})");
+  REQUIRE(graph.ok());
+  json = graphpat::relay::save_json(*graph);
+  REQUIRE_FALSE(json.ok());
+  CHECK(message(json.status()) ==
+        fmt::format("[graphpat.relay_json.unsupported] node {}: attrs of "
+                    "graphpat.relay_text.UnknownAttrs: field 'cale' comes after 'mode', but TVM "
+                    "JSON keeps the fields of a struct graphpat does not know in name order",
+                    graph->graph.body(*graph->find("main"))));
+}
+
 TEST_CASE("a constant without bytes keeps its dtype and shape in Relay text",
           "[writers][relay_text][relay_json][graph_json]") {
   // What parse_text makes of a constant pasted without its metadata section, minus the node

@@ -64,7 +64,10 @@
 // structurally equal, or save_json refuses with a located error: every name and string is a
 // JSON string, escaped, so any UTF-8 name is carried (NUL, quotes, `;`, line feeds, U+2028);
 // refused are strings that are not UTF-8 and an op with an empty name (`unsupported`, at the
-// node), constants without bytes (`missing_tensor_data`) and ambiguous texts (`ambiguous_text`).
+// node), attrs of a struct no layout knows or that does not fit its layout (a field its struct
+// does not declare) whose fields are not in name order, the order the loader keeps them in since
+// TVM writes attrs keys sorted (`unsupported`, at the node), constants without bytes
+// (`missing_tensor_data`) and ambiguous texts (`ambiguous_text`).
 // Loading and saving are iterative: a 1,000,000-node chain loads and saves; only the nesting of
 // one type or attribute value is followed recursively, bounded by JsonLoadOptions::limits.
 #pragma once

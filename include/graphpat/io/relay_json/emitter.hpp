@@ -114,6 +114,7 @@ class Emitter {
     std::uint32_t source_map = carried("source_map", [&] {
       return objects_.add("SourceMap", {objects_.ref("source_map", empty_map())});
     });
+    emitting_ = NodeId();
     std::uint32_t attrs = value_field(original, "attrs", module.attrs);
     return objects_.add("IRModule", {objects_.ref("functions", functions),
                                      objects_.ref("type_definitions", definitions),
@@ -611,6 +612,18 @@ class Emitter {
     bool fits = layout != nullptr && layout->fits(count, [&](std::string_view name) {
                   return attrs.find_field(id, name).has_value();
                 });
+    // The reader keeps the fields of an object no layout orders in name order, the order they
+    // are written in: any other order would read back as another object.
+    for (std::size_t i = 1; !fits && i < count; ++i) {
+      if (field_name(i - 1) < field_name(i)) continue;
+      fail(json_error("unsupported", emitting_where(),
+                      fmt::format("attrs of {}: field '{}' comes after '{}', but TVM JSON keeps "
+                                  "the fields of a struct {} in name order",
+                                  key, field_name(i), field_name(i - 1),
+                                  layout == nullptr ? "graphpat does not know"
+                                                    : "that does not fit its layout")));
+      break;
+    }
     if (fits) {
       for (const LayoutField& field : layout->fields) {
         std::optional<AttrValueId> value = attrs.find_field(id, field.name);
@@ -682,7 +695,13 @@ class Emitter {
 
   std::uint32_t object_of(NodeId id) const { return out_of_node_[id.index()]; }
 
+  /// Where the value being written belongs: the node, or the module's attributes.
+  std::string emitting_where() const {
+    return emitting_.valid() ? fmt::format("node {}", emitting_) : std::string("module attrs");
+  }
+
   void emit_node(NodeId id) {
+    emitting_ = id;
     std::uint32_t k = provenance_of(id);
     NodeKind kind = graph_.kind(id);
     std::vector<OutField> fields;
@@ -817,6 +836,7 @@ class Emitter {
   absl::flat_hash_map<StringId, std::uint32_t> source_names_;
   absl::flat_hash_map<TensorId, std::uint32_t> tensor_slots_;
   absl::Status status_ = absl::OkStatus();
+  NodeId emitting_;  // the node emit_node writes (invalid before the first)
 };
 
 }  // namespace graphpat::relay::detail
