@@ -21,6 +21,7 @@
 #include "graphpat/io/relay_text.hpp"
 
 #include "support/test_files.hpp"
+#include "support/timing.hpp"
 
 namespace fs = std::filesystem;
 using graphpat::relay::TextEnvelope;
@@ -968,7 +969,9 @@ double parse_seconds(const ScaledConstruct& construct, int n, bool module, int r
 // Issue 21, class 5: `%x.0.0…` looked up every prefix of its name (10^6 items took > 20 s). Every
 // construct that repeats must cost its length: ten times the items, about ten times the time
 // (a quadratic construct takes a hundred times), and no recursion in proportion.
-TEST_CASE("every repeated construct reads in time linear in its length", "[relay_text][large]") {
+TEST_CASE("every repeated construct reads in time linear in its length",
+          "[relay_text][large][timing]") {
+  graphpat::testing::keep_freed_memory();
   constexpr int kSmall = 5'000;
   constexpr int kLarge = 50'000;
   for (const ScaledConstruct& construct : kScaledConstructs) {
