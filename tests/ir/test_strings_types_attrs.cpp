@@ -284,6 +284,11 @@ TEST_CASE("errors carry a stable id", "[errors]") {
   CHECK(error_id(status) == "graphpat.relay_text.unexpected_token");
   CHECK(error_id(absl::InvalidArgumentError("plain")) == "");
   CHECK(error_id(absl::OkStatus()) == "");
+  // Statuses and their messages print with fmt.
+  CHECK(fmt::format("{}", status) ==
+        "[graphpat.relay_text.unexpected_token] 12:7: expected ')' after call arguments, found ';'");
+  CHECK(fmt::format("{}", status.message()) == fmt::format("{}", status));
+  CHECK(fmt::format("<{:>4}>", absl::OkStatus()) == "<  OK>");
 }
 
 TEST_CASE("the Relay registry holds TVM's ops with their schemas and properties", "[ops]") {

@@ -12,6 +12,10 @@
 // `\xNN` (escape_unprintable), so a reader may quote a name or a value from the input as it is,
 // and a JSON reader names its place with short_json_path, so a deep or long-keyed path does not
 // fill the first line.
+//
+// Statuses print with fmt: `fmt::print("{}\n", status)` prints the message of an error (its id
+// first) and `OK` for success; `fmt::print("{}", status.message())` works too, although
+// Debian's Abseil has an absl::string_view of its own (formatted as std::string_view here).
 #pragma once
 
 #include <absl/status/status.h>
@@ -115,3 +119,25 @@ inline std::string_view error_problem(const absl::Status& status) {
 }
 
 }  // namespace graphpat
+
+/// `{}` of an absl::Status: an error's message (`[graphpat.<id>] <place>: <problem>`), or `OK`.
+template <>
+struct fmt::formatter<absl::Status> : fmt::formatter<std::string_view> {
+  auto format(const absl::Status& status, fmt::format_context& ctx) const {
+    std::string_view text = status.ok() ? std::string_view("OK")
+                                        : std::string_view(status.message().data(),
+                                                           status.message().size());
+    return fmt::formatter<std::string_view>::format(text, ctx);
+  }
+};
+
+#if !defined(ABSL_USES_STD_STRING_VIEW)
+/// `{}` of an absl::string_view, where Abseil has its own (Debian 12's does): as its bytes.
+template <>
+struct fmt::formatter<absl::string_view> : fmt::formatter<std::string_view> {
+  auto format(absl::string_view text, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(std::string_view(text.data(), text.size()),
+                                                    ctx);
+  }
+};
+#endif
