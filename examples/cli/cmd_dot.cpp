@@ -142,6 +142,12 @@ int run_dot(const DotCommandOptions& options) {
     ProgressLine progress("matching");
     dot_options.clusters =
         match_clusters(input->module, *function, *pattern, label, options.relay_compat);
+    if (dot_options.clusters.empty()) {
+      fmt::print(stderr, "no match of the pattern in @{}: the picture has no cluster\n",
+                 options.function);
+    } else {
+      fmt::print(stderr, "{} matches drawn as clusters\n", dot_options.clusters.size());
+    }
   }
   absl::StatusOr<std::string> dot = [&] {
     ProgressLine progress("drawing");

@@ -16,7 +16,9 @@ int main(int argc, char** argv) {
   CLI::App app{"graphpat: find, outline and rewrite patterns in neural-network graphs (Relay "
                "text, TVM JSON, graph JSON)",
                "graphpat"};
-  app.require_subcommand(1, 1);
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", fmt::format("graphpat {}", GRAPHPAT_VERSION),
+                       "Print graphpat's version and exit");
   app.footer(
       "Run `graphpat COMMAND --help` for a command's options and an example.\n"
       "Exit codes: 0 done, 1 bad input (diff: the models differ), 2 bad usage.\n"
@@ -32,7 +34,11 @@ int main(int argc, char** argv) {
   graphpat::cli::add_merge_composite(app, exit_code);
   graphpat::cli::add_dot(app, exit_code);
 
-  if (argc > 1 && argv[1][0] != '-') {
+  if (argc == 1) {  // no command: the help, as a usage error
+    fmt::print("{}", app.help());
+    return 2;
+  }
+  if (argv[1][0] != '-') {
     std::string_view word = argv[1];
     bool known = false;
     for (const CLI::App* command : app.get_subcommands({})) known |= command->get_name() == word;
@@ -43,8 +49,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    if (error.get_exit_code() == 0) return app.exit(error);  // --help
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
     return graphpat::cli::usage_error(error.what());
   }
+  if (app.get_subcommands().empty()) return graphpat::cli::usage_error("no command given");
   return exit_code;
 }

@@ -513,6 +513,7 @@ TEST_CASE("dot: a Graphviz picture, rendered by the real dot", "[cli][dot]") {
     Outcome result = run({"dot", model("squeezenet1_0.relay"), "--pattern",
                           fmt::format("@{}", pattern.string()), "-o", dot.string()});
     REQUIRE(result.code == 0);
+    CHECK(result.err == "26 matches drawn as clusters\n");
     std::string text = read_file(dot);
     CHECK(text.starts_with("digraph"));
     CHECK(count_of(text, "subgraph cluster") == 26);  // TVM's 26 matches (results.json)
@@ -522,6 +523,14 @@ TEST_CASE("dot: a Graphviz picture, rendered by the real dot", "[cli][dot]") {
                  png.string()})
                 .code == 0);
     CHECK(read_file(png).starts_with("\x89PNG"));
+  }
+  SECTION("--pattern that matches nothing says so, and draws the model") {
+    fs::path dot = scratch() / "squeezenet_unmatched.dot";
+    Outcome result = run({"dot", model("squeezenet1_0.relay"), "--pattern",
+                          "is_op('nn.dense')(wildcard(), wildcard())", "-o", dot.string()});
+    REQUIRE(result.code == 0);
+    CHECK(result.err == "no match of the pattern in @main: the picture has no cluster\n");
+    CHECK(count_of(read_file(dot), "subgraph cluster") == 0);
   }
   SECTION("no dot on PATH: a clear error, nothing written") {
     fs::path svg = scratch() / "never.svg";
@@ -606,7 +615,14 @@ TEST_CASE("errors: exit codes, messages, nothing written", "[cli][errors]") {
     CHECK(run({"partition", model("mlp.relay"), "--pattern", "wildcard()", "--attr", "novalue",
                "-o", out.string()})
               .code == 2);
-    CHECK(run({}).code == 2);
+    Outcome alone = run({});  // the help, on stdout
+    CHECK(alone.code == 2);
+    CHECK_THAT(alone.out, Catch::StartsWith("graphpat: find, outline and rewrite patterns"));
+    CHECK_THAT(alone.out, Catch::Contains("Run `graphpat COMMAND --help`"));
+    CHECK(run({"--version"}).out == fmt::format("graphpat {}\n", GRAPHPAT_VERSION));
+    CHECK(run({"--version"}).code == 0);
+    Outcome only_flags = run({"--frobnicate"});
+    CHECK(only_flags.code == 2);
     CHECK_FALSE(fs::exists(out));
   }
   SECTION("--explain of a node the model does not have") {
