@@ -11,12 +11,13 @@
 //   fmt::print("{} composites\n", result.report.accepted);
 //
 // Functions carrying one of the dialect's opaque_function_keys (Relay's `Compiler`, `Extern`,
-// `SkipOptimization`) are left alone, as in TVM. The
-// default mode merges common subexpressions once before the first entry (see partition.hpp).
+// `SkipOptimization`) are left alone, as in TVM. The options are partition's (partition.hpp):
+// merging duplicated nodes first happens once, before the first entry.
 #pragma once
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,17 @@ struct CompositePattern {
 };
 
 struct MergeCompositeOptions {
-  /// Reproduce TVM v0.14: TVM's matcher rules, no CSE.
+  /// The preset: reproduce TVM v0.14, giving each of the three fields below its value when it
+  /// is left unset; a field that is set wins over the preset.
   bool relay_compat = false;
+  /// The matcher's rules. Unset: TVM's under `relay_compat`, graphpat's otherwise.
+  std::optional<MatchOptions> match = {};
+  /// Merge duplicated pure nodes once, before the first entry (PartitionOptions). Unset:
+  /// `!relay_compat`.
+  std::optional<bool> merge_duplicates_first = {};
+  /// Refuse a group whose function would compute a stateful call a second time
+  /// (PartitionOptions). Unset: `!relay_compat`.
+  std::optional<bool> refuse_stateful_copies = {};
   /// Apply entries by decreasing benefit (ties keep table order) instead of table order.
   bool by_benefit = false;
 };
@@ -68,13 +78,9 @@ PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table
     std::stable_sort(order.begin(), order.end(),
                      [](const auto* a, const auto* b) { return a->benefit > b->benefit; });
   }
-  PartitionResult<D> result = [&] {
-    if (options.relay_compat) return PartitionResult<D>{module, {}};
-    CseResult<D> merged = eliminate_common_subexpr(module);
-    PartitionResult<D> cse_first{std::move(merged.module), {}};
-    cse_first.report.cse = std::move(merged.report);
-    return cse_first;
-  }();
+  CseResult<D> merged = detail::merged_input(options, module);
+  PartitionResult<D> result{std::move(merged.module), {}};
+  result.report.cse = std::move(merged.report);
   for (const CompositePattern<D>* entry : order) {
     std::vector<NodeId> roots = result.module.roots();
     std::vector<bool> skipped(roots.size());
@@ -84,7 +90,8 @@ PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table
     PartitionOptions<D> partition_options{
         .attrs = {{std::string(dialect_conventions<D>().composite_key), entry->name}},
         .check = entry->check,
-        .relay_compat = options.relay_compat};
+        .match = detail::match_rules(options),
+        .refuse_stateful_copies = detail::refuses_stateful_copies(options)};
     result.module = detail::partition_module(entry->pattern, result.module, partition_options,
                                              result.report, &skipped);
   }

@@ -33,11 +33,17 @@
 // scope is refused as `escaping_variable` (TVM outlines is_let(wildcard(), wildcard(),
 // wildcard()) with the let's variable as an argument of the call, outside its let).
 //
-// Modes: `relay_compat` reproduces TVM exactly (TVM's matcher, no CSE). The default mode first
+// Modes (docs/semantics.md §1): by default partition uses graphpat's matcher rules, first
 // merges duplicated pure nodes (eliminate_common_subexpr), so two `%20.0` on one batch_norm are
-// one node and the batch_norm is partitioned (the origin bug, apache/tvm#5928), and it refuses a
+// one node and the batch_norm is partitioned (the origin bug, apache/tvm#5928), and refuses a
 // group whose function would compute a stateful call (nn.dropout) a second time, which TVM
-// accepts (`duplicates_stateful`: two dropouts draw two masks).
+// accepts (`duplicates_stateful`: two dropouts draw two masks). Each of the three is an option
+// of its own (`match`, `merge_duplicates_first`, `refuse_stateful_copies`); `relay_compat` is
+// the preset that sets all three as TVM v0.14 does, reproducing TVM exactly, and a field set
+// beside it overrides it:
+//
+//   auto tvm_after_cse = graphpat::partition(bn0, module, {.relay_compat = true,
+//                                                         .merge_duplicates_first = true});
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -45,6 +51,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -69,8 +76,21 @@ struct PartitionOptions {
   /// `check(pre)`), or with `check_sees_group_only` the created function's body. A group whose
   /// check fails keeps its nodes claimed (Relay's quirk: no overlapping group replaces it).
   std::function<bool(const Graph<D>&, NodeId)> check = {};
-  /// Reproduce TVM v0.14: TVM's matcher rules and no CSE before grouping.
+  /// The preset: reproduce TVM v0.14. It gives each of the three behaviours below its value
+  /// when that field is left unset (TVM's matcher rules, no CSE first, stateful copies
+  /// accepted); a field that is set wins over the preset, so no two fields can disagree.
   bool relay_compat = false;
+  /// The matcher's rules (pattern/matcher.hpp). Unset: TVM's rules under `relay_compat`,
+  /// graphpat's otherwise.
+  std::optional<MatchOptions> match = {};
+  /// Merge duplicated pure nodes (eliminate_common_subexpr, default mode) before grouping, so
+  /// that two `%20.0` on one batch_norm are one node (apache/tvm#5928); the report's `cse` says
+  /// what merged. Unset: `!relay_compat`.
+  std::optional<bool> merge_duplicates_first = {};
+  /// Refuse a group whose function would compute a stateful call (nn.dropout) a second time
+  /// (`duplicates_stateful`: two dropouts draw two masks), which TVM accepts. Unset:
+  /// `!relay_compat`.
+  std::optional<bool> refuse_stateful_copies = {};
   /// tvm#9767: `check` gets the graph being built and the body of the group's function, whose
   /// free variables are the FunctionVar parameters: nothing outside the group is visible.
   bool check_sees_group_only = false;
@@ -93,6 +113,37 @@ struct PartitionedExpression {
 };
 
 namespace detail {
+
+/// The matcher's rules `options` ask for (PartitionOptions, MergeCompositeOptions,
+/// RewriteOptions): its `match`, or the `relay_compat` preset's.
+template <class Options>
+MatchOptions match_rules(const Options& options) {
+  return options.match.value_or(MatchOptions{.relay_compat = options.relay_compat});
+}
+
+/// Whether `options` ask to merge duplicated nodes before the pass: their
+/// `merge_duplicates_first`, or the `relay_compat` preset's.
+template <class Options>
+bool merges_duplicates_first(const Options& options) {
+  return options.merge_duplicates_first.value_or(!options.relay_compat);
+}
+
+/// Whether `options` ask to refuse groups computing a stateful call twice: their
+/// `refuse_stateful_copies`, or the `relay_compat` preset's.
+template <class Options>
+bool refuses_stateful_copies(const Options& options) {
+  return options.refuse_stateful_copies.value_or(!options.relay_compat);
+}
+
+/// The input a pass runs on, `(module)` or `(graph, root)`, with what eliminate_common_subexpr
+/// merged in it when `options` merge duplicates first; otherwise the input itself, with an empty
+/// report.
+template <class Options, class... Input>
+auto merged_input(const Options& options, const Input&... input) {
+  using Merged = decltype(eliminate_common_subexpr(input...));
+  if (!merges_duplicates_first(options)) return Merged{input..., {}};
+  return eliminate_common_subexpr(input...);
+}
 
 /// The function attributes of a group, an object of the dialect's outlined_function_attrs_type:
 /// its partitioned_from_key, then the user's.
@@ -126,8 +177,8 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
     return graph;
   }
   PartitionGrouper<D> grouper(pattern, graph, roots,
-                              {.match = {.relay_compat = options.relay_compat},
-                               .refuse_stateful_copies = !options.relay_compat,
+                              {.match = match_rules(options),
+                               .refuse_stateful_copies = refuses_stateful_copies(options),
                                .roots_are_definitions = roots_are_definitions},
                               opaque_roots);
   std::vector<PartitionGroup> groups = grouper.run(report);
@@ -247,16 +298,10 @@ Module<D> partition_module(const Pattern& pattern, const Module<D>& module,
 template <Dialect D>
 PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph, NodeId root,
                                    const PartitionOptions<D>& options = {}) {
+  CseFunctionResult<D> merged = detail::merged_input(options, graph, root);
   PartitionedExpression<D> result{Graph<D>(graph.shared_context()), root, {}};
-  std::vector<NodeId> roots;
-  if (options.relay_compat) {
-    result.graph = detail::partition_graph(pattern, graph, std::span(&root, 1), options, roots,
-                                           result.report);
-    result.root = roots.front();
-    return result;
-  }
-  CseFunctionResult<D> merged = eliminate_common_subexpr(graph, root);
   result.report.cse = std::move(merged.report);
+  std::vector<NodeId> roots;
   result.graph = detail::partition_graph(pattern, merged.graph, std::span(&merged.root, 1),
                                          options, roots, result.report);
   result.root = roots.front();
@@ -267,12 +312,8 @@ PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph
 template <Dialect D>
 PartitionResult<D> partition(const Pattern& pattern, const Module<D>& module,
                              const PartitionOptions<D>& options = {}) {
+  CseResult<D> merged = detail::merged_input(options, module);
   PartitionReport report;
-  if (options.relay_compat) {
-    Module<D> partitioned = detail::partition_module(pattern, module, options, report);
-    return {std::move(partitioned), std::move(report)};
-  }
-  CseResult<D> merged = eliminate_common_subexpr(module);
   report.cse = std::move(merged.report);
   Module<D> partitioned = detail::partition_module(pattern, merged.module, options, report);
   return {std::move(partitioned), std::move(report)};

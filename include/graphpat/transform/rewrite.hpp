@@ -27,12 +27,15 @@
 // rewriter then never calls the callback; only the parts of the expression a callback returns
 // are its own.
 //
-// Modes: `relay_compat` uses TVM's matcher rules on the input as given; the default mode first
-// merges duplicated pure nodes (eliminate_common_subexpr), as partition does.
+// Modes: by default rewrite uses graphpat's matcher rules and first merges duplicated pure
+// nodes (eliminate_common_subexpr), as partition does; each is an option of its own (`match`,
+// `merge_duplicates_first`), and `relay_compat` is the preset that sets both as TVM does (TVM's
+// rules, on the input as given).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -86,8 +89,14 @@ struct RewriteCallback {
 };
 
 struct RewriteOptions {
-  /// Reproduce TVM v0.14: TVM's matcher rules, no CSE first.
+  /// The preset: reproduce TVM v0.14, giving each of the two fields below its value when it is
+  /// left unset; a field that is set wins over the preset.
   bool relay_compat = false;
+  /// The matcher's rules. Unset: TVM's under `relay_compat`, graphpat's otherwise.
+  std::optional<MatchOptions> match = {};
+  /// Merge duplicated pure nodes before the first callback (PartitionOptions); without it, a
+  /// rewrite that changes nothing returns the input graph itself. Unset: `!relay_compat`.
+  std::optional<bool> merge_duplicates_first = {};
   /// Budget of callback applications (one callback over the whole expression); TVM's is 100.
   std::uint32_t max_applications = 100;
   /// Budget of iterations (one pass of every callback); bounded even when max_applications is
@@ -154,14 +163,10 @@ NodeId apply_rewrite(const RewriteCallback<D>& callback, Graph<D>& graph, NodeId
 template <Dialect D>
 RewriteResult<D> rewrite(const std::vector<RewriteCallback<D>>& callbacks, const Graph<D>& graph,
                          NodeId root, const RewriteOptions& options = {}) {
-  RewriteResult<D> result{.graph = graph, .root = root, .report = {}};
-  if (!options.relay_compat) {
-    CseFunctionResult<D> merged = eliminate_common_subexpr(graph, root);
-    result.graph = std::move(merged.graph);
-    result.root = merged.root;
-    result.report.cse = std::move(merged.report);
-  }
-  const MatchOptions match_options{.relay_compat = options.relay_compat};
+  CseFunctionResult<D> merged = detail::merged_input(options, graph, root);
+  RewriteResult<D> result{.graph = std::move(merged.graph), .root = merged.root, .report = {}};
+  result.report.cse = std::move(merged.report);
+  const MatchOptions match_options = detail::match_rules(options);
   std::vector<bool> done(callbacks.size(), false);
   bool changed = true;
   bool any_change = false;
@@ -185,7 +190,9 @@ RewriteResult<D> rewrite(const std::vector<RewriteCallback<D>>& callbacks, const
     }
   }
   result.converged = !changed;
-  if (!any_change && options.relay_compat) result.graph = graph;  // the input itself
+  if (!any_change && !detail::merges_duplicates_first(options)) {
+    result.graph = graph;  // the input itself, without what the callbacks built and dropped
+  }
   return result;
 }
 
