@@ -74,8 +74,9 @@ int run_partition(const PartitionCommandOptions& options) {
   absl::StatusOr<Loaded> input = load(options.input);
   if (!input.ok()) return fail(input.status());
 
-  // The default mode merges duplicates first; done here so that the rejected groups' node ids
-  // (ids of the merged graph) can be described. Partition's own merge then finds nothing.
+  // The default mode merges duplicates first; done here, not by partition, so that the rejected
+  // groups' node ids (ids of the merged graph) can be described.
+  partition_options.merge_duplicates_first = false;
   CseReport merged_first;
   relay::Module source = [&] {
     if (options.relay_compat) return input->module;
