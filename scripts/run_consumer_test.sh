@@ -52,6 +52,6 @@ if [[ ! -x $consumer && -x "$consumer_build/$config/consumer" ]]; then
   consumer="$consumer_build/$config/consumer"  # multi-config generators
 fi
 
-echo "== running $consumer"
-"$consumer"
+echo "== running $consumer (README's examples)"
+"$consumer" "$source_dir/examples/models/mobilenet_v2_mxnet_style.relay"
 echo "consumer_find_package: OK"
