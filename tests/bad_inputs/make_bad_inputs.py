@@ -265,6 +265,12 @@ def fn_attrs_with(index, value):
     return json.dumps(d, indent=2)
 H['json_float32_attr_overflow.json'] = fn_attrs_with(25, "1e+300")
 H['json_bool_attr_two.json'] = fn_attrs_with(20, "2")
+def fn_attrs_dtype(index, dtype):
+    d = json.loads(json.dumps(FN_ATTRS))
+    d["nodes"][index]["attrs"]["dtype"] = dtype
+    return json.dumps(d, indent=2)
+# A dtype of no family on an IntImm (fuzz_relay_json, CI seed 1: it read an empty message).
+H['json_intimm_dtype_of_no_family.json'] = fn_attrs_dtype(20, "qint32")
 for k, v in H.items(): w(k, v)
 # ---------------- h3-text-reader: inconsistent Relay text, and its dtypes, dimensions, values ----
 H = {}

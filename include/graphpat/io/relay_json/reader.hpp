@@ -867,7 +867,11 @@ class JsonReader {
     if (key == "IntImm" || key == "FloatImm") {
       GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view dtype, text(index, "dtype"));
       std::optional<DataType> parsed = parse_dtype(dtype);
-      if (!parsed) return json_error("bad_value", at(index, "dtype"), *dtype_problem(dtype));
+      if (!parsed) {
+        return json_error("bad_value", at(index, "dtype"),
+                          dtype_problem(dtype).value_or(fmt::format(
+                              "'{}' is not a scalar dtype of {}", dtype, key)));
+      }
       if (auto problem = scalar_dtype_problem(*parsed)) {
         return json_error("bad_value", at(index, "dtype"), *problem);
       }
