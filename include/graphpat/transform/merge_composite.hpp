@@ -78,9 +78,9 @@ PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table
     std::stable_sort(order.begin(), order.end(),
                      [](const auto* a, const auto* b) { return a->benefit > b->benefit; });
   }
-  CseResult<D> merged = detail::merged_input(options, module);
-  PartitionResult<D> result{std::move(merged.module), {}};
-  result.report.cse = std::move(merged.report);
+  std::optional<CseResult<D>> merged = detail::merged_input(options, module);
+  PartitionResult<D> result{merged ? std::move(merged->module) : module, {}};
+  if (merged) result.report.cse = std::move(merged->report);
   for (const CompositePattern<D>* entry : order) {
     std::vector<NodeId> roots = result.module.roots();
     std::vector<bool> skipped(roots.size());

@@ -135,13 +135,13 @@ bool refuses_stateful_copies(const Options& options) {
   return options.refuse_stateful_copies.value_or(!options.relay_compat);
 }
 
-/// The input a pass runs on, `(module)` or `(graph, root)`, with what eliminate_common_subexpr
-/// merged in it when `options` merge duplicates first; otherwise the input itself, with an empty
-/// report.
+/// What eliminate_common_subexpr makes of a pass's input, `(module)` or `(graph, root)`, when
+/// `options` merge duplicates first; nullopt when the pass runs on the input itself, which is
+/// then not copied.
 template <class Options, class... Input>
-auto merged_input(const Options& options, const Input&... input) {
-  using Merged = decltype(eliminate_common_subexpr(input...));
-  if (!merges_duplicates_first(options)) return Merged{input..., {}};
+auto merged_input(const Options& options, const Input&... input)
+    -> std::optional<decltype(eliminate_common_subexpr(input...))> {
+  if (!merges_duplicates_first(options)) return std::nullopt;
   return eliminate_common_subexpr(input...);
 }
 
@@ -298,12 +298,14 @@ Module<D> partition_module(const Pattern& pattern, const Module<D>& module,
 template <Dialect D>
 PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph, NodeId root,
                                    const PartitionOptions<D>& options = {}) {
-  CseFunctionResult<D> merged = detail::merged_input(options, graph, root);
+  std::optional<CseFunctionResult<D>> merged = detail::merged_input(options, graph, root);
   PartitionedExpression<D> result{Graph<D>(graph.shared_context()), root, {}};
-  result.report.cse = std::move(merged.report);
+  if (merged) result.report.cse = std::move(merged->report);
+  NodeId input_root = merged ? merged->root : root;
   std::vector<NodeId> roots;
-  result.graph = detail::partition_graph(pattern, merged.graph, std::span(&merged.root, 1),
-                                         options, roots, result.report);
+  result.graph = detail::partition_graph(pattern, merged ? merged->graph : graph,
+                                         std::span(&input_root, 1), options, roots,
+                                         result.report);
   result.root = roots.front();
   return result;
 }
@@ -312,10 +314,11 @@ PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph
 template <Dialect D>
 PartitionResult<D> partition(const Pattern& pattern, const Module<D>& module,
                              const PartitionOptions<D>& options = {}) {
-  CseResult<D> merged = detail::merged_input(options, module);
+  std::optional<CseResult<D>> merged = detail::merged_input(options, module);
   PartitionReport report;
-  report.cse = std::move(merged.report);
-  Module<D> partitioned = detail::partition_module(pattern, merged.module, options, report);
+  if (merged) report.cse = std::move(merged->report);
+  Module<D> partitioned =
+      detail::partition_module(pattern, merged ? merged->module : module, options, report);
   return {std::move(partitioned), std::move(report)};
 }
 

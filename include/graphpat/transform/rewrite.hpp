@@ -163,9 +163,11 @@ NodeId apply_rewrite(const RewriteCallback<D>& callback, Graph<D>& graph, NodeId
 template <Dialect D>
 RewriteResult<D> rewrite(const std::vector<RewriteCallback<D>>& callbacks, const Graph<D>& graph,
                          NodeId root, const RewriteOptions& options = {}) {
-  CseFunctionResult<D> merged = detail::merged_input(options, graph, root);
-  RewriteResult<D> result{.graph = std::move(merged.graph), .root = merged.root, .report = {}};
-  result.report.cse = std::move(merged.report);
+  std::optional<CseFunctionResult<D>> merged = detail::merged_input(options, graph, root);
+  RewriteResult<D> result{.graph = merged ? std::move(merged->graph) : graph,
+                          .root = merged ? merged->root : root,
+                          .report = {}};
+  if (merged) result.report.cse = std::move(merged->report);
   const MatchOptions match_options = detail::match_rules(options);
   std::vector<bool> done(callbacks.size(), false);
   bool changed = true;
