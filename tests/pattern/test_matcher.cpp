@@ -321,6 +321,34 @@ TEST_CASE("the matcher is generic over dialects", "[pattern][matcher]") {
   CHECK(explain(is_op("sub")(any_args), graph, sum) == "expected op sub, got add");
 }
 
+TEST_CASE("explain names nodes as the caller numbers them", "[pattern][matcher][explain]") {
+  graphpat::testing::ArithGraph graph;
+  graphpat::testing::ArithBuilder b(graph);
+  NodeId x = b.var("x"), y = b.var("y");
+  NodeId product = b.call("mul", {x, y});
+  NodeId negated = b.call("neg", {product});
+  NodeId difference = b.call("sub", {negated, y});
+  // Graph ids: x 0, y 1, op mul 2, product 3, op neg 4, negated 5, op sub 6, difference 7.
+  REQUIRE(negated == NodeId(5));
+  REQUIRE(difference == NodeId(7));
+  Pattern pattern = is_op("sub")(is_op("neg")(is_op("add")(any_args)), wildcard());
+  CHECK(explain(pattern, graph, difference) ==
+        "expected op add, got mul; in operand 0 of %5 = neg(...); in operand 0 of %7 = sub(...)");
+  // A numbering of the caller's, e.g. a text's, where `negated` is %0 and `difference` %1.
+  graphpat::NodeNames text_numbers([&](NodeId id) {
+    if (id == negated) return std::string("%0");
+    if (id == difference) return std::string("%1");
+    return fmt::format("{}", id);
+  });
+  const std::string renamed =
+      "expected op add, got mul; in operand 0 of %0 = neg(...); in operand 0 of %1 = sub(...)";
+  CHECK(explain(pattern, graph, difference, {}, text_numbers) == renamed);
+  graphpat::Matcher<graphpat::testing::ArithDialect> matcher(pattern, graph);
+  CHECK(matcher.explain(difference, text_numbers) == renamed);
+  CHECK(matcher.explain(difference) ==  // the names do not outlive the call
+        "expected op add, got mul; in operand 0 of %5 = neg(...); in operand 0 of %7 = sub(...)");
+}
+
 TEST_CASE("find_matches over a 1,000,000-node graph, without recursion",
           "[pattern][matcher][large]") {
   relay::Module module;

@@ -6,19 +6,26 @@
 //   fmt::print("{}\n", graphpat::show(context, type));     // Tensor[(1, 64), float32]
 //   fmt::print("{}\n", graphpat::show(context, value));    // [1i64, 2i64]
 //   std::string text = graphpat::escape_string("a\"b");   // a\"b, as Relay escapes strings
+//   graphpat::NodeNames names([&](NodeId id) { return text_numbers.at(id); });
+//   std::string name = names(id);                          // "%3" (the text's), not "%12"
 //
 // Types print as Relay's printer writes them (Tensor[(d0, d1), dtype], a scalar as its dtype
 // unless parse_dtype does not know it, (T1, T2), fn (T1) -> R); attribute values as its
 // attribute syntax (int32 `1`, int64 `1i64`, float32 `0.5f`, float64 `0.5f64`, True/False,
 // None, "string", [a, b], {k=v}).
+//
+// Messages that name nodes (explanations, reports) take a NodeNames: `%12` by default, or the
+// caller's numbering, such as the `%N` of the Relay text a graph was read from.
 #pragma once
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/ids.hpp"
@@ -299,3 +306,20 @@ struct fmt::formatter<graphpat::AttrValueView> : fmt::formatter<std::string_view
                                                     ctx);
   }
 };
+
+namespace graphpat {
+
+/// How a message names a node: by its graph id (`%12`), or by a numbering the caller gives.
+class NodeNames {
+ public:
+  NodeNames() = default;
+  explicit NodeNames(std::function<std::string(NodeId)> name) : name_(std::move(name)) {}
+  [[nodiscard]] std::string operator()(NodeId id) const {
+    return name_ ? name_(id) : fmt::format("{}", id);
+  }
+
+ private:
+  std::function<std::string(NodeId)> name_;
+};
+
+}  // namespace graphpat

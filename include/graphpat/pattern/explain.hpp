@@ -6,7 +6,8 @@
 //                     graph, node);
 //   // "expected op nn.conv2d, got nn.dense; in operand 0 of %12 = nn.bias_add(...)"
 //
-// "matched" when the pattern matches. Nodes are named by their graph ids (`%12`), vars by name.
+// "matched" when the pattern matches. Nodes are named by their graph ids (`%12`), or as the
+// caller's NodeNames (ir/format.hpp) number them, vars by name.
 // The words are collected only when explain() is called: match() and find_matches() do not
 // build any of them.
 #pragma once
@@ -21,8 +22,8 @@ namespace graphpat {
 /// call (matcher.hpp's cost model): to explain many nodes, keep one and call Matcher::explain.
 template <Dialect D>
 std::string explain(const Pattern& pattern, const Graph<D>& graph, NodeId node,
-                    MatchOptions options = {}) {
-  return Matcher<D>(pattern, graph, options).explain(node);
+                    MatchOptions options = {}, const NodeNames& names = {}) {
+  return Matcher<D>(pattern, graph, options).explain(node, names);
 }
 
 }  // namespace graphpat

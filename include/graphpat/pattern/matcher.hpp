@@ -283,12 +283,15 @@ class Matcher {
   bool matches(NodeId node) { return run(node, node); }
   bool matches(NodeId node, NodeId scope) { return run(node, scope); }
 
-  /// The first failing path in words, or "matched" (see explain.hpp).
-  std::string explain(NodeId node) {
+  /// The first failing path in words, or "matched" (see explain.hpp); nodes are named by
+  /// `names` (their graph ids by default).
+  std::string explain(NodeId node, const NodeNames& names = {}) {
     explaining_ = true;
+    names_ = &names;
     pending_ = {};
     bool matched = run(node, node);
     explaining_ = false;
+    names_ = nullptr;
     if (matched) return "matched";
     if (!pending_.active) return "did not match";
     std::string text = pending_.message;
@@ -449,7 +452,9 @@ class Matcher {
   void context(MakeContext&& make) {
     if (lifted_) pending_.contexts.push_back(make());
   }
-  std::string words(NodeId node) const { return detail::node_words(graph_, node); }
+  std::string words(NodeId node) const {
+    return detail::node_words(graph_, node, names_ != nullptr ? *names_ : NodeNames());
+  }
   static std::string count(std::size_t n, std::string_view noun) {
     return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
   }
@@ -1073,6 +1078,7 @@ class Matcher {
   absl::flat_hash_map<std::pair<std::uint32_t, std::uint32_t>, bool> expr_cache_;
 
   bool explaining_ = false;
+  const NodeNames* names_ = nullptr;  // explain()'s while it runs; graph ids otherwise
   bool lifted_ = false;
   Pending pending_;
 };

@@ -1,6 +1,7 @@
-// How explanations name graph nodes: short, one line, with the node id the graph uses.
+// How explanations name graph nodes: short, one line, with the node's name (its graph id
+// `%12` unless the caller's NodeNames number it otherwise).
 //
-//   graphpat::detail::node_words(graph, id);   // "%12 = nn.bias_add(...)", "var %x", "op add"
+//   graphpat::detail::node_words(graph, id, {});   // "%12 = nn.bias_add(...)", "var %x", "op add"
 #pragma once
 
 #include <fmt/format.h>
@@ -13,12 +14,12 @@
 namespace graphpat::detail {
 
 template <Dialect D>
-std::string node_words(const Graph<D>& graph, NodeId id) {
+std::string node_words(const Graph<D>& graph, NodeId id, const NodeNames& names) {
   switch (graph.kind(id)) {
     case NodeKind::kVar:
       return fmt::format("var %{}", graph.name(id));
     case NodeKind::kConstant:
-      return fmt::format("constant {}", id);
+      return fmt::format("constant {}", names(id));
     case NodeKind::kOp:
       return fmt::format("op {}", graph.context().op_name(graph.op(id)));
     case NodeKind::kGlobalVar:
@@ -26,22 +27,22 @@ std::string node_words(const Graph<D>& graph, NodeId id) {
     case NodeKind::kCall: {
       NodeId callee = graph.callee(id);
       if (graph.kind(callee) == NodeKind::kOp) {
-        return fmt::format("{} = {}(...)", id, graph.context().op_name(graph.op(callee)));
+        return fmt::format("{} = {}(...)", names(id), graph.context().op_name(graph.op(callee)));
       }
-      return fmt::format("{} = {}(...)", id, callee);
+      return fmt::format("{} = {}(...)", names(id), names(callee));
     }
     case NodeKind::kTuple:
-      return fmt::format("{} = (...)", id);
+      return fmt::format("{} = (...)", names(id));
     case NodeKind::kTupleGetItem:
-      return fmt::format("{} = {}.{}", id, graph.tuple(id), graph.index(id));
+      return fmt::format("{} = {}.{}", names(id), names(graph.tuple(id)), graph.index(id));
     case NodeKind::kFunction:
-      return fmt::format("{} = fn (...)", id);
+      return fmt::format("{} = fn (...)", names(id));
     case NodeKind::kLet:
-      return fmt::format("{} = let", id);
+      return fmt::format("{} = let", names(id));
     case NodeKind::kIf:
-      return fmt::format("{} = if (...)", id);
+      return fmt::format("{} = if (...)", names(id));
   }
-  return fmt::format("{}", id);
+  return names(id);
 }
 
 /// The stored type of a node; a Var without one falls back to its annotation.
