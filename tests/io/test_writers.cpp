@@ -414,6 +414,38 @@ TEST_CASE("save_json refuses attrs out of the name order TVM JSON keeps them in"
                     graph->graph.body(*graph->find("main"))));
 }
 
+TEST_CASE("the Relay text printer refuses a field value its reader would refuse",
+          "[writers][relay_text]") {
+  // Conv2DAttrs' dilation is an Array<IndexExpr>. The JSON readers take the struct's fields as
+  // given (TVM's JSON loader does not check field types either), so an int can stand there;
+  // printed as `dilation=2` it would not read back (fuzz_writer_roundtrip), so it is refused.
+  auto graph = graphpat::relay::parse_graph_json(
+      R"({"format": "graphpat.graph", "version": 1, "functions": [{"name": "main",)"
+      R"( "params": [0, 1], "nodes": [{"id": 0, "kind": "var", "name": "x"},)"
+      R"( {"id": 1, "kind": "var", "name": "w"},)"
+      R"( {"id": 2, "kind": "call", "op": "nn.conv2d", "inputs": [0, 1],)"
+      R"( "attrs_type": "relay.attrs.Conv2DAttrs", "attrs": {"dilation": 2}}],)"
+      R"( "outputs": [2]}]})");
+  REQUIRE(graph.ok());
+  auto text = graphpat::relay::print_text(*graph);
+  REQUIRE_FALSE(text.ok());
+  CHECK(message(text.status()) ==
+        fmt::format("[graphpat.relay_text.unprintable] node {}: attribute 'dilation' of "
+                    "relay.attrs.Conv2DAttrs (Array<IndexExpr>) holds an int, which its text "
+                    "reader refuses",
+                    graph->graph.body(*graph->find("main"))));
+  // What the reader says of the text the printer refused to write.
+  auto read = graphpat::relay::parse_text(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x, %w) {\n"
+      "  nn.conv2d(%x, %w, dilation=2)\n"
+      "}\n");
+  REQUIRE_FALSE(read.ok());
+  CHECK(message(read.status()) ==
+        "[graphpat.relay_text.bad_attribute] 3:21: relay.attrs.Conv2DAttrs: attribute "
+        "'dilation' of nn.conv2d (Array<IndexExpr>) cannot hold an int");
+}
+
 TEST_CASE("a constant without bytes keeps its dtype and shape in Relay text",
           "[writers][relay_text][relay_json][graph_json]") {
   // What parse_text makes of a constant pasted without its metadata section, minus the node

@@ -389,6 +389,33 @@ class AttrSchemaCache {
     return true;
   }
 
+  /// Why the text reader would refuse the `k=v` fields of `attrs`, an object of the op's own
+  /// struct `schema`, when every field is one the struct declares (canonical() then reads
+  /// them): the first field holding a value its type cannot hold, such as an int in an
+  /// Array<IndexExpr> field (TVM's JSON loader does not check field types, so load_json keeps
+  /// it). nullopt when the reader reads them all.
+  std::optional<std::string> unreadable_field(AttrValueId attrs, const AttrSchema& schema) {
+    AttrTable& table = context_.attrs;
+    std::vector<const AttrSchemaField*> declared(table.entry_count(attrs), nullptr);
+    for (std::size_t i = 0; i < declared.size(); ++i) {
+      for (const AttrSchemaField& field : schema.fields) {
+        if (field.name == table.field_key(attrs, i)) declared[i] = &field;
+      }
+      if (declared[i] == nullptr) return std::nullopt;  // kept as written, unchecked
+    }
+    for (std::size_t i = 0; i < declared.size(); ++i) {
+      AttrValueId value = table.entry_value(attrs, i);
+      std::string_view cpp_type = context_.strings.view(declared[i]->cpp_type);
+      std::optional<AttrKind> refused = refused_kind(cpp_type, table, value);
+      if (!refused && to_field_form(context_, storage(*declared[i]), value)) continue;
+      return fmt::format("attribute '{}' of {} ({}) holds {}, which its text reader refuses",
+                         context_.strings.view(declared[i]->name),
+                         context_.strings.view(schema.type_key), cpp_type,
+                         attr_kind_phrase(refused.value_or(table.get(value).kind)));
+    }
+    return std::nullopt;
+  }
+
   /// The `name=value` texts TVM prints for `attrs` (§2.1): for a canonical object every field
   /// that has no default or differs from it, in declaration order; otherwise every field.
   std::vector<std::string> field_texts(AttrValueId attrs) {

@@ -764,6 +764,9 @@ class RelayTextPrinter {
         args.push_back(fmt::format("meta[{}][{}]", key, slot->second));
       } else {
         check_attrs(node, attrs, /*call=*/true);
+        if (matches) {
+          if (auto problem = cache_.unreadable_field(attrs, *op_schema)) refuse(node, *problem);
+        }
         for (std::string& field : cache_.field_texts(attrs)) args.push_back(std::move(field));
         // TVM names the struct of a call whose callee is not an op. An op's call names it too
         // when it is a struct no registry knows (a vendor's, or `on(attrs_type_key="DictA")`
