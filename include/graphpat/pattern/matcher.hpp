@@ -323,11 +323,11 @@ class Matcher {
   struct Frame {
     PatternId pattern;
     NodeId node;
-    std::uint32_t watermark = 0;   // trail size when the visit began
-    std::uint32_t watermark2 = 0;  // call: trail size after the callee matched
-    std::uint32_t index = 0;       // loop position
-    std::uint32_t counter = 0;     // dominator path: inputs checked
-    std::uint8_t step = 0;
+    std::uint32_t watermark = 0;       // trail size when the visit began
+    std::uint32_t args_watermark = 0;  // call: trail size after the callee matched
+    std::uint32_t index = 0;           // the operand (argument, field, part, input) at hand
+    std::uint32_t checked = 0;         // dominator path: inputs checked
+    std::uint8_t step = 0;             // the handler's step, an enum of its own
     bool path = false;  // a dominator-path frame (MatchesPath), not a visit
   };
   struct Step {
@@ -474,215 +474,284 @@ class Matcher {
 
   // ----- one step of one frame ------------------------------------------------------------------
 
+  // One step of the frame on top: the handler of its pattern kind. A handler starts at step 0
+  // (its enum's kStart), and is called again with each child's result (`in`) until it is done;
+  // its steps are named by an enum of its own.
   Step advance(std::size_t top, Incoming in) {
     Frame& f = frames_[top];
     if (f.path) return advance_path(top, f, in);
     const PatternNode& p = compiled_->graph.node(f.pattern);
-    const Graph<D>& g = graph_;
-    NodeId e = f.node;
-    std::size_t depth = top + 1;
-    auto fail_here = [&](auto&& make) {
-      fail(depth, make);
-      return done(false);
-    };
+    const std::size_t depth = top + 1;
     switch (p.kind) {
-      case PatternKind::kWildcard:
-        if (f.step == 0 && p.redirect.valid()) {
-          f.step = 1;
-          return visit(p.redirect, e);
-        }
-        return done(f.step == 0 || *in);
-
-      case PatternKind::kExpr: {
-        if (expr_matches(f.pattern, p, e)) return done(true);
-        return fail_here([&] {
-          return fmt::format("expected an expression equal to is_expr({}), got {}", p.name,
-                             words(e));
-        });
-      }
-
-      case PatternKind::kOp:
-        if (g.kind(e) == NodeKind::kOp && op_ids_[f.pattern.index()].valid() &&
-            g.op(e) == op_ids_[f.pattern.index()]) {
-          return done(true);
-        }
-        return fail_here([&] { return op_mismatch(p, e); });
-
-      case PatternKind::kVar:
-        if (g.kind(e) == NodeKind::kVar && (p.name.empty() || g.name(e) == p.name))
-          return done(true);
-        return fail_here([&] {
-          return p.name.empty() ? fmt::format("expected a var, got {}", words(e))
-                                : fmt::format("expected var %{}, got {}", p.name, words(e));
-        });
-
-      case PatternKind::kConstant:
-        if (g.kind(e) == NodeKind::kConstant) return done(true);
-        return fail_here([&] { return fmt::format("expected a constant, got {}", words(e)); });
-
-      case PatternKind::kCall:
-        return advance_call(f, p, depth, in);
-
-      case PatternKind::kFunction: {
-        std::size_t params = p.operands.size() - 1;
-        if (f.step == 0) {
-          if (g.kind(e) != NodeKind::kFunction) {
-            return fail_here([&] { return fmt::format("expected a function, got {}", words(e)); });
-          }
-          if (!p.any_arity && g.params(e).size() != params) {
-            return fail_here([&] {
-              return fmt::format("expected {}, got {} in {}", count(params, "parameter"),
-                                 g.params(e).size(), words(e));
-            });
-          }
-          f.step = 1;
-        } else if (f.step == 1 && !*in) {
-          context([&] { return fmt::format("in parameter {} of {}", f.index, words(e)); });
-          return done(false);
-        } else if (f.step == 1) {
-          ++f.index;
-        } else {
-          if (!*in) context([&] { return fmt::format("in the body of {}", words(e)); });
-          return done(*in);
-        }
-        if (!p.any_arity && f.index < params)
-          return visit(p.operands[f.index], g.params(e)[f.index]);
-        f.step = 2;
-        return visit(p.operands.back(), g.body(e));
-      }
-
-      case PatternKind::kTuple: {
-        if (f.step == 0) {
-          if (g.kind(e) != NodeKind::kTuple) {
-            return fail_here([&] { return fmt::format("expected a tuple, got {}", words(e)); });
-          }
-          if (p.any_arity) return done(true);
-          if (g.fields(e).size() != p.operands.size()) {
-            return fail_here([&] {
-              return fmt::format("expected {}, got {} in {}", count(p.operands.size(), "field"),
-                                 g.fields(e).size(), words(e));
-            });
-          }
-          f.step = 1;
-        } else if (!*in) {
-          context([&] { return fmt::format("in field {} of {}", f.index, words(e)); });
-          return done(false);
-        } else {
-          ++f.index;
-        }
-        if (f.index == p.operands.size()) return done(true);
-        return visit(p.operands[f.index], g.fields(e)[f.index]);
-      }
-
-      case PatternKind::kTupleGetItem:
-        if (f.step == 0) {
-          if (g.kind(e) != NodeKind::kTupleGetItem) {
-            return fail_here(
-                [&] { return fmt::format("expected a tuple item, got {}", words(e)); });
-          }
-          if (p.index != -1 && static_cast<std::int64_t>(g.index(e)) != p.index) {
-            return fail_here([&] {
-              return fmt::format("expected index {}, got {} in {}", p.index, g.index(e), words(e));
-            });
-          }
-          f.step = 1;
-          return visit(p.operands[0], g.tuple(e));
-        }
-        if (!*in) context([&] { return fmt::format("in the tuple of {}", words(e)); });
-        return done(*in);
-
+      case PatternKind::kWildcard: return advance_wildcard(f, p, in);
+      case PatternKind::kExpr: return check_expr(f, p, depth);
+      case PatternKind::kOp: return check_op(f, p, depth);
+      case PatternKind::kVar: return check_var(f, p, depth);
+      case PatternKind::kConstant: return check_constant(f, depth);
+      case PatternKind::kCall: return advance_call(f, p, depth, in);
+      case PatternKind::kFunction: return advance_function(f, p, depth, in);
+      case PatternKind::kTuple: return advance_tuple(f, p, depth, in);
+      case PatternKind::kTupleGetItem: return advance_tuple_get_item(f, p, depth, in);
       case PatternKind::kIf:
-      case PatternKind::kLet: {
-        bool is_if = p.kind == PatternKind::kIf;
-        if (f.step == 0) {
-          if (g.kind(e) != (is_if ? NodeKind::kIf : NodeKind::kLet)) {
-            return fail_here([&] {
-              return fmt::format("expected {}, got {}", is_if ? "an if" : "a let", words(e));
-            });
-          }
-          f.step = 1;
-        } else if (!*in) {
-          static constexpr std::string_view kIfParts[] = {"the condition", "the then branch",
-                                                          "the else branch"};
-          static constexpr std::string_view kLetParts[] = {"the variable", "the value", "the body"};
-          context([&] {
-            return fmt::format("in {} of {}", (is_if ? kIfParts : kLetParts)[f.index], words(e));
-          });
-          return done(false);
-        } else {
-          ++f.index;
-        }
-        if (f.index == 3) return done(true);
-        return visit(p.operands[f.index], g.operands(e)[f.index]);
-      }
-
-      case PatternKind::kAlt:
-        if (f.step == 0) {
-          f.step = 1;
-          return visit(p.operands[0], e);
-        }
-        if (f.step == 1 && !*in) {
-          f.step = 2;
-          return visit(p.operands[1], e);
-        }
-        return done(*in);
-
-      case PatternKind::kAnd:
-        if (f.step == 0) {
-          f.step = 1;
-          return visit(p.operands[0], e);
-        }
-        if (f.step == 1 && *in) {
-          f.step = 2;
-          return visit(p.operands[1], e);
-        }
-        return done(*in);
-
-      case PatternKind::kNot:
-        if (f.step == 0) {
-          f.step = 1;
-          return visit(p.operands[0], e);
-        }
-        if (*in) {
-          return fail_here(
-              [&] { return fmt::format("matched a negated pattern at {}", words(e)); });
-        }
-        return done(true);
-
-      case PatternKind::kAttr:
-        if (f.step == 0) {
-          f.step = 1;
-          return visit(p.operands[0], e);
-        }
-        if (!*in) return done(false);
-        return done(attrs_match(p, e, depth));
-
+      case PatternKind::kLet: return advance_if_or_let(f, p, depth, in);
+      case PatternKind::kAlt: return advance_alt(f, p, in);
+      case PatternKind::kAnd: return advance_and(f, p, in);
+      case PatternKind::kNot: return advance_not(f, p, depth, in);
+      case PatternKind::kAttr: return advance_attr(f, p, depth, in);
       case PatternKind::kType:
       case PatternKind::kDataType:
-      case PatternKind::kShape:
-        if (f.step == 0) {
-          if (!type_check(p, e, depth)) return done(false);
-          f.step = 1;
-          return visit(p.operands[0], e);
-        }
-        return done(*in);
-
-      case PatternKind::kDominator:
-        if (f.step == 0) {
-          f.step = 1;
-          return visit(p.operands[2], e);
-        }
-        if (f.step == 1) {
-          if (!*in) return done(false);
-          f.step = 2;
-          forget_walked_paths();
-          return walk_path(f.pattern, e);
-        }
-        memoize_ = true;
-        if (!*in) return done(false);
-        return done(dominates_parent(p, e, depth));
+      case PatternKind::kShape: return advance_type(f, p, depth, in);
+      case PatternKind::kDominator: return advance_dominator(f, p, depth, in);
     }
     return done(false);
+  }
+
+  // A failure at `depth` (recorded in words when explaining) that ends the frame.
+  template <class MakeMessage>
+  Step fail_with(std::size_t depth, MakeMessage&& make) {
+    fail(depth, make);
+    return done(false);
+  }
+
+  // wildcard(): anything; a recursive pattern's placeholder matches what it redirects to.
+  Step advance_wildcard(Frame& f, const PatternNode& p, Incoming in) {
+    enum : std::uint8_t { kStart, kRedirected };
+    if (f.step == kRedirected) return done(*in);
+    if (!p.redirect.valid()) return done(true);
+    f.step = kRedirected;
+    return visit(p.redirect, f.node);
+  }
+
+  Step check_expr(const Frame& f, const PatternNode& p, std::size_t depth) {
+    if (expr_matches(f.pattern, p, f.node)) return done(true);
+    return fail_with(depth, [&] {
+      return fmt::format("expected an expression equal to is_expr({}), got {}", p.name,
+                         words(f.node));
+    });
+  }
+
+  Step check_op(const Frame& f, const PatternNode& p, std::size_t depth) {
+    const Graph<D>& g = graph_;
+    OpId op = op_ids_[f.pattern.index()];
+    if (g.kind(f.node) == NodeKind::kOp && op.valid() && g.op(f.node) == op) return done(true);
+    return fail_with(depth, [&] { return op_mismatch(p, f.node); });
+  }
+
+  Step check_var(const Frame& f, const PatternNode& p, std::size_t depth) {
+    const Graph<D>& g = graph_;
+    NodeId e = f.node;
+    if (g.kind(e) == NodeKind::kVar && (p.name.empty() || g.name(e) == p.name)) return done(true);
+    return fail_with(depth, [&] {
+      return p.name.empty() ? fmt::format("expected a var, got {}", words(e))
+                            : fmt::format("expected var %{}, got {}", p.name, words(e));
+    });
+  }
+
+  Step check_constant(const Frame& f, std::size_t depth) {
+    if (graph_.kind(f.node) == NodeKind::kConstant) return done(true);
+    return fail_with(depth,
+                     [&] { return fmt::format("expected a constant, got {}", words(f.node)); });
+  }
+
+  // A function pattern: the parameters in order (unless any arity), then the body.
+  Step advance_function(Frame& f, const PatternNode& p, std::size_t depth, Incoming in) {
+    enum : std::uint8_t { kStart, kParams, kBody };
+    const Graph<D>& g = graph_;
+    NodeId e = f.node;
+    const std::size_t params = p.operands.size() - 1;
+    switch (f.step) {
+      case kStart:
+        if (g.kind(e) != NodeKind::kFunction) {
+          return fail_with(depth,
+                           [&] { return fmt::format("expected a function, got {}", words(e)); });
+        }
+        if (!p.any_arity && g.params(e).size() != params) {
+          return fail_with(depth, [&] {
+            return fmt::format("expected {}, got {} in {}", count(params, "parameter"),
+                               g.params(e).size(), words(e));
+          });
+        }
+        f.step = kParams;
+        break;
+      case kParams:
+        if (!*in) {
+          context([&] { return fmt::format("in parameter {} of {}", f.index, words(e)); });
+          return done(false);
+        }
+        ++f.index;
+        break;
+      default:  // kBody
+        if (!*in) context([&] { return fmt::format("in the body of {}", words(e)); });
+        return done(*in);
+    }
+    if (!p.any_arity && f.index < params) return visit(p.operands[f.index], g.params(e)[f.index]);
+    f.step = kBody;
+    return visit(p.operands.back(), g.body(e));
+  }
+
+  // A tuple pattern: the fields in order (or any tuple, with any arity).
+  Step advance_tuple(Frame& f, const PatternNode& p, std::size_t depth, Incoming in) {
+    enum : std::uint8_t { kStart, kFields };
+    const Graph<D>& g = graph_;
+    NodeId e = f.node;
+    if (f.step == kStart) {
+      if (g.kind(e) != NodeKind::kTuple) {
+        return fail_with(depth, [&] { return fmt::format("expected a tuple, got {}", words(e)); });
+      }
+      if (p.any_arity) return done(true);
+      if (g.fields(e).size() != p.operands.size()) {
+        return fail_with(depth, [&] {
+          return fmt::format("expected {}, got {} in {}", count(p.operands.size(), "field"),
+                             g.fields(e).size(), words(e));
+        });
+      }
+      f.step = kFields;
+    } else if (!*in) {
+      context([&] { return fmt::format("in field {} of {}", f.index, words(e)); });
+      return done(false);
+    } else {
+      ++f.index;
+    }
+    if (f.index == p.operands.size()) return done(true);
+    return visit(p.operands[f.index], g.fields(e)[f.index]);
+  }
+
+  // A tuple item pattern: the index (unless any), then the tuple.
+  Step advance_tuple_get_item(Frame& f, const PatternNode& p, std::size_t depth, Incoming in) {
+    enum : std::uint8_t { kStart, kTuple };
+    const Graph<D>& g = graph_;
+    NodeId e = f.node;
+    if (f.step == kTuple) {
+      if (!*in) context([&] { return fmt::format("in the tuple of {}", words(e)); });
+      return done(*in);
+    }
+    if (g.kind(e) != NodeKind::kTupleGetItem) {
+      return fail_with(depth,
+                       [&] { return fmt::format("expected a tuple item, got {}", words(e)); });
+    }
+    if (p.index != -1 && static_cast<std::int64_t>(g.index(e)) != p.index) {
+      return fail_with(depth, [&] {
+        return fmt::format("expected index {}, got {} in {}", p.index, g.index(e), words(e));
+      });
+    }
+    f.step = kTuple;
+    return visit(p.operands[0], g.tuple(e));
+  }
+
+  // An if (condition, then, else) or let (variable, value, body) pattern: its three parts in
+  // order.
+  Step advance_if_or_let(Frame& f, const PatternNode& p, std::size_t depth, Incoming in) {
+    enum : std::uint8_t { kStart, kParts };
+    const Graph<D>& g = graph_;
+    NodeId e = f.node;
+    const bool is_if = p.kind == PatternKind::kIf;
+    if (f.step == kStart) {
+      if (g.kind(e) != (is_if ? NodeKind::kIf : NodeKind::kLet)) {
+        return fail_with(depth, [&] {
+          return fmt::format("expected {}, got {}", is_if ? "an if" : "a let", words(e));
+        });
+      }
+      f.step = kParts;
+    } else if (!*in) {
+      static constexpr std::string_view kIfParts[] = {"the condition", "the then branch",
+                                                      "the else branch"};
+      static constexpr std::string_view kLetParts[] = {"the variable", "the value", "the body"};
+      context([&] {
+        return fmt::format("in {} of {}", (is_if ? kIfParts : kLetParts)[f.index], words(e));
+      });
+      return done(false);
+    } else {
+      ++f.index;
+    }
+    if (f.index == 3) return done(true);
+    return visit(p.operands[f.index], g.operands(e)[f.index]);
+  }
+
+  // `a | b`: committed alternation, the right side only when the left fails.
+  Step advance_alt(Frame& f, const PatternNode& p, Incoming in) {
+    enum : std::uint8_t { kStart, kLeft, kRight };
+    switch (f.step) {
+      case kStart:
+        f.step = kLeft;
+        return visit(p.operands[0], f.node);
+      case kLeft:
+        if (*in) return done(true);
+        f.step = kRight;
+        return visit(p.operands[1], f.node);
+      default:  // kRight
+        return done(*in);
+    }
+  }
+
+  // `a & b`: both, the right side only when the left holds.
+  Step advance_and(Frame& f, const PatternNode& p, Incoming in) {
+    enum : std::uint8_t { kStart, kLeft, kRight };
+    switch (f.step) {
+      case kStart:
+        f.step = kLeft;
+        return visit(p.operands[0], f.node);
+      case kLeft:
+        if (!*in) return done(false);
+        f.step = kRight;
+        return visit(p.operands[1], f.node);
+      default:  // kRight
+        return done(*in);
+    }
+  }
+
+  // `~a`: holds where `a` fails.
+  Step advance_not(Frame& f, const PatternNode& p, std::size_t depth, Incoming in) {
+    enum : std::uint8_t { kStart, kNegated };
+    if (f.step == kStart) {
+      f.step = kNegated;
+      return visit(p.operands[0], f.node);
+    }
+    if (*in) {
+      return fail_with(depth, [&] {
+        return fmt::format("matched a negated pattern at {}", words(f.node));
+      });
+    }
+    return done(true);
+  }
+
+  // has_attr: the inner pattern, then the attributes (Relay's order).
+  Step advance_attr(Frame& f, const PatternNode& p, std::size_t depth, Incoming in) {
+    enum : std::uint8_t { kStart, kInner };
+    if (f.step == kStart) {
+      f.step = kInner;
+      return visit(p.operands[0], f.node);
+    }
+    if (!*in) return done(false);
+    return done(attrs_match(p, f.node, depth));
+  }
+
+  // has_type / has_dtype / has_shape: the stored type, then the inner pattern (Relay's order).
+  Step advance_type(Frame& f, const PatternNode& p, std::size_t depth, Incoming in) {
+    enum : std::uint8_t { kStart, kInner };
+    if (f.step == kInner) return done(*in);
+    if (!type_check(p, f.node, depth)) return done(false);
+    f.step = kInner;
+    return visit(p.operands[0], f.node);
+  }
+
+  // dominates(parent, path, child): the child at the node, then every path from it up to the
+  // parent (advance_path), then the node post-dominating the parent bound on the way.
+  Step advance_dominator(Frame& f, const PatternNode& p, std::size_t depth, Incoming in) {
+    enum : std::uint8_t { kStart, kChild, kPaths };
+    switch (f.step) {
+      case kStart:
+        f.step = kChild;
+        return visit(p.operands[2], f.node);
+      case kChild:
+        if (!*in) return done(false);
+        f.step = kPaths;
+        forget_walked_paths();
+        return walk_path(f.pattern, f.node);
+      default:  // kPaths
+        memoize_ = true;
+        if (!*in) return done(false);
+        return done(dominates_parent(p, f.node, depth));
+    }
   }
 
   // Relay's CallPattern visit: callee, then the arguments in order, then reversed when
@@ -695,8 +764,7 @@ class Matcher {
     switch (f.step) {
       case kStart:
         if (g.kind(e) != NodeKind::kCall) {
-          fail(depth, [&] { return fmt::format("expected a call, got {}", words(e)); });
-          return done(false);
+          return fail_with(depth, [&] { return fmt::format("expected a call, got {}", words(e)); });
         }
         f.step = kCallee;
         return visit(p.operands[0], g.callee(e));
@@ -724,14 +792,13 @@ class Matcher {
           }
           return done(false);
         }
-        f.watermark2 = static_cast<std::uint32_t>(trail_.size());
+        f.args_watermark = static_cast<std::uint32_t>(trail_.size());
         if (p.any_arity) return done(true);
         if (g.args(e).size() != arity) {
-          fail(depth, [&] {
+          return fail_with(depth, [&] {
             return fmt::format("expected {}, got {} in {}", count(arity, "argument"),
                                g.args(e).size(), words(e));
           });
-          return done(false);
         }
         if (arity == 0) return done(true);
         f.step = kArgs;
@@ -744,7 +811,7 @@ class Matcher {
         if (*in) {
           if (++f.index == arity) return done(true);
         } else {
-          clear_to(f.watermark2);
+          clear_to(f.args_watermark);
           if (!reversed) {
             context([&] { return fmt::format("in operand {} of {}", f.index, words(e)); });
           }
@@ -834,11 +901,11 @@ class Matcher {
       ++f.index;
     }
     if (f.index == operands.size()) {
-      if (f.counter > 0) return done(true);
-      fail(top + 1, [&] { return fmt::format("{} has no input on a dominator path", words(e)); });
-      return done(false);
+      if (f.checked > 0) return done(true);
+      return fail_with(top + 1,
+                       [&] { return fmt::format("{} has no input on a dominator path", words(e)); });
     }
-    ++f.counter;
+    ++f.checked;
     memoize_ = true;
     f.step = kParent;
     return visit(dominator.operands[0], operands[f.index]);
