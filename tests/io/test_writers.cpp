@@ -414,8 +414,8 @@ TEST_CASE("save_json refuses attrs out of the name order TVM JSON keeps them in"
                     graph->graph.body(*graph->find("main"))));
 }
 
-TEST_CASE("the Relay text printer refuses a field value its reader would refuse",
-          "[writers][relay_text]") {
+TEST_CASE("a field value its reader would refuse: Relay text refuses it, graph JSON names the struct",
+          "[writers][relay_text][graph_json]") {
   // Conv2DAttrs' dilation is an Array<IndexExpr>. The JSON readers take the struct's fields as
   // given (TVM's JSON loader does not check field types either), so an int can stand there;
   // printed as `dilation=2` it would not read back (fuzz_writer_roundtrip), so it is refused.
@@ -434,6 +434,14 @@ TEST_CASE("the Relay text printer refuses a field value its reader would refuse"
                     "relay.attrs.Conv2DAttrs (Array<IndexExpr>) holds an int, which its text "
                     "reader refuses",
                     graph->graph.body(*graph->find("main"))));
+  // Graph JSON names the struct ("attrs_type"), which its reader takes as written.
+  auto written = graphpat::relay::print_graph_json(*graph);
+  REQUIRE(written.ok());
+  CHECK(written->find(R"("attrs": {"dilation": 2}, "attrs_type": "relay.attrs.Conv2DAttrs")") !=
+        std::string::npos);
+  auto again = graphpat::relay::parse_graph_json(*written);
+  REQUIRE(again.ok());
+  CHECK(graphpat::structural_equal(*graph, *again));
   // What the reader says of the text the printer refused to write.
   auto read = graphpat::relay::parse_text(
       "#[version = \"0.0.5\"]\n"

@@ -180,9 +180,11 @@ class GraphJsonWriter {
     string(out, type_text(type, path / key), path);
   }
 
-  // Whether reading `attrs` back through AttrSchemaCache::canonical gives `attrs` again.
+  // Whether reading `attrs` back through AttrSchemaCache::canonical gives `attrs` again; when
+  // not (a field holding a value canonical() refuses, or in another form), the call is written
+  // with its "attrs_type", which the reader takes as written.
   bool reads_back_canonical(AttrValueId attrs, const AttrSchema& schema) {
-    if (!cache_.is_canonical(attrs, schema)) return false;
+    if (!cache_.is_canonical(attrs, schema) || cache_.unreadable_field(attrs, schema)) return false;
     for (std::size_t i = 0; i < schema.fields.size(); ++i) {
       AttrValueId value = context_.attrs.entry_value(attrs, i);
       auto form = to_field_form(context_, cache_.storage(schema.fields[i]), value);
