@@ -580,7 +580,7 @@ TEST_CASE("structural_equal holds modulo var names across graphs and contexts",
   relay::Graph gb;  // a second context
   relay::Builder bb(gb);
   // Shift every id of the second graph: nodes, strings, attrs and tensors.
-  bb.call("my.custom_op", {bb.var("junk")});
+  bb.call(bb.opaque_op("my.custom_op"), {bb.var("junk")});
   gb.context().attrs.object("relay.attrs.SoftmaxAttrs", {{"axis", gb.context().attrs.integer(7)}});
   gb.context().tensors.add({gb.context().strings.intern("int8"), {}, {}});
   NodeId fb = build_sample(bb, "p", "q");

@@ -207,7 +207,7 @@ TEST_CASE("a graph copy is independent and keeps its table", "[graph]") {
   relay::Graph copy = graph;
   relay::Builder copy_builder(copy);
   CHECK(copy_builder.call("nn.relu", {x}) == relu);
-  copy_builder.call("nn.sigmoid", {x});
+  copy_builder.call("sigmoid", {x});
   CHECK(copy.size() == graph.size() + 2);  // the sigmoid op node and its call
   CHECK(&copy.context() == &graph.context());
   relay::Graph moved = std::move(copy);
@@ -251,8 +251,13 @@ TEST_CASE("the same templates work for a second dialect", "[dialect]") {
   CHECK(b.call("rand", {}) != b.call("rand", {}));  // stateful
   NodeId product = b.call("mul", {sum, sum});
   CHECK(graph.args(product)[0] == sum);
-  // An op the dialect does not know is added as opaque.
-  NodeId pow = b.call("pow", {a, c});
+  // An op the dialect does not know is made on purpose, as opaque.
+  CHECK_FALSE(graph.context().ops.find("pow").valid());
+  NodeId pow = b.call(b.opaque_op("pow"), {a, c});
   CHECK_FALSE(graph.context().ops.info(graph.called_op(pow)).known);
+  CHECK(b.opaque_op("pow") == graph.callee(pow));  // then it is registered, as opaque
+  CHECK(b.op("pow") == graph.callee(pow));
+  CHECK(b.opaque_op("mul") == graph.callee(product));  // a registered op stays what it is
+  CHECK(graph.context().ops.info(graph.called_op(product)).known);
   CHECK(verify(graph).ok());
 }

@@ -349,6 +349,33 @@ TEST_CASE("explain names nodes as the caller numbers them", "[pattern][matcher][
         "expected op add, got mul; in operand 0 of %5 = neg(...); in operand 0 of %7 = sub(...)");
 }
 
+TEST_CASE("a pattern naming an op no registry has says so", "[pattern][matcher][explain]") {
+  auto module = graphpat::relay::parse_text(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x) {\n"
+      "  %0 = nn.relu(%x);\n"
+      "  vendor.fused(%0)\n"
+      "}\n");
+  REQUIRE(module.ok());
+  const relay::Graph& graph = module->graph;
+  NodeId fused = graph.body(*module->find("main"));
+  NodeId relu = graph.args(fused)[0];
+  Pattern typo = is_op("nn.rleu")(wildcard());
+  graphpat::Matcher<relay::Dialect> matcher(typo | is_op("nn.rleu")(is_op("nn.rleu")(wildcard())),
+                                             graph);
+  // Once, however often the pattern names it.
+  CHECK(matcher.warnings() ==
+        std::vector<std::string>{
+            "no op nn.rleu is registered in dialect relay: is_op('nn.rleu') matches nothing"});
+  CHECK_FALSE(matcher.matches(relu));
+  CHECK(explain(typo, graph, relu) == "expected op nn.rleu (no op nn.rleu is registered), got nn.relu");
+  // An op the dialect does not know but the graph's reader met is registered (as opaque).
+  graphpat::Matcher<relay::Dialect> vendor(is_op("vendor.fused")(wildcard()), graph);
+  CHECK(vendor.warnings().empty());
+  CHECK(vendor.matches(fused));
+  CHECK(explain(is_op("nn.relu")(wildcard()), graph, fused) == "expected op nn.relu, got vendor.fused");
+}
+
 TEST_CASE("find_matches over a 1,000,000-node graph, without recursion",
           "[pattern][matcher][large]") {
   relay::Module module;

@@ -13,6 +13,7 @@
 //   auto first = b.tuple_get_item(bn, 0);
 //   assert(b.tuple_get_item(bn, 0) == first);                     // hash-consed
 //   assert(b.tuple_get_item(bn, 0, {.fresh = true}) != first);    // a deliberate duplicate
+//   auto fused = b.call(b.opaque_op("vendor.fused"), {x});        // an op the dialect lacks
 #pragma once
 
 #include <cassert>
@@ -84,14 +85,26 @@ class Builder {
     assert(context().ops.contains(op));
     return add(NodeKind::kOp, {op.value, kNone, kNone}, {}, {});
   }
-  NodeId op(std::string_view name) { return op(context().op(name)); }
+  /// The node standing for the registered op `name`. An op the registry does not have is a
+  /// programming error, asserted (TVM's `Op::Get` raises): a typo such as `nn.rleu` would make
+  /// an op no pattern and no pass knows. Make such an op on purpose with opaque_op.
+  NodeId op(std::string_view name) {
+    OpId id = context().ops.find(name);
+    assert(id.valid() && "no op of this name is registered; use Builder::opaque_op");
+    return id.valid() ? op(id) : opaque_op(name);
+  }
+  /// The node standing for op `name`, registered first as an opaque op (one the dialect does
+  /// not know, carried through unchanged: what the readers make of an op they meet) when the
+  /// registry does not have it.
+  NodeId opaque_op(std::string_view name) { return op(context().op(name)); }
   NodeId global_var(std::string_view name, NodeOptions options = {}) {
     return add(NodeKind::kGlobalVar, {context().strings.intern(name).value, kNone, kNone}, {},
                options);
   }
 
   /// A call of `callee` (an Op, GlobalVar, Function, Var or any expression). A call of a
-  /// stateful op is always a new node.
+  /// stateful op is always a new node. The overloads taking an op's name call op(name): the op
+  /// must be registered (`call(opaque_op("vendor.fused"), args)` for one that is not).
   NodeId call(NodeId callee, std::span<const NodeId> args, CallOptions options = {}) {
     std::vector<NodeId>& operands = scratch(1 + args.size());
     operands.push_back(callee);

@@ -256,10 +256,18 @@ class Matcher {
     memo_.resize(patterns.size());
     op_ids_.resize(patterns.size());
     const OpRegistry& ops = graph.context().ops;
+    std::vector<std::string_view> unregistered;
     for (std::uint32_t i = 0; i < patterns.size(); ++i) {
       const PatternNode& node = patterns.node(PatternId(i));
       if (node.kind == PatternKind::kOp && !(node.role && node.name.empty())) {
         op_ids_[i] = ops.find(node.name);
+        if (!op_ids_[i].valid() && i < compiled_->user_size &&
+            std::find(unregistered.begin(), unregistered.end(), node.name) == unregistered.end()) {
+          unregistered.push_back(node.name);
+          warnings_.push_back(fmt::format("no op {} is registered in dialect {}: is_op('{}') "
+                                          "matches nothing",
+                                          node.name, D::kName, node.name));
+        }
       }
     }
     add_op_ = find_named(ops, kConventions.arithmetic.add);
@@ -267,6 +275,12 @@ class Matcher {
     divide_op_ = find_named(ops, kConventions.arithmetic.divide);
     compute_anchor();
   }
+
+  /// What compiling the pattern for this graph noticed, one line each: an op the pattern names
+  /// that the graph's registry does not have (neither the dialect's nor one the graph's readers
+  /// met), which matches nothing (TVM's `is_op` raises for it): "no op nn.rleu is registered in
+  /// dialect relay: is_op('nn.rleu') matches nothing". Empty when there is nothing to say.
+  [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
 
   /// Whether the pattern matches at `node`; bindings in the result on success only.
   Match match(NodeId node) { return match(node, node); }
@@ -406,7 +420,7 @@ class Matcher {
       if (!*incoming) {
         fail(frames_.size() + 1, [&] {
           const PatternNode& p = compiled_->graph.node(pattern);
-          if (p.kind == PatternKind::kOp) return op_mismatch(p, node);  // ops are singletons
+          if (p.kind == PatternKind::kOp) return op_mismatch(pattern, node);  // ops are singletons
           return fmt::format("expected the node this pattern already bound ({}), got {}",
                              words(memo.front()), words(node));
         });
@@ -458,13 +472,17 @@ class Matcher {
   static std::string count(std::size_t n, std::string_view noun) {
     return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
   }
-  std::string op_mismatch(const PatternNode& p, NodeId node) const {
+  std::string op_mismatch(PatternId pattern, NodeId node) const {
+    const PatternNode& p = compiled_->graph.node(pattern);
     std::string got = graph_.kind(node) == NodeKind::kOp
                           ? std::string(graph_.context().op_name(graph_.op(node)))
                           : words(node);
     if (p.role && p.name.empty()) {
       return fmt::format("expected the op of '{}', which dialect {} does not name, got {}",
                          arithmetic_symbol(*p.role), D::kName, got);
+    }
+    if (!op_ids_[pattern.index()].valid()) {
+      return fmt::format("expected op {} (no op {} is registered), got {}", p.name, p.name, got);
     }
     return fmt::format("expected op {}, got {}", p.name, got);
   }
@@ -485,7 +503,7 @@ class Matcher {
     switch (p.kind) {
       case PatternKind::kWildcard: return advance_wildcard(f, p, in);
       case PatternKind::kExpr: return check_expr(f, p, depth);
-      case PatternKind::kOp: return check_op(f, p, depth);
+      case PatternKind::kOp: return check_op(f, depth);
       case PatternKind::kVar: return check_var(f, p, depth);
       case PatternKind::kConstant: return check_constant(f, depth);
       case PatternKind::kCall: return advance_call(f, p, depth, in);
@@ -530,11 +548,11 @@ class Matcher {
     });
   }
 
-  Step check_op(const Frame& f, const PatternNode& p, std::size_t depth) {
+  Step check_op(const Frame& f, std::size_t depth) {
     const Graph<D>& g = graph_;
     OpId op = op_ids_[f.pattern.index()];
     if (g.kind(f.node) == NodeKind::kOp && op.valid() && g.op(f.node) == op) return done(true);
-    return fail_with(depth, [&] { return op_mismatch(p, f.node); });
+    return fail_with(depth, [&] { return op_mismatch(f.pattern, f.node); });
   }
 
   Step check_var(const Frame& f, const PatternNode& p, std::size_t depth) {
@@ -1146,6 +1164,7 @@ class Matcher {
 
   bool explaining_ = false;
   const NodeNames* names_ = nullptr;  // explain()'s while it runs; graph ids otherwise
+  std::vector<std::string> warnings_;
   bool lifted_ = false;
   Pending pending_;
 };

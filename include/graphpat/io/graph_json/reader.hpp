@@ -562,7 +562,7 @@ class GraphJsonReader {
         if (op->get_ref<const std::string&>().empty()) {
           return graph_json_error("bad_field", path / "op", "empty op name");
         }
-        callee = builder_.op(op->get_ref<const std::string&>());
+        callee = builder_.opaque_op(op->get_ref<const std::string&>());
       } else {
         auto resolved = reference(*callee_ref, path / "callee");
         if (!resolved.ok()) return resolved.status();
@@ -616,7 +616,7 @@ class GraphJsonReader {
       }
       auto name = require_string(node, "op", path);
       if (!name.ok()) return name.status();
-      return builder_.op(*name);
+      return builder_.opaque_op(*name);
     }
     bool is_get = kind == "get";
     if (kind != "tuple" && !is_get && kind != "let" && kind != "if") {

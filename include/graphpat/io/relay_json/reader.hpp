@@ -546,7 +546,7 @@ class JsonReader {
       if (doc_.repr(index).empty()) {
         return json_error("bad_value", at_node(index), "an Op needs its name as repr_str");
       }
-      return builder_.op(doc_.repr(index));
+      return builder_.opaque_op(doc_.repr(index));
     }
     GRAPHPAT_RELAY_JSON_ASSIGN(NodeOptions options, node_options(index));
     if (key == "relay.Var") {

@@ -1164,7 +1164,7 @@ class RelayTextParser {
       name += '.';
       name += take().text;
     }
-    return builder_.op(name);
+    return builder_.opaque_op(name);
   }
 
   absl::StatusOr<NodeId> parse_block(std::uint32_t depth) {
