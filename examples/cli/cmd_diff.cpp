@@ -4,14 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <graphpat/analysis/structural_equal.hpp>
 #include <memory>
 #include <optional>
 #include <span>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
-
-#include <graphpat/analysis/structural_equal.hpp>
 
 #include "commands.hpp"
 #include "io.hpp"
@@ -35,8 +34,14 @@ struct Side {
   NodeNames names;
 
   explicit Side(const Loaded& loaded) : input(loaded), lines(print_with_lines(loaded)) {
-    if (lines.ok()) names = lines->names(input.module);
+    // Without a text (a model the printer refuses), graph ids, marked as such: a bare `%12`
+    // would read as a binding of the text.
+    names = lines.ok()
+                ? lines->names(input.module)
+                : NodeNames([](NodeId node) { return fmt::format("graph node {}", node.index()); });
   }
+  Side(const Side&) = delete;  // `names` points into `lines`
+  Side& operator=(const Side&) = delete;
 
   /// "parameter 1 (%w) of @main" for a parameter; the text's name ("%3", "%x") otherwise.
   [[nodiscard]] std::string name(NodeId node) const {
@@ -54,7 +59,8 @@ struct Side {
       if (graph.kind(id) != NodeKind::kFunction) continue;
       std::span<const NodeId> params = graph.params(id);
       auto found = std::find(params.begin(), params.end(), node);
-      if (found != params.end()) return std::pair(id, static_cast<std::size_t>(found - params.begin()));
+      if (found != params.end())
+        return std::pair(id, static_cast<std::size_t>(found - params.begin()));
     }
     return std::nullopt;
   }
@@ -103,7 +109,8 @@ std::string describe_difference(const Side& lhs, const Side& rhs, const Differen
   return difference.reason;
 }
 
-/// "@main: Function -body-> nn.softmax -arg 0-> nn.bias_add", the longest paths shortened in the middle.
+/// "@main: Function -body-> nn.softmax -arg 0-> nn.bias_add", the longest paths shortened in the
+/// middle.
 std::string show_path(const Loaded& side, const Difference& difference) {
   constexpr std::size_t kShown = 8;
   const std::vector<DifferenceStep>& path = difference.path;
@@ -114,11 +121,11 @@ std::string show_path(const Loaded& side, const Difference& difference) {
       i = path.size() - kShown;
     }
     std::string node = describe_node(side.module.graph, path[i].lhs);
-    steps.push_back(i == 0 ? node
-                           : fmt::format("-{}-> {}",
-                                         describe_operand(side.module.graph, path[i - 1].lhs,
-                                                          path[i].operand),
-                                         node));
+    steps.push_back(
+        i == 0 ? node
+               : fmt::format("-{}-> {}",
+                             describe_operand(side.module.graph, path[i - 1].lhs, path[i].operand),
+                             node));
   }
   return fmt::format("  path from the output: @{}: {}\n", difference.function,
                      fmt::join(steps, " "));
@@ -139,8 +146,9 @@ int run_diff(const DiffCommandOptions& options) {
   }
   Side left(*lhs);
   Side right(*rhs);
-  std::string out = fmt::format("{} and {} differ in @{}: {}\n", lhs->name, rhs->name,
-                                difference->function, describe_difference(left, right, *difference));
+  std::string out =
+      fmt::format("{} and {} differ in @{}: {}\n", lhs->name, rhs->name, difference->function,
+                  describe_difference(left, right, *difference));
   out += left.show(difference->lhs);
   out += right.show(difference->rhs);
   if (!difference->path.empty()) out += show_path(*lhs, *difference);

@@ -4,13 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <charconv>
-#include <memory>
-#include <string>
-#include <vector>
-
 #include <graphpat/analysis/reachability.hpp>
 #include <graphpat/ir/errors.hpp>
 #include <graphpat/pattern/matcher.hpp>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "io.hpp"
@@ -49,8 +48,8 @@ std::vector<NodeId> candidates(const relay::Module& module) {
 
 /// "%3 (nn.relu) line 7: %3 = nn.relu(%2) /* ty=... */;"; a node the text prints inline has
 /// no name of its own: "nn.softmax line 12: nn.softmax(%8) /* ty=... */".
-std::string locate_node(const relay::Graph& graph, const TextLines& lines,
-                        const NodeNames& names, NodeId node) {
+std::string locate_node(const relay::Graph& graph, const TextLines& lines, const NodeNames& names,
+                        NodeId node) {
   std::uint32_t line = lines.line_of(node);
   std::string what = describe_node(graph, node);
   std::string name = names(node);  // `%x` for a var, which `what` already is
@@ -81,7 +80,8 @@ absl::Status bad_node(std::string_view word, std::string_view problem) {
 }
 
 /// The node `word` names in the text: `%N` (a binding), `%name` (a variable), `@name` (a
-/// function of the module).
+/// function of the module), `line:L` (the expression printed on line L, for one without a
+/// `%N`, such as a function's result).
 absl::StatusOr<NodeId> parse_node(std::string_view word, const relay::Module& module,
                                   const TextLines& lines) {
   const relay::Graph& graph = module.graph;
@@ -89,20 +89,38 @@ absl::StatusOr<NodeId> parse_node(std::string_view word, const relay::Module& mo
     if (std::optional<NodeId> function = module.find(word.substr(1))) return *function;
     return bad_node(word, fmt::format("{} defines no function {}", text_of(lines), word));
   }
+  auto parse_number = [](std::string_view digits) -> std::optional<std::uint32_t> {
+    std::uint32_t number = 0;
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+    return number;
+  };
+  if (word.starts_with("line:")) {
+    // The outermost expression of the line: its nodes' users come after them, and each
+    // node is on the line of its last user, so it is the last node printed there.
+    std::optional<std::uint32_t> line = parse_number(word.substr(5));
+    for (std::uint32_t i = graph.size(); line && i-- > 0;) {
+      if (lines.line_of(NodeId(i)) == *line) return NodeId(i);
+    }
+    return bad_node(word,
+                    fmt::format("{} shows no node on line {}", text_of(lines), word.substr(5)));
+  }
   if (!word.starts_with('%') || word.size() == 1) {
-    return bad_node(word, "expected %N (the node bound by `%N = ...` in the Relay text), "
-                          "%name (a variable) or @name (a function)");
+    return bad_node(word,
+                    "expected %N (the node bound by `%N = ...` in the Relay text), "
+                    "%name (a variable), @name (a function) or line:L (the expression "
+                    "printed on line L)");
   }
   std::string_view name = word.substr(1);
-  std::uint32_t number = 0;
-  auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), number);
-  if (error == std::errc() && end == name.data() + name.size()) {
+  if (std::optional<std::uint32_t> parsed = parse_number(name)) {
+    std::uint32_t number = *parsed;
     if (number < lines.bound_nodes.size() && lines.bound_nodes[number].valid()) {
       return lines.bound_nodes[number];
     }
-    if (lines.bound_nodes.empty()) return bad_node(word, fmt::format("{} binds no %N", text_of(lines)));
-    return bad_node(word, fmt::format("{} binds %0 to %{}", text_of(lines),
-                                      lines.bound_nodes.size() - 1));
+    if (lines.bound_nodes.empty())
+      return bad_node(word, fmt::format("{} binds no %N", text_of(lines)));
+    return bad_node(
+        word, fmt::format("{} binds %0 to %{}", text_of(lines), lines.bound_nodes.size() - 1));
   }
   std::vector<NodeId> vars;
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
@@ -136,8 +154,7 @@ int run_match(const MatchCommandOptions& options) {
     absl::StatusOr<NodeId> node = parse_node(options.explain, input->module, *lines);
     if (!node.ok()) return fail(node.status());
     NodeNames names = lines->names(input->module);
-    fmt::print("{}\n{}\n", locate_node(graph, *lines, names, *node),
-               matcher.explain(*node, names));
+    fmt::print("{}\n{}\n", locate_node(graph, *lines, names, *node), matcher.explain(*node, names));
     return 0;
   }
   std::vector<NodeId> matched;
@@ -177,10 +194,12 @@ void add_match(CLI::App& app, int& exit_code) {
   command->add_flag("--count", options->count, "Print only the number of matches");
   command->add_option("--explain", options->explain,
                       "Say why the pattern does or does not match at NODE: %N (the node bound by "
-                      "`%N = ...` in the Relay text), %name (a variable) or @name (a function)");
+                      "`%N = ...` in the Relay text), %name (a variable), @name (a function) or "
+                      "line:L (the outermost expression printed on line L)");
   command->footer(
       "Lists each match as: %N (OP) line L: the Relay text line it is printed on; a node\n"
-      "printed inline in its user's line (no %N of its own) as: OP line L: ...\n"
+      "printed without a %N of its own (a function's result) as: OP line L: ... (--explain\n"
+      "line:L explains it).\n"
       "%N and lines are those of the model printed as `graphpat convert --to text` prints it,\n"
       "which for a Relay text file as TVM printed it is the file itself; for a JSON input,\n"
       "that print. Explanations name nodes the same way: %N, %name, @name, or (line L) for a\n"

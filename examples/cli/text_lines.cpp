@@ -1,7 +1,6 @@
 #include "text_lines.hpp"
 
 #include <absl/container/flat_hash_map.h>
-
 #include <fmt/format.h>
 
 #include <charconv>
@@ -18,7 +17,8 @@ std::optional<std::uint32_t> bound_number(std::string_view line) {
   const char* first = line.data() + at + 1;
   const char* last = line.data() + line.size();
   auto [end, error] = std::from_chars(first, last, number);
-  if (error != std::errc() || end == first || !std::string_view(end, last - end).starts_with(" = ")) {
+  if (error != std::errc() || end == first ||
+      !std::string_view(end, last - end).starts_with(" = ")) {
     return std::nullopt;
   }
   return number;
@@ -92,7 +92,7 @@ absl::StatusOr<TextLines> print_with_lines(const relay::Module& module,
   auto line_count = static_cast<std::uint32_t>(result.line_starts.size());
 
   absl::flat_hash_map<std::uint32_t, std::uint32_t> binding_lines;  // %N -> line
-  absl::flat_hash_map<std::string_view, std::uint32_t> def_lines;     // @name -> line
+  absl::flat_hash_map<std::string_view, std::uint32_t> def_lines;   // @name -> line
   for (std::uint32_t line = 1; line <= line_count; ++line) {
     std::string_view text = result.line_text(line);
     if (auto number = bound_number(text)) binding_lines.emplace(*number, line);

@@ -20,12 +20,11 @@
 #pragma once
 
 #include <cstdint>
+#include <graphpat/io/relay_text.hpp>
+#include <graphpat/ir/format.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <graphpat/io/relay_text.hpp>
-#include <graphpat/ir/format.hpp>
 
 #include "io.hpp"
 
