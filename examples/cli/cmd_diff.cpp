@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <memory>
-#include <string>
-#include <vector>
-
+#include <algorithm>
 #include <graphpat/analysis/structural_equal.hpp>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "io.hpp"
@@ -24,18 +27,90 @@ struct DiffCommandOptions {
   bool types = false;
 };
 
-/// "  a.relay line 5: %3 = nn.relu(%2);"
-std::string show_side(const Loaded& side, NodeId node) {
-  if (!node.valid()) return fmt::format("  {}: (none)\n", side.name);
-  absl::StatusOr<TextLines> lines = print_with_lines(side.module, side.envelope);
-  if (!lines.ok()) {
-    return fmt::format("  {}: {}\n", side.name, std::string(lines.status().message()));
+/// One model of the two, printed, with the text's names for its nodes.
+struct Side {
+  const Loaded& input;
+  absl::StatusOr<TextLines> lines;
+  NodeNames names;
+
+  explicit Side(const Loaded& loaded) : input(loaded), lines(print_with_lines(loaded)) {
+    // Without a text (a model the printer refuses), graph ids, marked as such: a bare `%12`
+    // would read as a binding of the text.
+    names = lines.ok()
+                ? lines->names(input.module)
+                : NodeNames([](NodeId node) { return fmt::format("graph node {}", node.index()); });
   }
-  std::uint32_t line = lines->line_of(node);
-  return fmt::format("  {} line {}: {}\n", side.name, line, lines->statement(line));
+  Side(const Side&) = delete;  // `names` points into `lines`
+  Side& operator=(const Side&) = delete;
+
+  /// "parameter 1 (%w) of @main" for a parameter; the text's name ("%3", "%x") otherwise.
+  [[nodiscard]] std::string name(NodeId node) const {
+    std::optional<std::pair<NodeId, std::size_t>> owner = parameter_of(node);
+    if (!owner) return names(node);
+    return fmt::format("parameter {} ({}) of {}", owner->second, names(node), names(owner->first));
+  }
+
+  /// The function `node` is a parameter of, and its position; nullopt for any other node.
+  [[nodiscard]] std::optional<std::pair<NodeId, std::size_t>> parameter_of(NodeId node) const {
+    const relay::Graph& graph = input.module.graph;
+    if (graph.kind(node) != NodeKind::kVar) return std::nullopt;
+    for (std::uint32_t i = node.index() + 1; i < graph.size(); ++i) {
+      NodeId id(i);
+      if (graph.kind(id) != NodeKind::kFunction) continue;
+      std::span<const NodeId> params = graph.params(id);
+      auto found = std::find(params.begin(), params.end(), node);
+      if (found != params.end())
+        return std::pair(id, static_cast<std::size_t>(found - params.begin()));
+    }
+    return std::nullopt;
+  }
+
+  /// "  a.relay:5: %3 = nn.relu(%2);"
+  [[nodiscard]] std::string show(NodeId node) const {
+    if (!node.valid()) return fmt::format("  {}: (none)\n", input.name);
+    if (!lines.ok()) {
+      return fmt::format("  {}: {}\n", input.name, std::string(lines.status().message()));
+    }
+    std::uint32_t line = lines->line_of(node);
+    return fmt::format("  {}: {}\n", lines->place(line), lines->statement(line));
+  }
+};
+
+/// What differs, in the texts' words: parameters as parameters, an attribute by its field and
+/// both values, nodes by the texts' names.
+std::string describe_difference(const Side& lhs, const Side& rhs, const Difference& difference) {
+  if (!difference.lhs.valid() || !difference.rhs.valid()) return difference.reason;
+  const relay::Graph& graph = lhs.input.module.graph;
+  if (difference.attribute) {
+    const AttributeDifference& attribute = *difference.attribute;
+    std::string owner = graph.kind(difference.lhs) == NodeKind::kFunction
+                            ? fmt::format("function {}", lhs.name(difference.lhs))
+                            : describe_node(graph, difference.lhs);
+    if (attribute.field.empty()) {
+      return fmt::format("attributes of {}: {} vs {}", owner, attribute.lhs, attribute.rhs);
+    }
+    return fmt::format("attribute {} of {}: {} vs {}", attribute.field, owner, attribute.lhs,
+                       attribute.rhs);
+  }
+  if (difference.lhs_paired_with.valid() || difference.rhs_paired_with.valid()) {
+    auto partner = [](const Side& side, NodeId node, std::string_view which) {
+      return node.valid() ? fmt::format("{} ({})", side.name(node), which) : "nothing";
+    };
+    return fmt::format("sharing differs: {} (left) is already paired with {}, {} (right) with {}",
+                       lhs.name(difference.lhs), partner(rhs, difference.lhs_paired_with, "right"),
+                       rhs.name(difference.rhs), partner(lhs, difference.rhs_paired_with, "left"));
+  }
+  if (lhs.parameter_of(difference.lhs)) {
+    std::string name = lhs.name(difference.lhs);
+    std::string other = rhs.name(difference.rhs);
+    if (other != name) name = fmt::format("{} (right: {})", name, other);
+    return fmt::format("{}: {}", name, difference.reason);
+  }
+  return difference.reason;
 }
 
-/// "@main: Function -body-> nn.softmax -arg 0-> nn.bias_add", the longest paths shortened in the middle.
+/// "@main: Function -body-> nn.softmax -arg 0-> nn.bias_add", the longest paths shortened in the
+/// middle.
 std::string show_path(const Loaded& side, const Difference& difference) {
   constexpr std::size_t kShown = 8;
   const std::vector<DifferenceStep>& path = difference.path;
@@ -46,11 +121,11 @@ std::string show_path(const Loaded& side, const Difference& difference) {
       i = path.size() - kShown;
     }
     std::string node = describe_node(side.module.graph, path[i].lhs);
-    steps.push_back(i == 0 ? node
-                           : fmt::format("-{}-> {}",
-                                         describe_operand(side.module.graph, path[i - 1].lhs,
-                                                          path[i].operand),
-                                         node));
+    steps.push_back(
+        i == 0 ? node
+               : fmt::format("-{}-> {}",
+                             describe_operand(side.module.graph, path[i - 1].lhs, path[i].operand),
+                             node));
   }
   return fmt::format("  path from the output: @{}: {}\n", difference.function,
                      fmt::join(steps, " "));
@@ -69,10 +144,13 @@ int run_diff(const DiffCommandOptions& options) {
     fmt::print("{} and {} are structurally equal\n", lhs->name, rhs->name);
     return 0;
   }
-  std::string out = fmt::format("{} and {} differ in @{}: {}\n", lhs->name, rhs->name,
-                                difference->function, difference->reason);
-  out += show_side(*lhs, difference->lhs);
-  out += show_side(*rhs, difference->rhs);
+  Side left(*lhs);
+  Side right(*rhs);
+  std::string out =
+      fmt::format("{} and {} differ in @{}: {}\n", lhs->name, rhs->name, difference->function,
+                  describe_difference(left, right, *difference));
+  out += left.show(difference->lhs);
+  out += right.show(difference->rhs);
   if (!difference->path.empty()) out += show_path(*lhs, *difference);
   fmt::print("{}", out);
   return 1;
@@ -89,7 +167,11 @@ void add_diff(CLI::App& app, int& exit_code) {
   command->add_flag("--types", options->types, "Compare types too (ignored by default)");
   command->footer(
       "Constants are compared by type and bytes (by type when either has no bytes). On a\n"
-      "difference, prints both nodes as Relay text and the path to them from the output.\n"
+      "difference, says what differs (a parameter as `parameter 1 (%w) of @main`, an\n"
+      "attribute by its field and both values), then the line of each node as FILE:LINE and\n"
+      "its text, and the path to them from the output. Lines and %N are those of the file for\n"
+      "a Relay text as TVM prints it, else of the model printed as Relay text (`FILE, printed\n"
+      "as Relay text, line L`). Parameters are numbered from 0.\n"
       "Example:\n"
       "  graphpat diff resnet18.unbound.json resnet18.unbound.relay");
   command->callback([options, &exit_code] { exit_code = run_diff(*options); });

@@ -1,15 +1,15 @@
 // graphpat match IN --pattern PAT [--relay-compat] [--count] [--explain NODE]: where a pattern
 // matches, as TVM's `pattern.match(node)` says it, on every node of @main.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
-#include <memory>
-#include <string>
-#include <vector>
-
 #include <graphpat/analysis/reachability.hpp>
 #include <graphpat/ir/errors.hpp>
 #include <graphpat/pattern/matcher.hpp>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "io.hpp"
@@ -46,28 +46,97 @@ std::vector<NodeId> candidates(const relay::Module& module) {
   return nodes;
 }
 
-/// "node 12 (nn.relu) line 7: %3 = nn.relu(%2) /* ty=... */;"
-std::string locate_node(const relay::Graph& graph, const TextLines& lines, NodeId node) {
+/// "%3 (nn.relu) line 7: %3 = nn.relu(%2) /* ty=... */;"; a node the text prints inline has
+/// no name of its own: "nn.softmax line 12: nn.softmax(%8) /* ty=... */".
+std::string locate_node(const relay::Graph& graph, const TextLines& lines, const NodeNames& names,
+                        NodeId node) {
   std::uint32_t line = lines.line_of(node);
-  return fmt::format("node {} ({}) line {}: {}", node.index(), describe_node(graph, node), line,
-                     lines.statement(line));
+  std::string what = describe_node(graph, node);
+  std::string name = names(node);  // `%x` for a var, which `what` already is
+  if (graph.kind(node) != NodeKind::kVar && !name.starts_with('(')) {
+    what = fmt::format("{} ({})", name, what);
+  }
+  return fmt::format("{} line {}: {}", what, line, lines.statement(line));
 }
 
-absl::StatusOr<NodeId> parse_node(const std::string& word, const relay::Graph& graph) {
-  std::string_view digits = word;
-  if (digits.starts_with('%')) digits.remove_prefix(1);
-  std::uint32_t index = 0;
-  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
-  if (error != std::errc() || end != digits.data() + digits.size() || digits.empty()) {
-    return make_error(absl::StatusCode::kInvalidArgument, "cli.bad_node",
-                      fmt::format("--explain {}: expected a node number such as 12", word));
+/// The text's name for `lines`' print: "mlp.relay", "mlp.json, printed as Relay text,".
+std::string text_of(const TextLines& lines) {
+  return lines.same_as_input ? lines.name : fmt::format("{}, printed as Relay text,", lines.name);
+}
+
+/// A Relay text file not as TVM prints it (hand-written, renumbered) has other `%N` and lines
+/// than its print, which are the ones reported: says so on stderr.
+void note_if_reprinted(const Loaded& input, const TextLines& lines) {
+  if (input.format != Format::kText || lines.same_as_input) return;
+  fmt::print(stderr,
+             "graphpat: note: {0} is not as TVM prints it; %N and lines are those of its print "
+             "(graphpat convert {0} -o - --to text)\n",
+             input.name);
+}
+
+absl::Status bad_node(std::string_view word, std::string_view problem) {
+  return make_error(absl::StatusCode::kInvalidArgument, "cli.bad_node",
+                    fmt::format("--explain {}: {}", word, problem));
+}
+
+/// The node `word` names in the text: `%N` (a binding), `%name` (a variable), `@name` (a
+/// function of the module), `line:L` (the expression printed on line L, for one without a
+/// `%N`, such as a function's result).
+absl::StatusOr<NodeId> parse_node(std::string_view word, const relay::Module& module,
+                                  const TextLines& lines) {
+  const relay::Graph& graph = module.graph;
+  if (word.starts_with('@') && word.size() > 1) {
+    if (std::optional<NodeId> function = module.find(word.substr(1))) return *function;
+    return bad_node(word, fmt::format("{} defines no function {}", text_of(lines), word));
   }
-  if (index >= graph.size()) {
-    return make_error(absl::StatusCode::kInvalidArgument, "cli.bad_node",
-                      fmt::format("--explain {}: the model has nodes 0 to {}", word,
-                                  graph.size() - 1));
+  auto parse_number = [](std::string_view digits) -> std::optional<std::uint32_t> {
+    std::uint32_t number = 0;
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+    return number;
+  };
+  if (word.starts_with("line:")) {
+    // The outermost expression of the line: its nodes' users come after them, and each
+    // node is on the line of its last user, so it is the last node printed there.
+    std::optional<std::uint32_t> line = parse_number(word.substr(5));
+    for (std::uint32_t i = graph.size(); line && i-- > 0;) {
+      if (lines.line_of(NodeId(i)) == *line) return NodeId(i);
+    }
+    return bad_node(word,
+                    fmt::format("{} shows no node on line {}", text_of(lines), word.substr(5)));
   }
-  return NodeId(index);
+  if (!word.starts_with('%') || word.size() == 1) {
+    return bad_node(word,
+                    "expected %N (the node bound by `%N = ...` in the Relay text), "
+                    "%name (a variable), @name (a function) or line:L (the expression "
+                    "printed on line L)");
+  }
+  std::string_view name = word.substr(1);
+  if (std::optional<std::uint32_t> parsed = parse_number(name)) {
+    std::uint32_t number = *parsed;
+    if (number < lines.bound_nodes.size() && lines.bound_nodes[number].valid()) {
+      return lines.bound_nodes[number];
+    }
+    if (lines.bound_nodes.empty())
+      return bad_node(word, fmt::format("{} binds no %N", text_of(lines)));
+    return bad_node(
+        word, fmt::format("{} binds %0 to %{}", text_of(lines), lines.bound_nodes.size() - 1));
+  }
+  std::vector<NodeId> vars;
+  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+    NodeId id(i);
+    if (graph.kind(id) == NodeKind::kVar && lines.line_of(id) != 0 && graph.name(id) == name) {
+      vars.push_back(id);
+    }
+  }
+  if (vars.size() == 1) return vars.front();
+  if (vars.empty()) {
+    return bad_node(word, fmt::format("{} has no binding or variable {}", text_of(lines), word));
+  }
+  std::vector<std::uint32_t> var_lines;
+  for (NodeId var : vars) var_lines.push_back(lines.line_of(var));
+  return bad_node(word, fmt::format("{} has {} variables {} (lines {})", text_of(lines),
+                                    vars.size(), word, fmt::join(var_lines, ", ")));
 }
 
 int run_match(const MatchCommandOptions& options) {
@@ -79,11 +148,13 @@ int run_match(const MatchCommandOptions& options) {
   Matcher<relay::Dialect> matcher(*pattern, graph, {.relay_compat = options.relay_compat});
 
   if (!options.explain.empty()) {
-    absl::StatusOr<NodeId> node = parse_node(options.explain, graph);
-    if (!node.ok()) return fail(node.status());
-    absl::StatusOr<TextLines> lines = print_with_lines(input->module, input->envelope);
+    absl::StatusOr<TextLines> lines = print_with_lines(*input);
     if (!lines.ok()) return fail(lines.status());
-    fmt::print("{}\n{}\n", locate_node(graph, *lines, *node), matcher.explain(*node));
+    note_if_reprinted(*input, *lines);
+    absl::StatusOr<NodeId> node = parse_node(options.explain, input->module, *lines);
+    if (!node.ok()) return fail(node.status());
+    NodeNames names = lines->names(input->module);
+    fmt::print("{}\n{}\n", locate_node(graph, *lines, names, *node), matcher.explain(*node, names));
     return 0;
   }
   std::vector<NodeId> matched;
@@ -101,10 +172,12 @@ int run_match(const MatchCommandOptions& options) {
   if (matched.empty()) return 0;
   absl::StatusOr<TextLines> lines = [&] {
     ProgressLine progress("printing the model to find the lines");
-    return print_with_lines(input->module, input->envelope);
+    return print_with_lines(*input);
   }();
   if (!lines.ok()) return fail(lines.status());
-  for (NodeId node : matched) fmt::print("{}\n", locate_node(graph, *lines, node));
+  note_if_reprinted(*input, *lines);
+  NodeNames names = lines->names(input->module);
+  for (NodeId node : matched) fmt::print("{}\n", locate_node(graph, *lines, names, node));
   return 0;
 }
 
@@ -120,11 +193,17 @@ void add_match(CLI::App& app, int& exit_code) {
                     "Match exactly as TVM v0.14 does (commutative retries only for add/multiply)");
   command->add_flag("--count", options->count, "Print only the number of matches");
   command->add_option("--explain", options->explain,
-                      "Say why the pattern does or does not match at node NODE (a node number "
-                      "as listed by match)");
+                      "Say why the pattern does or does not match at NODE: %N (the node bound by "
+                      "`%N = ...` in the Relay text), %name (a variable), @name (a function) or "
+                      "line:L (the outermost expression printed on line L)");
   command->footer(
-      "Lists each match as: node NUMBER (OP) line L: the Relay text line it is printed on\n"
-      "(lines of the model printed as `graphpat convert` prints it).\n"
+      "Lists each match as: %N (OP) line L: the Relay text line it is printed on; a node\n"
+      "printed without a %N of its own (a function's result) as: OP line L: ... (--explain\n"
+      "line:L explains it).\n"
+      "%N and lines are those of the model printed as `graphpat convert --to text` prints it,\n"
+      "which for a Relay text file as TVM printed it is the file itself; for a JSON input,\n"
+      "that print. Explanations name nodes the same way: %N, %name, @name, or (line L) for a\n"
+      "node printed inline on line L.\n"
       "Example:\n"
       "  graphpat match mobilenet_v2.relay --pattern \"is_op('nn.relu')(wildcard())\" --count");
   command->callback([options, &exit_code] { exit_code = run_match(*options); });

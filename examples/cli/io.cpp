@@ -119,6 +119,7 @@ absl::StatusOr<Loaded> load(const std::string& path, bool keep_provenance) {
       absl::StatusOr<relay::Module> module = relay::parse_text(*text);
       if (!module.ok()) return locate(module.status(), loaded.name);
       loaded.module = std::move(*module);
+      loaded.text = std::move(*text);
       break;
     }
     case Format::kJson: {

@@ -47,6 +47,7 @@ struct Loaded {
   relay::Module module;
   relay::JsonProvenance provenance;  // TVM JSON loaded with keep_provenance: what writes the
                                      // unchanged file back exactly
+  std::string text;  // a Relay text's bytes, to tell whether its print is the file itself
 };
 
 /// The bytes of `path`, or of standard input for "-".

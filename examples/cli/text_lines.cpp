@@ -1,6 +1,7 @@
 #include "text_lines.hpp"
 
 #include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
 
 #include <charconv>
 
@@ -16,7 +17,8 @@ std::optional<std::uint32_t> bound_number(std::string_view line) {
   const char* first = line.data() + at + 1;
   const char* last = line.data() + line.size();
   auto [end, error] = std::from_chars(first, last, number);
-  if (error != std::errc() || end == first || !std::string_view(end, last - end).starts_with(" = ")) {
+  if (error != std::errc() || end == first ||
+      !std::string_view(end, last - end).starts_with(" = ")) {
     return std::nullopt;
   }
   return number;
@@ -42,6 +44,39 @@ std::string_view TextLines::statement(std::uint32_t line) const {
   return text;
 }
 
+std::string TextLines::place(std::uint32_t line) const {
+  if (same_as_input) return fmt::format("{}:{}", name, line);
+  return fmt::format("{}, printed as Relay text, line {}", name, line);
+}
+
+NodeNames TextLines::names(const relay::Module& module) const {
+  absl::flat_hash_map<std::uint32_t, std::string_view> functions;  // node -> @name
+  for (const GlobalFunction& function : module.functions()) {
+    functions.emplace(function.function.index(), module.name(function));
+  }
+  return NodeNames([this, &module, functions = std::move(functions)](NodeId node) {
+    if (std::uint32_t number = binding_of(node); number != kUnbound) {
+      return fmt::format("%{}", number);
+    }
+    if (node.valid() && module.graph.kind(node) == NodeKind::kVar) {
+      return fmt::format("%{}", module.graph.name(node));
+    }
+    if (auto function = functions.find(node.index()); function != functions.end()) {
+      return fmt::format("@{}", function->second);
+    }
+    if (std::uint32_t line = line_of(node); line != 0) return fmt::format("(line {})", line);
+    return fmt::format("(graph node {}, not printed)", node.index());
+  });
+}
+
+absl::StatusOr<TextLines> print_with_lines(const Loaded& input) {
+  absl::StatusOr<TextLines> lines = print_with_lines(input.module, input.envelope);
+  if (!lines.ok()) return lines.status();
+  lines->name = input.name;
+  lines->same_as_input = input.format == Format::kText && input.text == lines->text;
+  return lines;
+}
+
 absl::StatusOr<TextLines> print_with_lines(const relay::Module& module,
                                            relay::TextEnvelope envelope) {
   const relay::Graph& graph = module.graph;
@@ -57,7 +92,7 @@ absl::StatusOr<TextLines> print_with_lines(const relay::Module& module,
   auto line_count = static_cast<std::uint32_t>(result.line_starts.size());
 
   absl::flat_hash_map<std::uint32_t, std::uint32_t> binding_lines;  // %N -> line
-  absl::flat_hash_map<std::string_view, std::uint32_t> def_lines;     // @name -> line
+  absl::flat_hash_map<std::string_view, std::uint32_t> def_lines;   // @name -> line
   for (std::uint32_t line = 1; line <= line_count; ++line) {
     std::string_view text = result.line_text(line);
     if (auto number = bound_number(text)) binding_lines.emplace(*number, line);
@@ -76,8 +111,13 @@ absl::StatusOr<TextLines> print_with_lines(const relay::Module& module,
 
   std::vector<std::uint32_t>& lines = result.node_lines;
   lines.assign(graph.size(), 0);
+  result.node_bindings.assign(graph.size(), TextLines::kUnbound);
+  result.bound_nodes.assign(binding_lines.size(), NodeId());
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
     if (auto number = printer.binding_number(NodeId(i))) {
+      result.node_bindings[i] = *number;
+      if (*number >= result.bound_nodes.size()) result.bound_nodes.resize(*number + 1);
+      result.bound_nodes[*number] = NodeId(i);
       auto found = binding_lines.find(*number);
       if (found != binding_lines.end()) lines[i] = found->second;
     }

@@ -642,9 +642,20 @@ TEST_CASE("first_difference: different attrs", "[structural_equal]") {
   CHECK(difference->rhs == s2);
   CHECK(steps(*difference) == std::vector<Step>{{2, 3, 0}});
 
+  REQUIRE(difference->attribute.has_value());
+  CHECK(difference->attribute->field == "axis");
+  CHECK(difference->attribute->lhs == "1");
+  CHECK(difference->attribute->rhs == "-1");
+  CHECK_FALSE(difference->lhs_paired_with.valid());
+
+  // No attributes on one side: no field, the whole values.
   difference = first_difference(ga, s1, ga, s3);
   REQUIRE(difference.has_value());
   CHECK(difference->reason == "attrs {axis=1} vs none");
+  REQUIRE(difference->attribute.has_value());
+  CHECK(difference->attribute->field.empty());
+  CHECK(difference->attribute->lhs == "{axis=1}");
+  CHECK(difference->attribute->rhs == "none");
 
   // Across contexts the attrs are compared by value.
   relay::Graph gb;
@@ -656,6 +667,78 @@ TEST_CASE("first_difference: different attrs", "[structural_equal]") {
   difference = first_difference(gb, t1, ga, s2);
   REQUIRE(difference.has_value());
   CHECK(difference->reason == "attrs {axis=1} vs {axis=-1}");
+  REQUIRE(difference->attribute.has_value());
+  CHECK(difference->attribute->field == "axis");
+}
+
+TEST_CASE("first_difference: the attribute field that differs, with both values",
+          "[structural_equal]") {
+  relay::Graph g;
+  relay::Builder b(g);
+  Context& c = g.context();
+  auto ints = [&](std::int64_t first, std::int64_t second) {
+    return c.attrs.array({c.attrs.integer(first), c.attrs.integer(second)});
+  };
+  constexpr std::string_view kKey = "relay.attrs.Conv2DAttrs";
+  AttrValueId base = c.attrs.object(kKey, {{"strides", ints(1, 1)}, {"padding", ints(0, 0)}});
+  AttrValueId strided = c.attrs.object(kKey, {{"strides", ints(2, 2)}, {"padding", ints(0, 0)}});
+  AttrValueId padded = c.attrs.object(kKey, {{"strides", ints(1, 1)}, {"padding", ints(1, 1)}});
+  AttrValueId shorter = c.attrs.object(kKey, {{"strides", ints(1, 1)}});
+  AttrValueId reordered = c.attrs.object(kKey, {{"padding", ints(0, 0)}, {"strides", ints(1, 1)}});
+  AttrValueId other_key = c.attrs.object("relay.attrs.Other", {{"strides", ints(1, 1)}});
+  NodeId x = b.var("x");  // %0
+  auto conv = [&](AttrValueId attrs) { return b.call("nn.conv2d", {x, x}, {.attrs = attrs}); };
+  NodeId with_base = conv(base);
+
+  // The first field in the left object's order whose value differs.
+  auto difference = first_difference(g, with_base, g, conv(strided));
+  REQUIRE(difference.has_value());
+  REQUIRE(difference->attribute.has_value());
+  CHECK(difference->attribute->field == "strides");
+  CHECK(difference->attribute->lhs == "[1, 1]");
+  CHECK(difference->attribute->rhs == "[2, 2]");
+
+  difference = first_difference(g, with_base, g, conv(padded));
+  REQUIRE(difference.has_value());
+  REQUIRE(difference->attribute.has_value());
+  CHECK(difference->attribute->field == "padding");
+  CHECK(difference->attribute->lhs == "[0, 0]");
+  CHECK(difference->attribute->rhs == "[1, 1]");
+
+  // A field one side lacks: "none" on that side, left or right.
+  difference = first_difference(g, with_base, g, conv(shorter));
+  REQUIRE(difference.has_value());
+  REQUIRE(difference->attribute.has_value());
+  CHECK(difference->attribute->field == "padding");
+  CHECK(difference->attribute->lhs == "[0, 0]");
+  CHECK(difference->attribute->rhs == "none");
+  difference = first_difference(g, conv(shorter), g, with_base);
+  REQUIRE(difference.has_value());
+  REQUIRE(difference->attribute.has_value());
+  CHECK(difference->attribute->field == "padding");
+  CHECK(difference->attribute->lhs == "none");
+  CHECK(difference->attribute->rhs == "[0, 0]");
+
+  // Objects are compared in field order: the same fields reordered differ, but no field does.
+  difference = first_difference(g, with_base, g, conv(reordered));
+  REQUIRE(difference.has_value());
+  REQUIRE(difference->attribute.has_value());
+  CHECK(difference->attribute->field.empty());
+  CHECK(difference->attribute->lhs == "{strides=[1, 1], padding=[0, 0]}");
+  CHECK(difference->attribute->rhs == "{padding=[0, 0], strides=[1, 1]}");
+
+  // Another type key: the whole values (Relay attribute text does not show type keys).
+  difference = first_difference(g, conv(shorter), g, conv(other_key));
+  REQUIRE(difference.has_value());
+  REQUIRE(difference->attribute.has_value());
+  CHECK(difference->attribute->field.empty());
+  CHECK(difference->attribute->lhs == "{strides=[1, 1]}");
+  CHECK(difference->attribute->rhs == "{strides=[1, 1]}");
+
+  // Other differences leave `attribute` unset.
+  difference = first_difference(g, with_base, g, b.call("nn.relu", {x}));
+  REQUIRE(difference.has_value());
+  CHECK_FALSE(difference->attribute.has_value());
 }
 
 TEST_CASE("first_difference: different tuple index, kind and operand count",
@@ -831,11 +914,16 @@ TEST_CASE("first_difference: sharing counts unless compare_sharing is false",
   CHECK(difference->reason == "sharing differs: %2 is paired with %2 and %3 with %none");
   CHECK(difference->lhs == r);
   CHECK(difference->rhs == r2);
+  CHECK(difference->lhs_paired_with == r1);         // the partners, as NodeIds
+  CHECK_FALSE(difference->rhs_paired_with.valid());
+  CHECK_FALSE(difference->attribute.has_value());
   CHECK(steps(*difference) == std::vector<Step>{{4, 5, 0}, {2, 3, 2}});
 
   difference = first_difference(gb, sb, ga, sa);
   REQUIRE(difference.has_value());
   CHECK(difference->reason == "sharing differs: %3 is paired with %none and %2 with %2");
+  CHECK_FALSE(difference->lhs_paired_with.valid());
+  CHECK(difference->rhs_paired_with == r1);
 
   CHECK(structural_equal(ga, sa, gb, sb, {.compare_sharing = false}));
   CHECK(structural_equal(gb, sb, ga, sa, {.compare_sharing = false}));

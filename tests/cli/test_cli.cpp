@@ -251,19 +251,81 @@ TEST_CASE("match: counts are TVM's, places are the text's lines", "[cli][match]"
     }
     CHECK(compared == 60);
   }
-  SECTION("the listing names node, op and line") {
+  SECTION("the listing names each match by the text's %N, with its op and line") {
     fs::path pattern = scratch() / "dense_bias.pat";
     write_file(pattern, "is_op('nn.bias_add')(is_op('nn.dense')(wildcard(), wildcard()), wildcard())\n");
     Outcome result = run({"match", model("mlp.relay"), "--pattern", fmt::format("@{}", pattern.string())});
     REQUIRE(result.code == 0);
     CHECK(result.out == read_file(kCliData / "match_mlp_dense_bias.txt"));
+    CHECK(result.err.empty());
+    // A function's result has no %N: its op and line, which --explain line:L takes.
+    Outcome softmax = run({"match", model("mlp.relay"), "--pattern", "is_op('nn.softmax')(wildcard())"});
+    REQUIRE(softmax.code == 0);
+    CHECK(softmax.out ==
+          "1 match\nnn.softmax line 12: nn.softmax(%8) /* ty=Tensor[(1, 10), float32] */\n");
   }
-  SECTION("--explain says why a node does not match") {
+  SECTION("--explain %N: the text's binding, and nodes named as the text names them") {
+    // %6 = nn.relu(%5) is line 9 of mlp.relay; its dense's weight is a constant printed inline
+    // on line 7, which has no %N of its own.
     Outcome result = run({"match", model("mlp.relay"), "--pattern",
-                          "is_op('nn.relu')(is_op('nn.dense')(wildcard(), wildcard()))",
-                          "--explain", "12"});
+                          "is_op('nn.relu')(is_op('nn.bias_add')(is_op('nn.dense')(wildcard(), "
+                          "is_var()), wildcard()))",
+                          "--explain", "%6"});
     REQUIRE(result.code == 0);
     CHECK(result.out == read_file(kCliData / "explain_mlp.txt"));
+  }
+  SECTION("--explain line:L, %name and @name") {
+    const std::string pattern = "is_op('nn.softmax')(is_op('nn.relu')(wildcard()))";
+    Outcome result = run({"match", model("mlp.relay"), "--pattern", pattern, "--explain", "line:12"});
+    REQUIRE(result.code == 0);
+    CHECK(result.out ==
+          "nn.softmax line 12: nn.softmax(%8) /* ty=Tensor[(1, 10), float32] */\n"
+          "expected op nn.relu, got nn.bias_add; in operand 0 of (line 12) = nn.softmax(...)\n");
+    const std::string def_line =
+        "def @main(%data: Tensor[(1, 1, 28, 28), float32] /* ty=Tensor[(1, 1, 28, 28), float32] "
+        "*/) -> Tensor[(1, 10), float32] {";
+    Outcome var = run({"match", model("mlp.relay"), "--pattern", "is_var()", "--explain", "%data"});
+    REQUIRE(var.code == 0);
+    CHECK(var.out == fmt::format("%data line 2: {}\nmatched\n", def_line));
+    Outcome function =
+        run({"match", model("mlp.relay"), "--pattern", "is_var()", "--explain", "@main"});
+    REQUIRE(function.code == 0);
+    CHECK(function.out ==
+          fmt::format("@main (Function) line 2: {}\nexpected a var, got @main = fn (...)\n",
+                      def_line));
+  }
+  SECTION("a TVM JSON input is numbered as its print, which is TVM's text of the model") {
+    // mlp.unbound.relay is TVM's astext() of the module mlp.unbound.json holds.
+    std::istringstream text(read_file(kModels / "mlp.unbound.relay"));
+    std::string line7;
+    for (int i = 0; i < 7; ++i) std::getline(text, line7);
+    REQUIRE(line7.starts_with("  %4 = nn.dense("));
+    Outcome result = run({"match", model("mlp.unbound.json"), "--pattern",
+                          "is_op('nn.relu')(wildcard())", "--explain", "%4"});
+    REQUIRE(result.code == 0);
+    CHECK(result.out ==
+          fmt::format("%4 (nn.dense) line 7: {}\nexpected op nn.relu, got nn.dense\n",
+                      line7.substr(2)));
+    CHECK(result.err.empty());
+  }
+  SECTION("a text not as TVM prints it is numbered as its print, and the CLI says so") {
+    fs::path renumbered = scratch() / "renumbered.relay";
+    write_file(renumbered, "#[version = \"0.0.5\"]\ndef @main(%x) {\n  %5 = nn.relu(%x);\n"
+                           "  nn.relu(%5)\n}\n");
+    Outcome result = run({"match", renumbered.string(), "--pattern",
+                          "is_op('nn.relu')(is_op('nn.relu')(wildcard()))"});
+    REQUIRE(result.code == 0);
+    CHECK(result.out == "1 match\nnn.relu line 4: nn.relu(%0)\n");
+    CHECK(result.err == fmt::format("graphpat: note: {0} is not as TVM prints it; %N and lines "
+                                    "are those of its print (graphpat convert {0} -o - --to "
+                                    "text)\n",
+                                    renumbered.string()));
+    Outcome explain = run({"match", renumbered.string(), "--pattern", "wildcard()", "--explain", "%5"});
+    CHECK(explain.code == 1);
+    CHECK_THAT(explain.err,
+               Catch::EndsWith(fmt::format("graphpat: [graphpat.cli.bad_node] --explain %5: {}, "
+                                           "printed as Relay text, binds %0 to %0\n",
+                                           renumbered.string())));
   }
 }
 
@@ -277,7 +339,7 @@ TEST_CASE("diff: equal models exit 0, different ones say where", "[cli][diff]") 
       CHECK_THAT(result.out, Catch::EndsWith("are structurally equal\n"));
     }
   }
-  SECTION("a changed op is reported with both lines and the path") {
+  SECTION("a changed op is reported with both files' lines and the path") {
     std::string text = read_file(kModels / "mlp.relay");
     std::size_t at = text.find("%6 = nn.relu(%5)");
     REQUIRE(at != std::string::npos);
@@ -288,6 +350,65 @@ TEST_CASE("diff: equal models exit 0, different ones say where", "[cli][diff]") 
     CHECK(result.code == 1);
     std::string expected = read_file(kCliData / "diff_mlp_tanh.txt");
     CHECK(result.out == fmt::format(fmt::runtime(expected), model("mlp.relay"), changed.string()));
+  }
+  const fs::path conv = kCliData / "diff_conv.relay";
+  const std::string conv_line =
+      "%0 = nn.conv2d(%x, %w, padding=[0, 0, 0, 0], channels=4, kernel_size=[3, 3]);";
+  const std::string strided_line =
+      "%0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[0, 0, 0, 0], channels=4, "
+      "kernel_size=[3, 3]);";
+  SECTION("an attribute: its field and both values (strides left at its default [1, 1])") {
+    const fs::path strided = kCliData / "diff_conv_strides.relay";
+    Outcome result = run({"diff", conv.string(), strided.string()});
+    CHECK(result.code == 1);
+    CHECK(result.out ==
+          fmt::format("{0} and {1} differ in @main: attribute strides of nn.conv2d: [1, 1] vs "
+                      "[2, 2]\n"
+                      "  {0}:3: {2}\n"
+                      "  {1}:3: {3}\n"
+                      "  path from the output: @main: Function -body-> nn.relu -arg 0-> "
+                      "nn.conv2d\n",
+                      conv.string(), strided.string(), conv_line, strided_line));
+    // The same model as TVM JSON: the line of its print.
+    fs::path json = scratch() / "diff_conv_strides.json";
+    REQUIRE(run({"convert", strided.string(), "-o", json.string(), "--to", "json"}).code == 0);
+    Outcome from_json = run({"diff", conv.string(), json.string()});
+    CHECK(from_json.code == 1);
+    CHECK_THAT(from_json.out,
+               Catch::Contains(fmt::format("\n  {}, printed as Relay text, line 3: {}\n",
+                                           json.string(), strided_line)));
+  }
+  SECTION("a parameter is named as a parameter of its function") {
+    const fs::path kernel = kCliData / "diff_conv_kernel.relay";
+    CHECK(run({"diff", conv.string(), kernel.string()}).code == 0);  // types are not compared
+    Outcome result = run({"diff", "--types", conv.string(), kernel.string()});
+    CHECK(result.code == 1);
+    CHECK(result.out ==
+          fmt::format("{0} and {1} differ in @main: parameter 1 (%w) of @main: annotation "
+                      "Tensor[(4, 3, 3, 3), float32] vs Tensor[(4, 3, 5, 5), float32]\n"
+                      "  {0}:2: def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, "
+                      "3, 3), float32]) {{\n"
+                      "  {1}:2: def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, "
+                      "5, 5), float32]) {{\n"
+                      "  path from the output: @main: Function -param 1-> %w\n",
+                      conv.string(), kernel.string()));
+  }
+  SECTION("sharing: the nodes already paired, by the texts' names") {
+    fs::path shared = scratch() / "shared.relay";
+    fs::path twice = scratch() / "twice.relay";
+    write_file(shared, "#[version = \"0.0.5\"]\ndef @main(%x) {\n  %0 = nn.relu(%x);\n"
+                       "  add(%0, %0)\n}\n");
+    write_file(twice, "#[version = \"0.0.5\"]\ndef @main(%x) {\n  %0 = nn.relu(%x);\n"
+                      "  %1 = nn.relu(%x);\n  add(%0, %1)\n}\n");
+    Outcome result = run({"diff", shared.string(), twice.string()});
+    CHECK(result.code == 1);
+    CHECK(result.out ==
+          fmt::format("{0} and {1} differ in @main: sharing differs: %0 (left) is already "
+                      "paired with %0 (right), %1 (right) with nothing\n"
+                      "  {0}:3: %0 = nn.relu(%x);\n"
+                      "  {1}:4: %1 = nn.relu(%x);\n"
+                      "  path from the output: @main: Function -body-> add -arg 1-> nn.relu\n",
+                      shared.string(), twice.string()));
   }
   SECTION("types are compared only with --types") {
     std::string text = read_file(kModels / "mlp.unbound.relay");
@@ -625,12 +746,27 @@ TEST_CASE("errors: exit codes, messages, nothing written", "[cli][errors]") {
     CHECK(only_flags.code == 2);
     CHECK_FALSE(fs::exists(out));
   }
-  SECTION("--explain of a node the model does not have") {
-    Outcome result = run({"match", model("mlp.relay"), "--pattern", "wildcard()", "--explain",
-                          "999"});
-    CHECK(result.code == 1);
-    CHECK(result.err ==
-          "graphpat: [graphpat.cli.bad_node] --explain 999: the model has nodes 0 to 22\n");
+  SECTION("--explain of a node the text does not show") {
+    // mlp.relay binds %0 to %8, has one variable, %data, and one function, @main.
+    auto explain_error = [](const std::string& node) {
+      Outcome result = run({"match", model("mlp.relay"), "--pattern", "wildcard()", "--explain",
+                            node});
+      CHECK(result.code == 1);
+      return result.err;
+    };
+    const std::string prefix = "graphpat: [graphpat.cli.bad_node] --explain ";
+    CHECK(explain_error("%9") == prefix + "%9: " + model("mlp.relay") + " binds %0 to %8\n");
+    CHECK(explain_error("%nope") ==
+          prefix + "%nope: " + model("mlp.relay") + " has no binding or variable %nope\n");
+    CHECK(explain_error("@nope") ==
+          prefix + "@nope: " + model("mlp.relay") + " defines no function @nope\n");
+    CHECK(explain_error("line:14") ==
+          prefix + "line:14: " + model("mlp.relay") + " shows no node on line 14\n");
+    // A bare number was a graph id once; it is refused rather than read as either.
+    const std::string forms =
+        ": expected %N (the node bound by `%N = ...` in the Relay text), %name (a variable), "
+        "@name (a function) or line:L (the expression printed on line L)\n";
+    CHECK(explain_error("12") == prefix + "12" + forms);
   }
 }
 
@@ -685,7 +821,8 @@ TEST_CASE("every command goes through a 1,000,000-node chain", "[cli][large]") {
   CHECK(count.out == "1000000\n");
   Outcome first = run({"match", chain.string(), "--pattern", "is_op('add')(is_var(), wildcard())"});
   REQUIRE(first.code == 0);
-  CHECK(first.out == "1 match\nnode 2 (add) line 3: %0 = add(%x, %x);\n");
+  CHECK(first.out == "1 match\n%0 (add) line 3: %0 = add(%x, %x);\n");
+  CHECK(first.err.empty());  // the chain is as TVM prints it: no note
 
   Outcome cse = run({"cse", chain.string(), "-o", out.string()});
   REQUIRE(cse.code == 0);

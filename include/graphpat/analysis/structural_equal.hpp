@@ -9,6 +9,10 @@
 //
 //   auto difference = graphpat::first_difference(ours.graph, ours_root, expected.graph, root);
 //   if (difference) fmt::print("{}\n", difference->reason);  // "op nn.relu vs nn.sigmoid"
+//   if (difference && difference->attribute) {               // which field, both values
+//     fmt::print("{}: {} vs {}\n", difference->attribute->field, difference->attribute->lhs,
+//                difference->attribute->rhs);                 // "strides: [1, 1] vs [2, 2]"
+//   }
 //   bool same = graphpat::structural_equal(ours, expected);   // two modules
 //   std::uint64_t h = graphpat::structural_hash(graph, root); // equal graphs, equal hashes
 #pragma once
@@ -41,6 +45,17 @@ struct DifferenceStep {
   std::uint32_t operand;  // which operand of the previous step led here
 };
 
+/// Which attribute of two calls or functions differs: the first field (in the left object's
+/// order, then the right's) whose value differs or that one side lacks, with both values as
+/// Relay attribute text ("none" for a side without it). `field` is empty when the two values
+/// are not objects of one type with the same fields (a side without attributes, another type
+/// key): then `lhs` and `rhs` are the whole values.
+struct AttributeDifference {
+  std::string field;  // "strides"
+  std::string lhs;    // "[1, 1]"
+  std::string rhs;    // "[2, 2]"
+};
+
 /// Where two graphs first differ, in depth-first operand order from the roots.
 struct Difference {
   NodeId lhs;
@@ -48,6 +63,13 @@ struct Difference {
   std::string reason;                // "op nn.relu vs nn.sigmoid"
   std::vector<DifferenceStep> path;  // from the root pair to (lhs, rhs), both included
   std::string function;              // for modules: the global function it is in
+  /// Set when the attributes of lhs and rhs differ (reason "attrs ... vs ...").
+  std::optional<AttributeDifference> attribute = std::nullopt;
+  /// When sharing differs (reason "sharing differs: ..."): the node of the right graph that
+  /// lhs is already paired with, and the node of the left graph that rhs is already paired
+  /// with; one of the two is NodeId() when that side is not paired yet.
+  NodeId lhs_paired_with = NodeId();
+  NodeId rhs_paired_with = NodeId();
 };
 
 namespace detail {
@@ -64,6 +86,7 @@ class StructuralComparer {
 
   std::optional<Difference> compare(NodeId lhs_root, NodeId rhs_root) {
     frames_.clear();
+    detail_ = {};
     frames_.push_back({lhs_root, rhs_root, kNoParent, 0});
     std::vector<std::uint32_t> stack{0};
     while (!stack.empty()) {
@@ -111,6 +134,8 @@ class StructuralComparer {
       std::uint32_t rhs_partner = rhs_to_lhs_[rhs.index()];
       if (lhs_partner == rhs.index() && rhs_partner == lhs.index()) return std::nullopt;
       if (lhs_partner != kUnpaired || rhs_partner != kUnpaired) {
+        detail_.lhs_paired_with = NodeId(lhs_partner);
+        detail_.rhs_paired_with = NodeId(rhs_partner);
         return fmt::format("sharing differs: {} is paired with {} and {} with {}", lhs,
                            NodeId(lhs_partner), rhs, NodeId(rhs_partner));
       }
@@ -133,15 +158,53 @@ class StructuralComparer {
     return fmt::format("{} {} vs {}", what, show(lhs_.context(), a), show(rhs_.context(), b));
   }
 
-  std::optional<std::string> compare_attrs(AttrValueId a, AttrValueId b) const {
-    if (attr_values_equal(lhs_.context(), a, rhs_.context(), b)) return std::nullopt;
-    auto text = [](const Context& context, AttrValueId id) {
-      return id.valid() ? to_string(context, id) : std::string("none");
-    };
-    return fmt::format("attrs {} vs {}", text(lhs_.context(), a), text(rhs_.context(), b));
+  static std::string attr_text(const Context& context, AttrValueId id) {
+    return id.valid() ? to_string(context, id) : std::string("none");
   }
 
-  std::optional<std::string> compare_local(NodeId lhs, NodeId rhs) const {
+  std::optional<std::string> compare_attrs(AttrValueId a, AttrValueId b) {
+    const Context& lc = lhs_.context();
+    const Context& rc = rhs_.context();
+    if (attr_values_equal(lc, a, rc, b)) return std::nullopt;
+    detail_.attribute = differing_field(a, b);
+    if (!detail_.attribute) {
+      detail_.attribute = AttributeDifference{"", attr_text(lc, a), attr_text(rc, b)};
+    }
+    return fmt::format("attrs {} vs {}", attr_text(lc, a), attr_text(rc, b));
+  }
+
+  // The first field of two unequal objects of one type key that differs or that one lacks;
+  // nullopt when they are not two such objects, or differ only in field order.
+  [[nodiscard]] std::optional<AttributeDifference> differing_field(AttrValueId a,
+                                                                   AttrValueId b) const {
+    const Context& lc = lhs_.context();
+    const Context& rc = rhs_.context();
+    if (!a.valid() || !b.valid() || lc.attrs.kind(a) != AttrKind::kObject ||
+        rc.attrs.kind(b) != AttrKind::kObject || lc.attrs.text(a) != rc.attrs.text(b)) {
+      return std::nullopt;
+    }
+    auto value_text = [](const Context& context, std::optional<AttrValueId> value) {
+      return value ? to_string(context, *value) : std::string("none");
+    };
+    for (std::size_t i = 0; i < lc.attrs.entry_count(a); ++i) {
+      std::string_view key = lc.strings.view(lc.attrs.field_key(a, i));
+      AttrValueId value = lc.attrs.entry_value(a, i);
+      std::optional<AttrValueId> other = rc.attrs.find_field(b, key);
+      if (!other || !attr_values_equal(lc, value, rc, *other)) {
+        return AttributeDifference{std::string(key), to_string(lc, value), value_text(rc, other)};
+      }
+    }
+    for (std::size_t i = 0; i < rc.attrs.entry_count(b); ++i) {
+      std::string_view key = rc.strings.view(rc.attrs.field_key(b, i));
+      if (!lc.attrs.find_field(a, key)) {
+        return AttributeDifference{std::string(key), "none",
+                                   to_string(rc, rc.attrs.entry_value(b, i))};
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<std::string> compare_local(NodeId lhs, NodeId rhs) {
     const Context& lc = lhs_.context();
     const Context& rc = rhs_.context();
     if (auto reason = compare_types("type", lhs_.type(lhs), rhs_.type(rhs))) return reason;
@@ -186,8 +249,10 @@ class StructuralComparer {
   }
 
   Difference make_difference(std::uint32_t frame_index, std::string reason) const {
-    Difference difference{
-        frames_[frame_index].lhs, frames_[frame_index].rhs, std::move(reason), {}, {}};
+    Difference difference = detail_;
+    difference.lhs = frames_[frame_index].lhs;
+    difference.rhs = frames_[frame_index].rhs;
+    difference.reason = std::move(reason);
     for (std::uint32_t i = frame_index; i != kNoParent; i = frames_[i].parent) {
       difference.path.push_back({frames_[i].lhs, frames_[i].rhs, frames_[i].operand});
     }
@@ -203,6 +268,7 @@ class StructuralComparer {
   absl::flat_hash_set<std::pair<std::uint32_t, std::uint32_t>> visited_;
   std::vector<Frame> frames_;
   bool descend_ = false;
+  Difference detail_;  // what the failing visit adds to its reason (attribute, partners)
 };
 
 }  // namespace detail
@@ -232,11 +298,11 @@ std::optional<Difference> first_difference(const Module<D>& lhs, const Module<D>
     std::string_view name = lhs.name(function);
     std::optional<NodeId> other = rhs.find(name);
     if (!other) {
-      return Difference{function.function,
-                        NodeId(),
-                        fmt::format("function @{} is missing on the right", name),
-                        {},
-                        std::string(name)};
+      return Difference{.lhs = function.function,
+                        .rhs = NodeId(),
+                        .reason = fmt::format("function @{} is missing on the right", name),
+                        .path = {},
+                        .function = std::string(name)};
     }
     if (auto difference = comparer.compare(function.function, *other)) {
       difference->function = name;
@@ -245,11 +311,12 @@ std::optional<Difference> first_difference(const Module<D>& lhs, const Module<D>
   }
   for (const GlobalFunction& function : rhs.functions()) {
     if (!lhs.find(rhs.name(function))) {
-      return Difference{NodeId(),
-                        function.function,
-                        fmt::format("function @{} is missing on the left", rhs.name(function)),
-                        {},
-                        std::string(rhs.name(function))};
+      return Difference{
+          .lhs = NodeId(),
+          .rhs = function.function,
+          .reason = fmt::format("function @{} is missing on the left", rhs.name(function)),
+          .path = {},
+          .function = std::string(rhs.name(function))};
     }
   }
   return std::nullopt;
