@@ -110,10 +110,14 @@ int run_merge_composite(const MergeCompositeCommandOptions& options) {
   std::string out =
       fmt::format("{} composite function{} made\n", report.accepted, plural(report.accepted));
   out += count_composites(result.module, *table);
-  out += fmt::format("{} group{} rejected\n", report.rejected.size(),
-                     plural(report.rejected.size()));
+  NodeNames names = report.rejected.empty() && report.duplicated.empty()
+                        ? NodeNames()
+                        : report_names(input->module, input->envelope);
+  std::vector<std::string> entry_names;
+  for (const auto& entry : *table) entry_names.push_back(entry.name);
+  out += describe_rejected(report, input->module.graph, names, entry_names);
   out += describe_not_outlined(report);
-  out += describe_duplicated(report, nullptr);  // ids of the graphs between table entries
+  out += describe_duplicated(report, input->module.graph, names, entry_names);
   out += describe_merged_first(report.cse, options.relay_compat);
   fmt::print("{}", out);
   return 0;
@@ -134,6 +138,8 @@ void add_merge_composite(CLI::App& app, int& exit_code) {
   add_output_options(*command, options->output);
   command->footer(
       "Entries are applied in table order; each function made carries Composite=<name>.\n"
+      "Prints the functions made per entry and each group refused, with its entry and reason\n"
+      "(nodes named as the input's Relay text numbers them).\n"
       "A table line: bn_relu: is_op('nn.relu')(is_tuple_get_item(is_op('nn.batch_norm')(\n"
       "  wildcard(), wildcard(), wildcard(), wildcard(), wildcard()), 0))   (on one line)\n"
       "Example:\n"

@@ -26,39 +26,6 @@ struct PartitionCommandOptions {
   OutputOptions output;
 };
 
-/// "group at node 12 (TupleGetItem): overlap: node 9 (nn.batch_norm) already belongs to ...".
-std::string describe_rejection(const relay::Graph& graph, const RejectedGroup& rejected) {
-  std::string out = fmt::format("group at node {} ({}): {}", rejected.root.index(),
-                                describe_node(graph, rejected.root),
-                                rejection_reason_name(rejected.reason));
-  switch (rejected.reason) {
-    case RejectionReason::kOverlap:
-      out += fmt::format(": node {} ({}) already belongs to an earlier group",
-                         rejected.node.index(), describe_node(graph, rejected.node));
-      break;
-    case RejectionReason::kUsedOutside:
-      out += fmt::format(": interior node {} ({}) is used by node {} ({}) outside the group",
-                         rejected.node.index(), describe_node(graph, rejected.node),
-                         rejected.user.index(), describe_node(graph, rejected.user));
-      break;
-    case RejectionReason::kDuplicatesStateful:
-      out += fmt::format(
-          ": node {} ({}) is stateful and would be computed twice (an interior node is also used "
-          "by node {} ({}) outside the group)",
-          rejected.node.index(), describe_node(graph, rejected.node), rejected.user.index(),
-          describe_node(graph, rejected.user));
-      break;
-    case RejectionReason::kEscapingVariable:
-      out += fmt::format(": node {} ({}) binds a variable that node {} ({}) reads outside the group",
-                         rejected.node.index(), describe_node(graph, rejected.node),
-                         rejected.user.index(), describe_node(graph, rejected.user));
-      break;
-    case RejectionReason::kCheckFailed:
-      break;
-  }
-  return out;
-}
-
 int run_partition(const PartitionCommandOptions& options) {
   PartitionOptions<relay::Dialect> partition_options{
       .relay_compat = options.relay_compat, .separate_duplicate_inputs = options.no_dedupe};
@@ -74,35 +41,23 @@ int run_partition(const PartitionCommandOptions& options) {
   absl::StatusOr<Loaded> input = load(options.input);
   if (!input.ok()) return fail(input.status());
 
-  // The default mode merges duplicates first; done here, not by partition, so that the rejected
-  // groups' node ids (ids of the merged graph) can be described.
-  partition_options.merge_duplicates_first = false;
-  CseReport merged_first;
-  relay::Module source = [&] {
-    if (options.relay_compat) return input->module;
-    ProgressLine progress("merging duplicated nodes");
-    CseResult<relay::Dialect> merged = eliminate_common_subexpr(input->module);
-    merged_first = std::move(merged.report);
-    return std::move(merged.module);
-  }();
   PartitionResult<relay::Dialect> result = [&] {
     ProgressLine progress("partitioning");
-    return partition(*pattern, source, partition_options);
+    return partition(*pattern, input->module, partition_options);
   }();
   absl::Status written = write_module(result.module, *input, options.output);
   if (!written.ok()) return fail(written);
 
   const PartitionReport& report = result.report;
+  NodeNames names = report.rejected.empty() && report.duplicated.empty()
+                        ? NodeNames()
+                        : report_names(input->module, input->envelope);
   std::string out =
       fmt::format("{} group{} partitioned\n", report.accepted, plural(report.accepted));
-  out += fmt::format("{} group{} rejected\n", report.rejected.size(),
-                     plural(report.rejected.size()));
-  for (const RejectedGroup& rejected : report.rejected) {
-    out += fmt::format("  {}\n", describe_rejection(source.graph, rejected));
-  }
+  out += describe_rejected(report, input->module.graph, names);
   out += describe_not_outlined(report);
-  out += describe_duplicated(report, &source.graph);
-  out += describe_merged_first(merged_first, options.relay_compat);
+  out += describe_duplicated(report, input->module.graph, names);
+  out += describe_merged_first(report.cse, options.relay_compat);
   fmt::print("{}", out);
   return 0;
 }
@@ -125,8 +80,9 @@ void add_partition(CLI::App& app, int& exit_code) {
                     "not one per input");
   add_output_options(*command, options->output);
   command->footer(
-      "Prints the groups partitioned, the groups rejected with their reasons, and the\n"
-      "duplicates merged first (default mode). The result is written in the input's format\n"
+      "Prints the groups partitioned, the groups rejected with their reasons (nodes named\n"
+      "as the input's Relay text numbers them), and the duplicates merged first (default\n"
+      "mode). The result is written in the input's format\n"
       "unless --to says otherwise.\n"
       "Example:\n"
       "  graphpat partition mobilenet_v2.relay -o out.relay --attr Composite=bn \\\n"

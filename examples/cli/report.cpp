@@ -4,7 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <memory>
+#include <utility>
 #include <vector>
+
+#include <graphpat/transform/partition/describe.hpp>
 
 namespace graphpat::cli {
 
@@ -64,18 +68,65 @@ std::string describe_merged_first(const CseReport& report, bool relay_compat) {
   return fmt::format("duplicates merged first: {}\n", describe_merges(report));
 }
 
-std::string describe_duplicated(const PartitionReport& report, const relay::Graph* graph) {
+NodeNames text_names(const relay::Graph& graph, const TextLines& lines) {
+  // A node on a `%N = ...` line is either the node bound there or printed inside its text,
+  // which reads only nodes made before it: the bound one is the last on its line.
+  std::vector<NodeId> last_on_line(lines.line_starts.size() + 1);
+  for (std::uint32_t i = 0; i < graph.size(); ++i) last_on_line[lines.line_of(NodeId(i))] = NodeId(i);
+  return NodeNames([&graph, &lines, last_on_line = std::move(last_on_line)](NodeId id) {
+    if (graph.kind(id) == NodeKind::kVar) return fmt::format("%{}", graph.name(id));
+    std::uint32_t line = lines.line_of(id);
+    if (line == 0) return fmt::format("node {}", id.index());
+    std::string_view statement = lines.statement(line);
+    std::size_t bound = statement.find(" = ");
+    if (last_on_line[line] == id && statement.starts_with('%') && bound != std::string_view::npos &&
+        bound > 1 &&
+        statement.substr(1, bound - 1).find_first_not_of("0123456789") == std::string_view::npos) {
+      return std::string(statement.substr(0, bound));
+    }
+    return fmt::format("node on line {}", line);
+  });
+}
+
+NodeNames report_names(const relay::Module& module, relay::TextEnvelope envelope) {
+  auto lines = std::make_shared<absl::StatusOr<TextLines>>(print_with_lines(module, envelope));
+  if (!lines->ok()) {
+    return NodeNames([](NodeId id) { return fmt::format("node {}", id.index()); });
+  }
+  NodeNames names = text_names(module.graph, **lines);
+  // `names` refers to the lines it was built from: keep them alive with it.
+  return NodeNames([lines, names = std::move(names)](NodeId id) { return names(id); });
+}
+
+namespace {
+
+std::string_view entry_name(std::span<const std::string> entry_names, std::uint32_t entry) {
+  return entry < entry_names.size() ? std::string_view(entry_names[entry]) : std::string_view();
+}
+
+}  // namespace
+
+std::string describe_rejected(const PartitionReport& report, const relay::Graph& graph,
+                              const NodeNames& names, std::span<const std::string> entry_names) {
+  std::string out = fmt::format("{} group{} rejected\n", report.rejected.size(),
+                                plural(report.rejected.size()));
+  for (const RejectedGroup& rejected : report.rejected) {
+    out += fmt::format("  {}\n",
+                       describe(rejected, graph, names, entry_name(entry_names, rejected.entry)));
+  }
+  return out;
+}
+
+std::string describe_duplicated(const PartitionReport& report, const relay::Graph& graph,
+                                const NodeNames& names, std::span<const std::string> entry_names) {
   if (report.duplicated.empty()) return {};
   std::string out = fmt::format(
       "{} interior node{} computed twice (also used outside the group, by a node the group's "
       "root post-dominates)\n",
       report.duplicated.size(), plural(report.duplicated.size()));
-  if (graph == nullptr) return out;
   for (const DuplicatedInterior& duplicated : report.duplicated) {
-    out += fmt::format("  node {} ({}) of the group at node {} ({}), also used by node {} ({})\n",
-                       duplicated.node.index(), describe_node(*graph, duplicated.node),
-                       duplicated.root.index(), describe_node(*graph, duplicated.root),
-                       duplicated.user.index(), describe_node(*graph, duplicated.user));
+    out += fmt::format(
+        "  {}\n", describe(duplicated, graph, names, entry_name(entry_names, duplicated.entry)));
   }
   return out;
 }

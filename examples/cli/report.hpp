@@ -5,12 +5,16 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include <graphpat/ir/format.hpp>
 #include <graphpat/relay/dialect.hpp>
 #include <graphpat/transform/cse.hpp>
 #include <graphpat/transform/partition/report.hpp>
+
+#include "text_lines.hpp"
 
 namespace graphpat::cli {
 
@@ -28,10 +32,26 @@ std::string describe_merges(const CseReport& report);
 /// The summary line of what partition / merge-composite merged before grouping:
 /// "duplicates merged first: 5 nodes merged (TupleGetItem: 5)\n".
 std::string describe_merged_first(const CseReport& report, bool relay_compat);
-/// The interior nodes a partition computes twice, "" when there are none: a count line, then,
-/// given the graph the report's ids are of, one line each:
-/// "1 interior node computed twice (...)\n  node 5 (nn.conv2d) of the group at node 7 ...\n".
-std::string describe_duplicated(const PartitionReport& report, const relay::Graph* graph);
+/// Names nodes as the Relay text `lines` was printed from `graph` shows them: `%N` for the node
+/// bound on a `%N = ...` line, `%x` for a variable, "node on line 7" for one printed inside
+/// another's line, "node 12" (its graph id) for one not printed.
+NodeNames text_names(const relay::Graph& graph, const TextLines& lines);
+/// Names for the report of a pass run on `module`: the Relay text's (text_names), or graph ids
+/// ("node 12") when the module cannot be printed.
+NodeNames report_names(const relay::Module& module, relay::TextEnvelope envelope);
+/// The groups refused: a count line, then each in the library's words (describe), its nodes
+/// named by `names` in `graph` (the pass's input), with its table entry's name when
+/// `entry_names` (the table's names, in table order) is not empty:
+/// "1 group rejected\n  group at %3 (add) refused: ...\n".
+std::string describe_rejected(const PartitionReport& report, const relay::Graph& graph,
+                              const NodeNames& names,
+                              std::span<const std::string> entry_names = {});
+/// The interior nodes a partition computes twice, "" when there are none: a count line, then
+/// one line each as describe_rejected's:
+/// "1 interior node computed twice (...)\n  group at %2 (nn.bias_add) computes ...\n".
+std::string describe_duplicated(const PartitionReport& report, const relay::Graph& graph,
+                                const NodeNames& names,
+                                std::span<const std::string> entry_names = {});
 /// The matches that made no group because a call cannot replace their root, "" when there are
 /// none: "12 matches not outlined (the root is a variable, a definition, or its own input)\n".
 std::string describe_not_outlined(const PartitionReport& report);

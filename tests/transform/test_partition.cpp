@@ -1,8 +1,12 @@
 // Partition's own behaviour beyond TVM's fixtures: the origin case's derived acceptance scenario
 // (docs/semantics.md §8) in both modes, the report's rejection reasons, the check options,
 // partition-then-inline giving back the input on every corpus model, and a million-node graph.
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include <graphpat/analysis/compact.hpp>
 #include <graphpat/analysis/structural_equal.hpp>
@@ -209,12 +213,161 @@ def @main(%x) {
     CHECK(result.report.duplicated.empty());
     REQUIRE(result.report.rejected.size() == 1);
     const RejectedGroup& rejected = result.report.rejected[0];
-    NodeId add = merged.graph.body(*merged.find("main"));
+    NodeId add = input.graph.body(*input.find("main"));  // ids of the input, not of `merged`
     CHECK(rejected.root == add);
     CHECK(rejected.reason == RejectionReason::kDuplicatesStateful);
-    CHECK(rejected.node == merged.graph.operands(merged.graph.args(add)[0])[0]);  // the dropout
-    CHECK(rejected.user == merged.graph.args(add)[1]);                             // the relu
+    CHECK(rejected.node == input.graph.operands(input.graph.args(add)[0])[0]);  // the dropout
+    CHECK(rejected.user == input.graph.args(add)[1]);                            // the relu
+    CHECK(rejected.entry == 0);
     CHECK(rejection_reason_name(rejected.reason) == "duplicates_stateful");
+  }
+}
+
+namespace {
+
+/// Names the nodes `names` lists as the test's text numbers them.
+NodeNames text_numbers(std::vector<std::pair<NodeId, std::string>> names) {
+  return NodeNames([names = std::move(names)](NodeId id) {
+    for (const auto& [node, name] : names) {
+      if (node == id) return name;
+    }
+    return std::string("?");
+  });
+}
+
+}  // namespace
+
+// Issue 22: the default mode groups CSE's graph, but the report names the input's nodes; a node
+// CSE merged stands for the first of the input nodes it merged (here relu %2 for %2 and %3).
+TEST_CASE("report ids are of the input graph, and describe words them", "[partition][report]") {
+  relay::Module input = parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x) {
+  %0 = nn.dropout(%x);
+  %1 = %0.0;
+  %2 = nn.relu(%1);
+  %3 = nn.relu(%1);
+  %4 = add(%2, %3);
+  add(%1, %4)
+}
+)");
+  const relay::Graph& graph = input.graph;
+  NodeId root = graph.body(*input.find("main"));
+  NodeId projection = graph.args(root)[0];
+  NodeId dropout = graph.tuple(projection);
+  NodeId inner_add = graph.args(root)[1];
+  NodeId relu2 = graph.args(inner_add)[0];
+  NodeId relu3 = graph.args(inner_add)[1];
+  REQUIRE(relu2 != relu3);
+  REQUIRE(relu2.index() < relu3.index());
+  NodeNames names = text_numbers({{root, "%5"}, {projection, "%1"}, {dropout, "%0"},
+                                  {relu2, "%2"}, {relu3, "%3"}, {inner_add, "%4"}});
+  Pattern pattern =
+      pattern_of("is_op('add')(is_tuple_get_item(is_op('nn.dropout')(wildcard()), 0), wildcard())");
+
+  auto result = partition(pattern, input);
+  CHECK(result.report.cse.merged == 1);
+  CHECK(result.report.accepted == 0);
+  REQUIRE(result.report.rejected.size() == 1);
+  const RejectedGroup& rejected = result.report.rejected[0];
+  CHECK(rejected.root == root);
+  CHECK(rejected.reason == RejectionReason::kDuplicatesStateful);
+  CHECK(rejected.node == dropout);
+  CHECK(rejected.user == relu2);
+  CHECK(describe(rejected, graph, names) ==
+        "group at %5 (add) refused: an interior node is also used by %2 (nn.relu) outside the "
+        "group, so the function would compute a second time the stateful call %0 "
+        "(nn.dropout)");
+
+  SECTION("relay_compat: no CSE, accepted, the projection computed twice, once per relu") {
+    auto compat = partition(pattern, input, {.relay_compat = true});
+    CHECK(compat.report.rejected.empty());
+    REQUIRE(compat.report.duplicated.size() == 2);
+    std::vector<std::string> lines;
+    for (const DuplicatedInterior& duplicated : compat.report.duplicated) {
+      CHECK(duplicated.root == root);
+      CHECK(duplicated.node == projection);
+      lines.push_back(describe(duplicated, graph, names));
+    }
+    std::sort(lines.begin(), lines.end());
+    CHECK(lines == std::vector<std::string>{
+                       "group at %5 (add) computes interior %1 (TupleGetItem) a second time: %2 "
+                       "(nn.relu), outside the group, also uses it (the group's root "
+                       "post-dominates it)",
+                       "group at %5 (add) computes interior %1 (TupleGetItem) a second time: %3 "
+                       "(nn.relu), outside the group, also uses it (the group's root "
+                       "post-dominates it)"});
+  }
+}
+
+TEST_CASE("describe words every rejection reason", "[partition][report]") {
+  relay::Module input = parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x) {
+  %0 = nn.relu(%x);
+  %1 = nn.relu(%0);
+  nn.relu(%1)
+}
+)");
+  const relay::Graph& graph = input.graph;
+  NodeId outer = graph.body(*input.find("main"));
+  NodeId middle = graph.args(outer)[0];
+  NodeId inner = graph.args(middle)[0];
+  NodeId x = graph.args(inner)[0];
+  NodeNames names = text_numbers({{outer, "%2"}, {middle, "%1"}, {inner, "%0"}, {x, "%x"}});
+  auto words = [&](RejectionReason reason, NodeId root, NodeId node, NodeId user) {
+    return describe(RejectedGroup{root, reason, node, user, 0}, graph, names);
+  };
+  CHECK(words(RejectionReason::kOverlap, middle, middle, {}) ==
+        "group at %1 (nn.relu) refused: its root already belongs to an earlier group");
+  CHECK(words(RejectionReason::kOverlap, outer, middle, {}) ==
+        "group at %2 (nn.relu) refused: interior %1 (nn.relu) already belongs to an earlier "
+        "group");
+  CHECK(words(RejectionReason::kUsedOutside, middle, inner, outer) ==
+        "group at %1 (nn.relu) refused: interior %0 (nn.relu) is used by %2 (nn.relu) outside "
+        "the group, which the group's root does not post-dominate");
+  CHECK(words(RejectionReason::kCheckFailed, outer, {}, {}) ==
+        "group at %2 (nn.relu) refused: the check returned false");
+  CHECK(words(RejectionReason::kEscapingVariable, middle, inner, x) ==
+        "group at %1 (nn.relu) refused: %0 (nn.relu) binds a variable that %x (var x), outside "
+        "the group, reads");
+  CHECK(describe(RejectedGroup{outer, RejectionReason::kCheckFailed, {}, {}, 1}, graph, {},
+                 "relu_relu") ==
+        fmt::format("group of 'relu_relu' at %{} (nn.relu) refused: the check returned false",
+                    outer.index()));
+}
+
+// A pattern table's later entry groups the graph the earlier ones made; its lines still name
+// the input's nodes, and say which entry they come from.
+TEST_CASE("merge_composite reports ids of the input and each line's table entry",
+          "[partition][report]") {
+  relay::Module input = parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x) {
+  %0 = abs(%x);
+  %1 = nn.relu(%0);
+  %2 = nn.relu(%1);
+  nn.relu(%2)
+}
+)");
+  NodeId outer = input.graph.body(*input.find("main"));
+  NodeId middle = input.graph.args(outer)[0];
+  std::vector<CompositePattern<relay::Dialect>> table = {
+      {.name = "abs", .pattern = pattern_of("is_op('abs')(wildcard())")},
+      {.name = "relu_relu", .pattern = pattern_of("is_op('nn.relu')(is_op('nn.relu')(wildcard()))")}};
+  for (bool relay_compat : {false, true}) {
+    CAPTURE(relay_compat);
+    auto result = merge_composite(table, input, {.relay_compat = relay_compat});
+    CHECK(result.report.accepted == 2);
+    // The second entry: the group at %3 takes %2, whose own group then overlaps it; %1 reads
+    // the abs function's call, not a relu.
+    REQUIRE(result.report.rejected.size() == 1);
+    const RejectedGroup& rejected = result.report.rejected[0];
+    CHECK(rejected.entry == 1);
+    CHECK(rejected.reason == RejectionReason::kOverlap);
+    CHECK(rejected.root == middle);
+    CHECK(rejected.node == middle);
+    CHECK(describe(rejected, input.graph, text_numbers({{middle, "%2"}}),
+                   table[rejected.entry].name) ==
+          "group of 'relu_relu' at %2 (nn.relu) refused: its root already belongs to an "
+          "earlier group");
   }
 }
 

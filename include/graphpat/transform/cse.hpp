@@ -67,6 +67,9 @@ template <Dialect D>
 struct CseResult {
   Module<D> module;
   CseReport report;
+  /// Each input node's id in `module.graph` (an equal earlier node's when merged into it);
+  /// invalid for nodes no function reaches.
+  std::vector<NodeId> old_to_new;
 };
 
 namespace detail {
@@ -164,6 +167,7 @@ class CommonSubexprEliminator {
   [[nodiscard]] NodeId map(NodeId old_id) const { return old_to_new_[old_id.index()]; }
   [[nodiscard]] Graph<D>& output() { return output_; }
   [[nodiscard]] CseReport& report() { return report_; }
+  [[nodiscard]] std::vector<NodeId>& old_to_new() { return old_to_new_; }
 
  private:
   NodeId rebuild(NodeId old_id, std::span<const NodeId> operands) {
@@ -329,6 +333,7 @@ struct CseFunctionResult {
   Graph<D> graph;
   NodeId root;  // the input's root, in `graph`
   CseReport report;
+  std::vector<NodeId> old_to_new;  // as CseResult's; invalid for nodes `root` does not reach
 };
 
 /// The expression at `root` (a function, usually) with its common subexpressions merged, in a
@@ -339,7 +344,8 @@ CseFunctionResult<D> eliminate_common_subexpr(const Graph<D>& graph, NodeId root
   detail::CommonSubexprEliminator<D> eliminator(graph, options);
   eliminator.run(std::span(&root, 1));
   NodeId new_root = eliminator.map(root);
-  return {std::move(eliminator.output()), new_root, std::move(eliminator.report())};
+  return {std::move(eliminator.output()), new_root, std::move(eliminator.report()),
+          std::move(eliminator.old_to_new())};
 }
 
 /// The module with common subexpressions of all its functions merged.
@@ -350,7 +356,7 @@ CseResult<D> eliminate_common_subexpr(const Module<D>& module, const CseOptions<
   eliminator.run(roots);
   return {module.remapped(std::move(eliminator.output()),
                           [&](NodeId old_id) { return eliminator.map(old_id); }),
-          std::move(eliminator.report())};
+          std::move(eliminator.report()), std::move(eliminator.old_to_new())};
 }
 
 }  // namespace graphpat

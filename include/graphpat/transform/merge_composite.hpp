@@ -12,7 +12,13 @@
 //
 // Functions carrying one of the dialect's opaque_function_keys (Relay's `Compiler`, `Extern`,
 // `SkipOptimization`) are left alone, as in TVM. The options are partition's (partition.hpp):
-// merging duplicated nodes first happens once, before the first entry.
+// merging duplicated nodes first happens once, before the first entry. The report's ids are of
+// `module`, whichever entry's graph they were found on, and each line's `entry` is its entry's
+// index in `table` (report.hpp):
+//
+//   for (const graphpat::RejectedGroup& r : result.report.rejected) {
+//     fmt::print("{}\n", graphpat::describe(r, module.graph, {}, table[r.entry].name));
+//   }
 #pragma once
 
 #include <algorithm>
@@ -79,9 +85,15 @@ PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table
                      [](const auto* a, const auto* b) { return a->benefit > b->benefit; });
   }
   std::optional<CseResult<D>> merged = detail::merged_input(options, module);
+  // Per node of result.module, the node of `module` it stands for (RejectedGroup's rule).
+  std::vector<NodeId> origins =
+      merged ? detail::first_origins(merged->old_to_new, merged->module.graph.size())
+             : detail::identity_origins(module.graph.size());
   PartitionResult<D> result{merged ? std::move(merged->module) : module, {}};
   if (merged) result.report.cse = std::move(merged->report);
   for (const CompositePattern<D>* entry : order) {
+    const std::size_t rejected_before = result.report.rejected.size();
+    const std::size_t duplicated_before = result.report.duplicated.size();
     std::vector<NodeId> roots = result.module.roots();
     std::vector<bool> skipped(roots.size());
     for (std::size_t k = 0; k < roots.size(); ++k) {
@@ -92,8 +104,12 @@ PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table
         .check = entry->check,
         .match = detail::match_rules(options),
         .refuse_stateful_copies = detail::refuses_stateful_copies(options)};
+    std::vector<NodeId> step_origins;
     result.module = detail::partition_module(entry->pattern, result.module, partition_options,
-                                             result.report, &skipped);
+                                             result.report, &skipped, &step_origins);
+    detail::restate_lines(result.report, rejected_before, duplicated_before, origins,
+                          static_cast<std::uint32_t>(entry - table.data()));
+    origins = detail::compose_origins(origins, std::move(step_origins));
   }
   return result;
 }

@@ -62,6 +62,7 @@
 #include "graphpat/ir/builder.hpp"
 #include "graphpat/ir/module.hpp"
 #include "graphpat/transform/cse.hpp"
+#include "graphpat/transform/partition/describe.hpp"
 #include "graphpat/transform/partition/grouper.hpp"
 #include "graphpat/transform/partition/report.hpp"
 
@@ -145,6 +146,51 @@ auto merged_input(const Options& options, const Input&... input)
   return eliminate_common_subexpr(input...);
 }
 
+/// The origins of a pass that changed nothing: every node stands for itself.
+inline std::vector<NodeId> identity_origins(std::uint32_t size) {
+  std::vector<NodeId> origins(size);
+  for (std::uint32_t k = 0; k < size; ++k) origins[k] = NodeId(k);
+  return origins;
+}
+
+/// Inverts a pass's `old_to_new` (CseResult's): for each of its `size` output nodes, the first
+/// input node, in id order, mapped to it (invalid for none).
+inline std::vector<NodeId> first_origins(const std::vector<NodeId>& old_to_new,
+                                         std::uint32_t size) {
+  std::vector<NodeId> origins(size);
+  for (std::uint32_t k = 0; k < old_to_new.size(); ++k) {
+    NodeId made = old_to_new[k];
+    if (made.valid() && !origins[made.index()].valid()) origins[made.index()] = NodeId(k);
+  }
+  return origins;
+}
+
+/// Origins through two passes: `later` maps the second pass's output to its input, whose
+/// nodes `earlier` maps to the first pass's input.
+inline std::vector<NodeId> compose_origins(const std::vector<NodeId>& earlier,
+                                           std::vector<NodeId> later) {
+  for (NodeId& origin : later) {
+    if (origin.valid()) origin = earlier[origin.index()];
+  }
+  return later;
+}
+
+/// Restates the report's lines from `rejected_from` and `duplicated_from` on: their ids become
+/// those of the input `origins` maps them to, and their entry `entry`.
+inline void restate_lines(PartitionReport& report, std::size_t rejected_from,
+                          std::size_t duplicated_from, const std::vector<NodeId>& origins,
+                          std::uint32_t entry) {
+  auto origin = [&](NodeId id) { return id.valid() ? origins[id.index()] : id; };
+  for (std::size_t k = rejected_from; k < report.rejected.size(); ++k) {
+    RejectedGroup& line = report.rejected[k];
+    line = {origin(line.root), line.reason, origin(line.node), origin(line.user), entry};
+  }
+  for (std::size_t k = duplicated_from; k < report.duplicated.size(); ++k) {
+    DuplicatedInterior& line = report.duplicated[k];
+    line = {origin(line.root), origin(line.node), origin(line.user), entry};
+  }
+}
+
 /// The function attributes of a group, an object of the dialect's outlined_function_attrs_type:
 /// its partitioned_from_key, then the user's.
 template <Dialect D>
@@ -168,12 +214,14 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
                          std::span<const NodeId> roots, const PartitionOptions<D>& options,
                          std::vector<NodeId>& new_roots, PartitionReport& report,
                          const std::vector<bool>* opaque_roots = nullptr,
-                         bool roots_are_definitions = false) {
+                         bool roots_are_definitions = false,
+                         std::vector<NodeId>* origins = nullptr) {
   if (pattern.kind() == PatternKind::kFunction) {
     // Relay's partitioner returns its input for a FunctionPattern at the top ("Partitioning a
     // Function that isn't called doesn't make sense"); one that is called is matched by a call
     // of it, FunctionPattern(...)(args).
     new_roots.assign(roots.begin(), roots.end());
+    if (origins != nullptr) *origins = identity_origins(graph.size());
     return graph;
   }
   PartitionGrouper<D> grouper(pattern, graph, roots,
@@ -191,6 +239,11 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
   std::vector<NodeId> map(graph.size());
   std::vector<NodeId> operands;
   absl::flat_hash_map<NodeId, NodeId> inner;  // a group's body: input node -> its copy
+  std::vector<NodeId> out_origins;             // RejectedGroup's rule, per node of `out`
+  auto stands_for = [&](NodeId made, NodeId input) {
+    if (made.index() >= out_origins.size()) out_origins.resize(made.index() + 1);
+    if (!out_origins[made.index()].valid()) out_origins[made.index()] = input;
+  };
   std::uint32_t accepted = 0;
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
     if (!live[i]) continue;
@@ -198,6 +251,7 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
     operands.clear();
     for (NodeId operand : graph.operands(id)) operands.push_back(map[operand.index()]);
     map[i] = builder.copy(graph, id, operands);
+    stands_for(map[i], id);
     auto found = group_at.find(id);
     if (found == group_at.end()) continue;
     const PartitionGroup& group = groups[found->second];
@@ -215,6 +269,7 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
           builder.var(fmt::format("{}{}_{}", dialect_conventions<D>().outlined_parameter_prefix,
                                   group.number, params.size())));
       args.push_back(map[input.index()]);
+      stands_for(params.back(), input);
       return params.back();
     };
     // With separate_duplicate_inputs, one parameter per use of an input (body order), grouped
@@ -251,6 +306,7 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
         operands.push_back(mapped);
       }
       inner[node] = changed ? builder.copy(graph, node, operands) : map[node.index()];
+      stands_for(inner[node], node);
     }
     NodeId body = inner.at(id);
     if (options.check && options.check_sees_group_only && !options.check(out, body)) {
@@ -260,6 +316,8 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
     NodeId function =
         builder.function(params, body, {.attrs = partition_attrs(out, group.name, options)});
     map[i] = builder.call(function, args);
+    stands_for(function, id);
+    stands_for(map[i], id);
     report.duplicated.insert(report.duplicated.end(), group.duplicated.begin(),
                              group.duplicated.end());
     ++accepted;
@@ -269,23 +327,33 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
   for (NodeId root : roots) new_roots.push_back(map[root.index()]);
   if (accepted == 0) {
     new_roots.assign(roots.begin(), roots.end());
+    if (origins != nullptr) *origins = identity_origins(graph.size());
     return graph;  // unchanged: the same graph, the same roots
   }
   Compacted<D> compacted = compact(out, new_roots);
   for (NodeId& root : new_roots) root = compacted.map(root);
+  if (origins != nullptr) {
+    origins->assign(compacted.graph.size(), NodeId());
+    for (std::uint32_t k = 0; k < out_origins.size(); ++k) {
+      NodeId kept = compacted.map(NodeId(k));
+      if (kept.valid()) (*origins)[kept.index()] = out_origins[k];
+    }
+  }
   return std::move(compacted.graph);
 }
 
 /// Partitions the functions of `module` (no CSE), except those `opaque_roots` marks (one flag
-/// per function, in module order; may be null).
+/// per function, in module order; may be null). `origins`, when given, receives for each node
+/// of the result the node of `module` it stands for (RejectedGroup's rule).
 template <Dialect D>
 Module<D> partition_module(const Pattern& pattern, const Module<D>& module,
                            const PartitionOptions<D>& options, PartitionReport& report,
-                           const std::vector<bool>* opaque_roots = nullptr) {
+                           const std::vector<bool>* opaque_roots = nullptr,
+                           std::vector<NodeId>* origins = nullptr) {
   std::vector<NodeId> roots = module.roots();
   std::vector<NodeId> new_roots;
   Graph<D> graph = partition_graph(pattern, module.graph, roots, options, new_roots, report,
-                                   opaque_roots, /*roots_are_definitions=*/true);
+                                   opaque_roots, /*roots_are_definitions=*/true, origins);
   absl::flat_hash_map<NodeId, NodeId> root_map;
   for (std::size_t k = 0; k < roots.size(); ++k) root_map.emplace(roots[k], new_roots[k]);
   return module.remapped(std::move(graph), [&](NodeId old_id) { return root_map.at(old_id); });
@@ -307,6 +375,10 @@ PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph
                                          std::span(&input_root, 1), options, roots,
                                          result.report);
   result.root = roots.front();
+  if (merged) {
+    detail::restate_lines(result.report, 0, 0,
+                          detail::first_origins(merged->old_to_new, merged->graph.size()), 0);
+  }
   return result;
 }
 
@@ -319,6 +391,10 @@ PartitionResult<D> partition(const Pattern& pattern, const Module<D>& module,
   if (merged) report.cse = std::move(merged->report);
   Module<D> partitioned =
       detail::partition_module(pattern, merged ? merged->module : module, options, report);
+  if (merged) {
+    detail::restate_lines(
+        report, 0, 0, detail::first_origins(merged->old_to_new, merged->module.graph.size()), 0);
+  }
   return {std::move(partitioned), std::move(report)};
 }
 

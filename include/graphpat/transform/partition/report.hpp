@@ -1,10 +1,11 @@
 // What a partition (or rewrite, or pattern table) did: how many groups became functions, every
 // group that matched but was refused, with the reason and the node at fault, and every interior
-// node an outlined function computes a second time.
+// node an outlined function computes a second time. Every id names a node of the graph the
+// caller passed in, and every line says which table entry (or rewrite callback) it comes from;
+// transform/partition/describe.hpp words a line.
 //
 //   for (const graphpat::RejectedGroup& r : result.report.rejected) {
-//     fmt::print("{} refused: {} ({} used by {})\n", r.root,
-//                graphpat::rejection_reason_name(r.reason), r.node, r.user);
+//     fmt::print("{}\n", graphpat::describe(r, module.graph));   // module: the input
 //   }
 #pragma once
 
@@ -34,24 +35,36 @@ constexpr std::string_view rejection_reason_name(RejectionReason reason) {
   return kNames[static_cast<std::size_t>(reason)];
 }
 
-/// One group that matched but was not outlined; ids are of the partition's input graph (after
-/// CSE in the default mode).
+/// One group that matched but was not outlined. Ids are of the graph the caller passed. Where
+/// the pass grouped another graph, each id is translated to the input node it stands for:
+/// - the default mode groups the graph eliminate_common_subexpr made, where one node stands for
+///   every input node merged into it: the id is the first of those in id order (the one CSE
+///   kept, whose text comes first);
+/// - a pattern table's later entries group the graph its earlier entries made: a node copied
+///   from the input is that input node (a copy inside a function made is the node it copies),
+///   the call and the function made for an earlier group stand for that group's root, and a
+///   parameter for the input it receives.
 struct RejectedGroup {
   NodeId root;
   RejectionReason reason;
   NodeId node;  // kOverlap, kUsedOutside, kDuplicatesStateful, kEscapingVariable: the interior
-                // node at fault
+                // node at fault (kOverlap: the root itself when the root is already claimed)
   NodeId user;  // kUsedOutside, kDuplicatesStateful, kEscapingVariable: the outside user
+  /// What produced the group: the index of the pattern table's entry (merge_composite; in the
+  /// table as given, whatever order `by_benefit` applies it in) or of the rewrite callback;
+  /// 0 for partition's single pattern.
+  std::uint32_t entry = 0;
 };
 
 /// An interior node of an outlined group that a node outside the group also uses, accepted
 /// because the group's root post-dominates that user (tvm#11616): the function computes its own
-/// copy of `node` and `user` keeps reading the original, so `node` is computed twice. Ids are of
-/// the partition's input graph, as in RejectedGroup.
+/// copy of `node` and `user` keeps reading the original, so `node` is computed twice. Ids and
+/// `entry` are as in RejectedGroup.
 struct DuplicatedInterior {
   NodeId root;
   NodeId node;
   NodeId user;
+  std::uint32_t entry = 0;
 };
 
 struct PartitionReport {
