@@ -53,7 +53,8 @@ std::string locate_node(const relay::Graph& graph, const TextLines& lines, const
   std::uint32_t line = lines.line_of(node);
   std::string what = describe_node(graph, node);
   std::string name = names(node);  // `%x` for a var, which `what` already is
-  if (graph.kind(node) != NodeKind::kVar && !name.starts_with('(')) {
+  bool named = name.starts_with('%') || name.starts_with('@');  // not "node on line 12"
+  if (graph.kind(node) != NodeKind::kVar && named) {
     what = fmt::format("{} ({})", name, what);
   }
   return fmt::format("{} line {}: {}", what, line, lines.statement(line));

@@ -68,32 +68,12 @@ std::string describe_merged_first(const CseReport& report, bool relay_compat) {
   return fmt::format("duplicates merged first: {}\n", describe_merges(report));
 }
 
-NodeNames text_names(const relay::Graph& graph, const TextLines& lines) {
-  // A node on a `%N = ...` line is either the node bound there or printed inside its text,
-  // which reads only nodes made before it: the bound one is the last on its line.
-  std::vector<NodeId> last_on_line(lines.line_starts.size() + 1);
-  for (std::uint32_t i = 0; i < graph.size(); ++i) last_on_line[lines.line_of(NodeId(i))] = NodeId(i);
-  return NodeNames([&graph, &lines, last_on_line = std::move(last_on_line)](NodeId id) {
-    if (graph.kind(id) == NodeKind::kVar) return fmt::format("%{}", graph.name(id));
-    std::uint32_t line = lines.line_of(id);
-    if (line == 0) return fmt::format("node {}", id.index());
-    std::string_view statement = lines.statement(line);
-    std::size_t bound = statement.find(" = ");
-    if (last_on_line[line] == id && statement.starts_with('%') && bound != std::string_view::npos &&
-        bound > 1 &&
-        statement.substr(1, bound - 1).find_first_not_of("0123456789") == std::string_view::npos) {
-      return std::string(statement.substr(0, bound));
-    }
-    return fmt::format("node on line {}", line);
-  });
-}
-
 NodeNames report_names(const relay::Module& module, relay::TextEnvelope envelope) {
   auto lines = std::make_shared<absl::StatusOr<TextLines>>(print_with_lines(module, envelope));
   if (!lines->ok()) {
-    return NodeNames([](NodeId id) { return fmt::format("node {}", id.index()); });
+    return NodeNames([](NodeId id) { return fmt::format("graph node {}", id.index()); });
   }
-  NodeNames names = text_names(module.graph, **lines);
+  NodeNames names = (*lines)->names(module);
   // `names` refers to the lines it was built from: keep them alive with it.
   return NodeNames([lines, names = std::move(names)](NodeId id) { return names(id); });
 }

@@ -32,12 +32,8 @@ std::string describe_merges(const CseReport& report);
 /// The summary line of what partition / merge-composite merged before grouping:
 /// "duplicates merged first: 5 nodes merged (TupleGetItem: 5)\n".
 std::string describe_merged_first(const CseReport& report, bool relay_compat);
-/// Names nodes as the Relay text `lines` was printed from `graph` shows them: `%N` for the node
-/// bound on a `%N = ...` line, `%x` for a variable, "node on line 7" for one printed inside
-/// another's line, "node 12" (its graph id) for one not printed.
-NodeNames text_names(const relay::Graph& graph, const TextLines& lines);
-/// Names for the report of a pass run on `module`: the Relay text's (text_names), or graph ids
-/// ("node 12") when the module cannot be printed.
+/// Names for the report of a pass run on `module`: the Relay text's (TextLines::names), or
+/// graph ids ("graph node 12") when the module cannot be printed.
 NodeNames report_names(const relay::Module& module, relay::TextEnvelope envelope);
 /// The groups refused: a count line, then each in the library's words (describe), its nodes
 /// named by `names` in `graph` (the pass's input), with its table entry's name when

@@ -64,7 +64,7 @@ NodeNames TextLines::names(const relay::Module& module) const {
     if (auto function = functions.find(node.index()); function != functions.end()) {
       return fmt::format("@{}", function->second);
     }
-    if (std::uint32_t line = line_of(node); line != 0) return fmt::format("(line {})", line);
+    if (std::uint32_t line = line_of(node); line != 0) return fmt::format("node on line {}", line);
     return fmt::format("(graph node {}, not printed)", node.index());
   });
 }

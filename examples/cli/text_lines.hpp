@@ -58,7 +58,7 @@ struct TextLines {
   [[nodiscard]] std::string place(std::uint32_t line) const;
 
   /// How explanations and reports name nodes of `module` (the module printed): `%3` for a
-  /// node bound to %3, `%x` for a variable, `@main` for a function of the module, `(line 12)`
+  /// node bound to %3, `%x` for a variable, `@main` for a function of the module, "node on line 12"
   /// for any other node (printed inline on line 12), `(graph node 17, not printed)` for a node
   /// the text does not show. `module` and these lines must outlive the names.
   [[nodiscard]] NodeNames names(const relay::Module& module) const;

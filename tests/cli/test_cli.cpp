@@ -280,7 +280,7 @@ TEST_CASE("match: counts are TVM's, places are the text's lines", "[cli][match]"
     REQUIRE(result.code == 0);
     CHECK(result.out ==
           "nn.softmax line 12: nn.softmax(%8) /* ty=Tensor[(1, 10), float32] */\n"
-          "expected op nn.relu, got nn.bias_add; in operand 0 of (line 12) = nn.softmax(...)\n");
+          "expected op nn.relu, got nn.bias_add; in operand 0 of node on line 12 = nn.softmax(...)\n");
     const std::string def_line =
         "def @main(%data: Tensor[(1, 1, 28, 28), float32] /* ty=Tensor[(1, 1, 28, 28), float32] "
         "*/) -> Tensor[(1, 10), float32] {";
