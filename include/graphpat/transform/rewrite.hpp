@@ -15,14 +15,17 @@
 //        .pattern = is_op("nn.conv2d")(x, w),
 //        .rewrite = [=](NodeId, NodeId post, const auto& bound, auto& rewriter) {
 //          AttrTable& attrs = rewriter.attrs();
+//          AttrValueId two_by_two = attrs.array({attrs.integer(2), attrs.integer(2)});
 //          auto conv = rewriter.call("nn.conv2d", {bound.bound(x), bound.bound(w)},
-//                                    {{"strides", attrs.array({attrs.integer(2), attrs.integer(2)})}});
+//                                    {{"strides", two_by_two}});
 //          return conv.ok() ? *conv : post;   // a value the field cannot hold: no change
 //        },
 //        .benefit = 2}};
 //   auto result = graphpat::rewrite(callbacks, module);           // every function of `module`
 //   if (!result.converged) fmt::print("stopped after {} rewrites\n", result.rewrites);
-//   for (const auto& counts : result.callbacks) fmt::print("{}: {}\n", counts.name, counts.rewrites);
+//   for (const auto& counts : result.callbacks) {
+//     fmt::print("{}: {} rewrites\n", counts.name, counts.rewrites);
+//   }
 //
 // Each iteration applies every callback once, in order of decreasing `benefit` (MLIR's
 // PatternBenefit, see RewriteCallback), callbacks of equal benefit in list order, so a list
@@ -86,7 +89,9 @@ namespace graphpat {
 template <class D>
 concept CanonicalisesCallAttrs =
     requires(Context& context, std::string_view op_name, std::span<const AttrField> fields) {
-      { D::canonical_call_attrs(context, op_name, fields) } -> std::same_as<absl::StatusOr<AttrValueId>>;
+      {
+        D::canonical_call_attrs(context, op_name, fields)
+      } -> std::same_as<absl::StatusOr<AttrValueId>>;
     };
 
 /// What a callback builds with: the graph being rewritten (pre and post nodes both live in it)
@@ -117,8 +122,9 @@ class Rewriter {
     if (!attrs.ok()) return attrs.status();
     return builder_.call(op_name, args, {.attrs = *attrs});
   }
-  absl::StatusOr<NodeId> call(std::string_view op_name, std::initializer_list<NodeId> args,
-                              std::initializer_list<std::pair<std::string_view, AttrValueId>> fields)
+  absl::StatusOr<NodeId> call(
+      std::string_view op_name, std::initializer_list<NodeId> args,
+      std::initializer_list<std::pair<std::string_view, AttrValueId>> fields)
     requires CanonicalisesCallAttrs<D>
   {
     return call(op_name, std::span(args.begin(), args.size()),
@@ -370,8 +376,8 @@ ModuleRewriteResult<D> rewrite(const std::vector<RewriteCallback<D>>& callbacks,
   // remapped is the merged module's.
   absl::flat_hash_map<NodeId, NodeId> root_map;
   for (std::size_t k = 0; k < roots.size(); ++k) root_map.emplace(input_roots[k], roots[k]);
-  return {std::move(counts),
-          module.remapped(std::move(rewritten), [&](NodeId old_id) { return root_map.at(old_id); })};
+  auto new_root = [&root_map](NodeId old_id) { return root_map.at(old_id); };
+  return {std::move(counts), module.remapped(std::move(rewritten), new_root)};
 }
 
 }  // namespace graphpat
