@@ -10,6 +10,7 @@
 #include <graphpat/cse.hpp>
 #include <graphpat/graphpat.hpp>
 #include <graphpat/io/relay_text.hpp>
+#include <graphpat/rewrite.hpp>
 #include <sstream>
 #include <string>
 
@@ -48,6 +49,29 @@ absl::StatusOr<std::string> merge_duplicates(const std::string& text) {
   return out;
 }
 
+// README: rewriting every function of a module (the model's one global pooling).
+bool legalize_global_pool(const std::string& text) {
+  auto module = graphpat::relay::parse_text(text);
+  if (!module.ok()) return false;
+  using namespace graphpat::dsl;
+  graphpat::Pattern input = wildcard();
+  std::vector<graphpat::RewriteCallback<graphpat::relay::Dialect>> callbacks = {
+      {.name = "global_pool_as_7x7",
+       .pattern = is_op("nn.global_avg_pool2d")(input),
+       .rewrite = [input](auto, auto post, const auto& bound, auto& rewriter) {
+         graphpat::AttrTable& attrs = rewriter.attrs();
+         auto pool = rewriter.call("nn.avg_pool2d", {bound.bound(input)},
+                                   {{"pool_size", attrs.array({attrs.integer(7), attrs.integer(7)})}});
+         return pool.ok() ? *pool : post;  // or pool.status(): [graphpat.relay_text.bad_attribute] ...
+       }}};
+  auto result = graphpat::rewrite(callbacks, *module);  // every function; opaque ones kept
+  fmt::print("{}: {} rewritten\n", result.callbacks[0].name, result.callbacks[0].rewrites);
+  absl::StatusOr<std::string> out = graphpat::relay::print_text(result.module);
+  return result.callbacks[0].rewrites == 1 && out.ok() &&
+         out->find("nn.global_avg_pool2d(") == std::string::npos &&
+         out->find("nn.avg_pool2d(") != std::string::npos;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,6 +87,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::string> refused = merge_duplicates("def @main(%x) { %x )");
   fmt::print("{}\n", refused.status());
   bool ok = build_conv_bias_relu() && partition_batch_norms(text.str()) && merged.ok() &&
+            legalize_global_pool(text.str()) &&
             graphpat::error_id(refused.status()) == "graphpat.relay_text.unexpected_token";
   fmt::print("README examples: {}\n", ok ? "OK" : "FAILED");
   return ok ? 0 : 1;

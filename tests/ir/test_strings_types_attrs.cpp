@@ -154,11 +154,11 @@ TEST_CASE("attribute values are interned by value and width", "[attrs]") {
   CHECK(attrs.integer(1) == attrs.integer(1));
   CHECK(attrs.integer(1) != attrs.integer(1, 64));
   CHECK(attrs.integer(1) != attrs.boolean(true));
-  CHECK(attrs.floating(0.5) == attrs.floating(0.5));
+  CHECK(attrs.floating(0.5, 32) == attrs.floating(0.5, 32));
   CHECK(attrs.floating(0.5, 32) != attrs.floating(0.5, 64));
   // Kept bit for bit: -0 is not 0 (both print differently in Relay).
-  CHECK(attrs.floating(-0.0) != attrs.floating(0.0));
-  CHECK(attrs.as_float(attrs.floating(0.1)) == 0.1);
+  CHECK(attrs.floating(-0.0, 32) != attrs.floating(0.0, 32));
+  CHECK(attrs.as_float(attrs.floating(0.1, 32)) == 0.1);
   CHECK(attrs.as_int(attrs.integer(std::numeric_limits<std::int64_t>::min(), 64)) ==
         std::numeric_limits<std::int64_t>::min());
   CHECK(attrs.string("NCHW") != attrs.data_type("NCHW"));

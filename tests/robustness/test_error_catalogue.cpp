@@ -48,12 +48,12 @@ constexpr IdMaker kIdMakers[] = {
     {"make_error", 1, ""},                      // ir/errors.hpp
     {"io_error", 0, ""},                        // examples/cli/io.cpp
     {"json_error", 0, "relay_json"},            // io/relay_json/document.hpp
-    {"text_error", 0, "relay_text"},            // io/relay_text/lexer.hpp
+    {"text_error", 0, "relay_text"},            // relay/text/lexer.hpp
     {"graph_json_error", 0, "graph_json"},      // io/graph_json/attr_values.hpp
     {"pattern_text_error", 0, "pattern_text"},  // pattern/text_syntax.hpp
     {"error_at", 1, "pattern_text"},            // pattern/text.hpp, placed at a syntax node
     {"verify_error", 0, "verify"},              // analysis/verify.hpp
-    // AttrSchemaCache::canonical's callback (io/relay_text/attributes.hpp): the Relay text
+    // AttrSchemaCache::canonical's callback (relay/text/attributes.hpp): the Relay text
     // readers make relay_text.<id> of it; the graph JSON reader makes graph_json.bad_attribute
     // whatever the id, a literal at its own call.
     {"refuse_attribute", 0, "relay_text"},
@@ -75,11 +75,11 @@ const std::multiset<std::string> kForwardingCalls = {
     "include/graphpat/io/relay_json/document.hpp: make_error(fmt::format(\"relay_json.{}\", "
     "what))",
     // call_attrs's refuse_attribute, which has no place
-    "include/graphpat/io/relay_text.hpp: make_error(fmt::format(\"relay_text.{}\", id))",
+    "include/graphpat/relay/call_attrs.hpp: make_error(fmt::format(\"relay_text.{}\", id))",
     // the Relay text reader's refuse_attribute (AttrSchemaCache::canonical with a place)
-    "include/graphpat/io/relay_text/attributes.hpp: text_error(id)",
+    "include/graphpat/relay/text/attributes.hpp: text_error(id)",
     // text_error
-    "include/graphpat/io/relay_text/lexer.hpp: make_error(fmt::format(\"relay_text.{}\", id))",
+    "include/graphpat/relay/text/lexer.hpp: make_error(fmt::format(\"relay_text.{}\", id))",
     // error_at
     "include/graphpat/pattern/text.hpp: pattern_text_error(what)",
     // pattern_text_error

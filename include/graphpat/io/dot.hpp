@@ -35,7 +35,7 @@
 #include <utility>
 #include <vector>
 
-#include "graphpat/io/relay_text/attributes.hpp"
+#include "graphpat/relay/text/attributes.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/format.hpp"
 #include "graphpat/relay/dialect.hpp"

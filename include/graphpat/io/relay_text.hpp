@@ -75,9 +75,9 @@
 #include <utility>
 #include <vector>
 
-#include "graphpat/io/relay_text/attributes.hpp"
 #include "graphpat/io/relay_text/parser.hpp"
 #include "graphpat/io/relay_text/printer.hpp"
+#include "graphpat/relay/call_attrs.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 namespace graphpat::relay {
@@ -113,36 +113,6 @@ inline absl::StatusOr<std::string> print_expression(const Graph& graph, NodeId r
 inline absl::StatusOr<std::string> print_expression(const ParsedExpression& parsed,
                                                     TextEnvelope envelope = TextEnvelope::kAstext) {
   return print_expression(parsed.module.graph, parsed.root, envelope, parsed.module.text_metadata);
-}
-
-/// The attributes the Relay readers give a call of `op_name` written with `fields` (`k=v`
-/// pairs): the canonical object of the op's schema, every other field at its declared default;
-/// for an op without a schema, the fields as written under "graphpat.relay_text.UnknownAttrs",
-/// or no attributes when there are none. A call built with the Builder and these attributes
-/// equals the call parse_text reads.
-///
-///   auto attrs = graphpat::relay::call_attrs(context, "nn.conv2d",
-///                                            {{"channels", context.attrs.integer(16)}});
-///   NodeId conv = builder.call("nn.conv2d", {x, w}, {.attrs = *attrs});
-///
-/// Errors, as the reader's without a place (there is no text): `relay_text.bad_attribute` for a
-/// value the field cannot hold, `relay_text.missing_attribute` for a required field left out.
-inline absl::StatusOr<AttrValueId> call_attrs(
-    Context& context, std::string_view op_name,
-    const std::vector<std::pair<std::string_view, AttrValueId>>& fields = {}) {
-  std::vector<AttrField> written;
-  for (const auto& [key, value] : fields) written.push_back({context.strings.intern(key), value});
-  const AttrSchema* schema = context.ops.schema(context.ops.info(context.op(op_name)));
-  if (schema == nullptr) {
-    if (written.empty()) return AttrValueId();
-    return context.attrs.object(graphpat::detail::kUnknownAttrsKey, written);
-  }
-  return graphpat::detail::AttrSchemaCache(context).canonical(
-      *schema, written, op_name,
-      [](std::string_view id, std::optional<std::size_t>, const std::string& problem) {
-        return make_error(absl::StatusCode::kInvalidArgument, fmt::format("relay_text.{}", id),
-                          problem);
-      });
 }
 
 }  // namespace graphpat::relay

@@ -75,8 +75,11 @@ class AttrTable {
   AttrValueId integer(std::int64_t value, std::uint8_t bits = 32, bool is_unsigned = false) {
     return intern({AttrKind::kInt, bits, is_unsigned, {}, static_cast<std::uint64_t>(value)}, {});
   }
-  /// A float of `bits` width; the value is kept exactly (as a double, bit for bit).
-  AttrValueId floating(double value, std::uint8_t bits = 32) {
+  /// A float of `bits` width (32 for a Relay `float32` value such as `1f`, 64 for an attribute
+  /// field declared `double`, as `epsilon`); the value is kept exactly (as a double, bit for
+  /// bit). No default: the width is part of the value, and the readers give most attribute
+  /// fields 64 bits.
+  AttrValueId floating(double value, std::uint8_t bits) {
     return intern({AttrKind::kFloat, bits, false, {}, std::bit_cast<std::uint64_t>(value)}, {});
   }
   AttrValueId string(std::string_view value) {

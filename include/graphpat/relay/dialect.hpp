@@ -14,12 +14,14 @@
 //   // add.commutative == true, add.pattern_kind == graphpat::OpPatternKind::kBroadcast
 #pragma once
 
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "graphpat/ir/builder.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/module.hpp"
+#include "graphpat/relay/call_attrs.hpp"
 #include "graphpat/relay/op_table.hpp"
 
 namespace graphpat::relay {
@@ -46,6 +48,14 @@ struct Dialect {
       .outlined_parameter_prefix = "FunctionVar_",
       .opaque_function_keys = kOpaqueFunctionKeys,
   };
+
+  /// A call's `k=v` attribute fields as the readers canonicalise them (relay::call_attrs): what
+  /// Rewriter::call builds with.
+  static absl::StatusOr<AttrValueId> canonical_call_attrs(Context& context,
+                                                          std::string_view op_name,
+                                                          std::span<const AttrField> fields) {
+    return call_attrs(context, op_name, fields);
+  }
 
   /// Loads the generated op table into `context`'s registry.
   static void register_ops(Context& context) {

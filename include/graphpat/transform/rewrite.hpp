@@ -1,24 +1,42 @@
 // Rewrite: replace every accepted match of a pattern by what a callback builds, repeated to a
-// bounded fixed point, as Relay's `rewrite(callbacks, expr)` does (docs/semantics.md §6).
+// bounded fixed point, as Relay's `rewrite(callbacks, expr)` does (docs/semantics.md §6), over
+// one expression or over every function of a module.
 //
 //   using namespace graphpat::dsl;
-//   graphpat::Pattern add = is_op("add")(wildcard(), wildcard());
+//   graphpat::Pattern x = wildcard(), w = wildcard();
 //   std::vector<graphpat::RewriteCallback<graphpat::relay::Dialect>> callbacks = {
-//       {.pattern = add,
-//        .rewrite = [&](NodeId pre, NodeId post, const auto& bindings, auto& rewriter) {
+//       {.name = "add_to_subtract",
+//        .pattern = is_op("add")(wildcard(), wildcard()),
+//        .rewrite = [](NodeId, NodeId post, const auto&, auto& rewriter) {
 //          auto args = rewriter.graph().args(post);
 //          return rewriter.builder().call("subtract", {args[0], args[1]});
-//        }}};
-//   auto result = graphpat::rewrite(callbacks, graph, root);
+//        }},
+//       {.name = "strided_conv",
+//        .pattern = is_op("nn.conv2d")(x, w),
+//        .rewrite = [=](NodeId, NodeId post, const auto& bound, auto& rewriter) {
+//          AttrTable& attrs = rewriter.attrs();
+//          AttrValueId two_by_two = attrs.array({attrs.integer(2), attrs.integer(2)});
+//          auto conv = rewriter.call("nn.conv2d", {bound.bound(x), bound.bound(w)},
+//                                    {{"strides", two_by_two}});
+//          return conv.ok() ? *conv : post;   // a value the field cannot hold: no change
+//        },
+//        .benefit = 2}};
+//   auto result = graphpat::rewrite(callbacks, module);           // every function of `module`
 //   if (!result.converged) fmt::print("stopped after {} rewrites\n", result.rewrites);
+//   for (const auto& counts : result.callbacks) {
+//     fmt::print("{}: {} rewrites\n", counts.name, counts.rewrites);
+//   }
 //
-// Each iteration runs the callbacks in list order; a callback's groups are found as partition
-// finds them (output side first, no overlap, no interior used outside unless post-dominated)
-// and rewritten in post-order, so outer callbacks see rewritten children. A `rewrite_once`
-// callback stops after the first application that changed the expression. The loop stops when
-// an iteration leaves the root as it was, or at the budget (RewriteOptions): it reports instead
-// of aborting. "Changed" is root identity: nodes are rebuilt only when an operand changed, so an
-// untouched expression keeps its id and no whole-graph comparison is needed.
+// Each iteration applies every callback once, in order of decreasing `benefit` (MLIR's
+// PatternBenefit, see RewriteCallback), callbacks of equal benefit in list order, so a list
+// whose callbacks all keep the default benefit runs in list order. An application finds a
+// callback's groups as partition finds them (output side first, no overlap, no interior used
+// outside unless post-dominated) and rewrites them in post-order, so outer groups see rewritten
+// children. A `rewrite_once` callback stops after the first application that changed the
+// expression. The loop stops when an iteration leaves the roots as they were, or at the budget
+// (RewriteOptions): it reports instead of aborting. "Changed" is root identity: nodes are
+// rebuilt only when an operand changed, so an untouched expression keeps its id and no
+// whole-graph comparison is needed.
 //
 // A callback sees only roots partition would outline (partition.hpp): never a Var (a
 // parameter or a let's variable must stay a Var), never a root its pattern bound as its own
@@ -27,22 +45,54 @@
 // rewriter then never calls the callback; only the parts of the expression a callback returns
 // are its own.
 //
+// Modules: `rewrite(callbacks, module)` rewrites all functions together, in the module's one
+// graph, and returns the module with each name bound to its rewritten function (type
+// definitions, attributes and metadata carried over). A call of another function (`@f`) is a
+// GlobalVar naming it, so it reads the rewritten `@f`. A function is never itself a group root
+// (a definition stays a function, as in partition). Functions carrying one of the dialect's
+// opaque_function_keys (Relay's `Compiler`, `Extern`, `SkipOptimization`; MergeComposite's test)
+// are carried unchanged: not searched, and not touched by the merge of duplicates either; a node
+// an opaque function shares with another function is left alone in both.
+//
 // Modes: by default rewrite uses graphpat's matcher rules and first merges duplicated pure
-// nodes (eliminate_common_subexpr), as partition does; each is an option of its own (`match`,
+// nodes (eliminate_common_subexpr, once, before the first callback; over a module, every
+// function but the opaque ones), as partition does; each is an option of its own (`match`,
 // `merge_duplicates_first`), and `relay_compat` is the preset that sets both as TVM does (TVM's
 // rules, on the input as given).
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+#include <absl/status/statusor.h>
+
+#include <algorithm>
+#include <concepts>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "graphpat/analysis/compact.hpp"
+#include "graphpat/analysis/reachability.hpp"
+#include "graphpat/transform/merge_composite.hpp"
 #include "graphpat/transform/partition.hpp"
 
 namespace graphpat {
+
+/// Whether dialect `D` puts a call's `k=v` attribute fields into the canonical attributes of
+/// the op's schema (its registry's AttrSchema, defaults filled in), as its readers do: a static
+/// `canonical_call_attrs(context, op_name, fields)` answering the attributes or an error.
+template <class D>
+concept CanonicalisesCallAttrs =
+    requires(Context& context, std::string_view op_name, std::span<const AttrField> fields) {
+      {
+        D::canonical_call_attrs(context, op_name, fields)
+      } -> std::same_as<absl::StatusOr<AttrValueId>>;
+    };
 
 /// What a callback builds with: the graph being rewritten (pre and post nodes both live in it)
 /// and a builder appending to it.
@@ -52,6 +102,34 @@ class Rewriter {
   explicit Rewriter(Graph<D>& graph) : builder_(graph) {}
   [[nodiscard]] Graph<D>& graph() const { return builder_.graph(); }
   [[nodiscard]] Builder<D>& builder() { return builder_; }
+  /// The attribute values of the graph's context (for the fields of `call`).
+  [[nodiscard]] AttrTable& attrs() const { return graph().context().attrs; }
+
+  /// A call of `op_name` with attributes written as `k=v` fields, which the dialect makes the
+  /// canonical object of the op's schema (every other field at its declared default), so the
+  /// call equals the one its readers read from text. Errors are the dialect's (Relay's:
+  /// `relay_text.bad_attribute` for a value a field cannot hold, `relay_text.missing_attribute`
+  /// for a required field left out); nothing is built then.
+  absl::StatusOr<NodeId> call(std::string_view op_name, std::span<const NodeId> args,
+                              std::span<const std::pair<std::string_view, AttrValueId>> fields)
+    requires CanonicalisesCallAttrs<D>
+  {
+    Context& context = graph().context();
+    std::vector<AttrField> written;
+    written.reserve(fields.size());
+    for (const auto& [key, value] : fields) written.push_back({context.strings.intern(key), value});
+    absl::StatusOr<AttrValueId> attrs = D::canonical_call_attrs(context, op_name, written);
+    if (!attrs.ok()) return attrs.status();
+    return builder_.call(op_name, args, {.attrs = *attrs});
+  }
+  absl::StatusOr<NodeId> call(
+      std::string_view op_name, std::initializer_list<NodeId> args,
+      std::initializer_list<std::pair<std::string_view, AttrValueId>> fields)
+    requires CanonicalisesCallAttrs<D>
+  {
+    return call(op_name, std::span(args.begin(), args.size()),
+                std::span(fields.begin(), fields.size()));
+  }
 
  private:
   Builder<D> builder_;
@@ -82,10 +160,22 @@ class RewriteBindings {
 
 template <Dialect D>
 struct RewriteCallback {
+  /// Names the callback in RewriteResult::callbacks (MLIR's debug name); may be empty.
+  std::string name = {};
   Pattern pattern;
   /// (pre, post, bindings, rewriter) -> the replacement; returning `post` means no change.
   std::function<NodeId(NodeId, NodeId, const RewriteBindings&, Rewriter<D>&)> rewrite;
   bool rewrite_once = false;
+  /// Which callback goes first within an iteration, after MLIR's PatternBenefit (MLIR's
+  /// "Pattern Rewriting" document, mlir.llvm.org/docs/PatternRewriter): a number saying how much
+  /// applying the pattern is expected to gain, fixed when the pattern is made, and where
+  /// several patterns could apply MLIR's applicator tries the one of higher benefit first.
+  /// Here: higher benefit first, equal benefits in list order, so a list that sets no benefit
+  /// runs exactly in list order, as before benefits existed. What it orders is the callbacks'
+  /// applications within each iteration (each application rewrites the whole expression, and
+  /// every callback is still applied once per iteration): when two callbacks match the same
+  /// node, the one applied first rewrites it and the other sees its replacement.
+  int benefit = 0;
 };
 
 struct RewriteOptions {
@@ -95,7 +185,8 @@ struct RewriteOptions {
   /// The matcher's rules. Unset: TVM's under `relay_compat`, graphpat's otherwise.
   std::optional<MatchOptions> match = {};
   /// Merge duplicated pure nodes before the first callback (PartitionOptions); without it, a
-  /// rewrite that changes nothing returns the input graph itself. Unset: `!relay_compat`.
+  /// rewrite that changes nothing returns the input graph (or module) itself. Unset:
+  /// `!relay_compat`.
   std::optional<bool> merge_duplicates_first = {};
   /// Budget of callback applications (one callback over the whole expression); TVM's is 100.
   std::uint32_t max_applications = 100;
@@ -104,40 +195,62 @@ struct RewriteOptions {
   std::uint32_t max_iterations = 100;
 };
 
-template <Dialect D>
-struct RewriteResult {
-  Graph<D> graph;
-  NodeId root;
+/// What one callback did over a whole rewrite.
+struct RewriteCallbackCounts {
+  std::string name;                // the callback's name, as given (empty when unnamed)
+  std::uint32_t applications = 0;  // times it was applied to the whole expression
+  std::uint32_t rewrites = 0;      // group roots it replaced by a different node
+};
+
+/// What a rewrite did, over all its iterations.
+struct RewriteCounts {
   bool converged = false;        // the last iteration changed nothing
   std::uint32_t iterations = 0;  // passes over the callback list
   std::uint32_t applications = 0;
   std::uint32_t rewrites = 0;    // group roots replaced by a different node
+  /// One entry per callback, in the order of the list given (index k is callbacks[k], whatever
+  /// its benefit); their applications and rewrites add up to the totals above.
+  std::vector<RewriteCallbackCounts> callbacks;
   PartitionReport report;        // groups handed to callbacks (accepted) and refused, over all
                                  // applications
 };
 
+template <Dialect D>
+struct RewriteResult : RewriteCounts {
+  Graph<D> graph;
+  NodeId root;
+};
+
+template <Dialect D>
+struct ModuleRewriteResult : RewriteCounts {
+  Module<D> module;
+};
+
 namespace detail {
 
-/// One application of `callback` to the expression at `root` of `graph`, appending to the
-/// graph; returns the new root (`root` itself when nothing changed).
+/// One application of `callback` to the expressions at `roots` of `graph`, appending to the
+/// graph: each root is replaced by its rewritten id. Groups are found as `grouping` says,
+/// except under the roots `opaque_roots` marks (may be null). Returns the group roots replaced
+/// by a different node.
 template <Dialect D>
-NodeId apply_rewrite(const RewriteCallback<D>& callback, Graph<D>& graph, NodeId root,
-                     MatchOptions match_options, RewriteResult<D>& result) {
+std::uint32_t apply_rewrite(const RewriteCallback<D>& callback, Graph<D>& graph,
+                            std::vector<NodeId>& roots, const GrouperOptions& grouping,
+                            const std::vector<bool>* opaque_roots, PartitionReport& report) {
   std::vector<PartitionGroup> groups;
   {
-    PartitionGrouper<D> grouper(callback.pattern, graph, std::span(&root, 1),
-                                {.match = match_options}, nullptr);
-    groups = grouper.run(result.report);
+    PartitionGrouper<D> grouper(callback.pattern, graph, roots, grouping, opaque_roots);
+    groups = grouper.run(report);
   }
-  result.report.accepted += static_cast<std::uint32_t>(groups.size());
-  if (groups.empty()) return root;
+  report.accepted += static_cast<std::uint32_t>(groups.size());
+  if (groups.empty()) return 0;
   std::vector<std::uint32_t> group_at(graph.size(), NodeId::kNone);
   for (std::uint32_t g = 0; g < groups.size(); ++g) group_at[groups[g].root.index()] = g;
   const std::uint32_t size = graph.size();
-  std::vector<bool> live = reachable_from(graph, std::span(&root, 1));
+  std::vector<bool> live = reachable_from(graph, std::span<const NodeId>(roots));
   std::vector<NodeId> post(size);
   Rewriter<D> rewriter(graph);
   std::vector<NodeId> operands;
+  std::uint32_t rewrites = 0;
   for (std::uint32_t i = 0; i < size; ++i) {
     if (!live[i]) continue;
     NodeId id(i);
@@ -151,10 +264,63 @@ NodeId apply_rewrite(const RewriteCallback<D>& callback, Graph<D>& graph, NodeId
     if (group_at[i] == NodeId::kNone) continue;
     RewriteBindings bindings(groups[group_at[i]].match, post);
     NodeId replacement = callback.rewrite(id, post[i], bindings, rewriter);
-    if (replacement != post[i]) ++result.rewrites;
+    if (replacement != post[i]) ++rewrites;
     post[i] = replacement;
   }
-  return post[root.index()];
+  for (NodeId& root : roots) root = post[root.index()];
+  return rewrites;
+}
+
+/// The order callbacks are applied in within an iteration: decreasing benefit, ties in list
+/// order.
+template <Dialect D>
+std::vector<std::size_t> benefit_order(const std::vector<RewriteCallback<D>>& callbacks) {
+  std::vector<std::size_t> order(callbacks.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return callbacks[a].benefit > callbacks[b].benefit;
+  });
+  return order;
+}
+
+/// Rewrites the expressions at `roots` of `graph` with `callbacks` to a bounded fixed point,
+/// compacting `graph` after each iteration that changed a root; `roots` follow. Returns whether
+/// any iteration changed a root.
+template <Dialect D>
+bool rewrite_to_fixed_point(const std::vector<RewriteCallback<D>>& callbacks, Graph<D>& graph,
+                            std::vector<NodeId>& roots, const GrouperOptions& grouping,
+                            const std::vector<bool>* opaque_roots, const RewriteOptions& options,
+                            RewriteCounts& counts) {
+  for (const RewriteCallback<D>& callback : callbacks) counts.callbacks.push_back({callback.name});
+  const std::vector<std::size_t> order = benefit_order(callbacks);
+  std::vector<bool> done(callbacks.size(), false);
+  bool changed = true;
+  bool any_change = false;
+  while (changed && counts.applications < options.max_applications &&
+         counts.iterations < options.max_iterations) {
+    ++counts.iterations;
+    const std::vector<NodeId> last = roots;
+    for (std::size_t k : order) {
+      if (done[k] || counts.applications >= options.max_applications) continue;
+      const std::vector<NodeId> before = roots;
+      std::uint32_t rewrites =
+          apply_rewrite(callbacks[k], graph, roots, grouping, opaque_roots, counts.report);
+      counts.rewrites += rewrites;
+      counts.callbacks[k].rewrites += rewrites;
+      ++counts.applications;
+      ++counts.callbacks[k].applications;
+      if (callbacks[k].rewrite_once && roots != before) done[k] = true;
+    }
+    changed = roots != last;
+    any_change |= changed;
+    if (changed) {  // drop what the iteration left behind
+      Compacted<D> compacted = compact(graph, std::span<const NodeId>(roots));
+      for (NodeId& root : roots) root = compacted.map(root);
+      graph = std::move(compacted.graph);
+    }
+  }
+  counts.converged = !changed;
+  return any_change;
 }
 
 }  // namespace detail
@@ -164,38 +330,54 @@ template <Dialect D>
 RewriteResult<D> rewrite(const std::vector<RewriteCallback<D>>& callbacks, const Graph<D>& graph,
                          NodeId root, const RewriteOptions& options = {}) {
   std::optional<CseFunctionResult<D>> merged = detail::merged_input(options, graph, root);
-  RewriteResult<D> result{.graph = merged ? std::move(merged->graph) : graph,
-                          .root = merged ? merged->root : root,
-                          .report = {}};
-  if (merged) result.report.cse = std::move(merged->report);
-  const MatchOptions match_options = detail::match_rules(options);
-  std::vector<bool> done(callbacks.size(), false);
-  bool changed = true;
-  bool any_change = false;
-  while (changed && result.applications < options.max_applications &&
-         result.iterations < options.max_iterations) {
-    ++result.iterations;
-    NodeId last = result.root;
-    for (std::size_t k = 0; k < callbacks.size(); ++k) {
-      if (done[k] || result.applications >= options.max_applications) continue;
-      NodeId before = result.root;
-      result.root = detail::apply_rewrite(callbacks[k], result.graph, before, match_options, result);
-      ++result.applications;
-      if (callbacks[k].rewrite_once && result.root != before) done[k] = true;
-    }
-    changed = result.root != last;
-    any_change |= changed;
-    if (changed) {  // drop what the iteration left behind
-      Compacted<D> compacted = compact(result.graph, std::span(&result.root, 1));
-      result.root = compacted.map(result.root);
-      result.graph = std::move(compacted.graph);
-    }
-  }
-  result.converged = !changed;
+  RewriteCounts counts;
+  if (merged) counts.report.cse = std::move(merged->report);
+  Graph<D> rewritten = merged ? std::move(merged->graph) : graph;
+  std::vector<NodeId> roots{merged ? merged->root : root};
+  bool any_change = detail::rewrite_to_fixed_point(
+      callbacks, rewritten, roots, {.match = detail::match_rules(options)}, nullptr, options,
+      counts);
   if (!any_change && !detail::merges_duplicates_first(options)) {
-    result.graph = graph;  // the input itself, without what the callbacks built and dropped
+    rewritten = graph;  // the input itself, without what the callbacks built and dropped
   }
-  return result;
+  return {std::move(counts), std::move(rewritten), roots.front()};
+}
+
+/// Rewrites every function of `module` with `callbacks` to a bounded fixed point, all in one
+/// graph; functions the dialect marks opaque are carried unchanged (see the top of this file).
+template <Dialect D>
+ModuleRewriteResult<D> rewrite(const std::vector<RewriteCallback<D>>& callbacks,
+                               const Module<D>& module, const RewriteOptions& options = {}) {
+  const std::vector<NodeId> input_roots = module.roots();
+  std::vector<bool> opaque;  // per function, in module order (which CSE keeps)
+  std::vector<NodeId> opaque_functions;
+  for (NodeId function : input_roots) {
+    opaque.push_back(detail::skipped_by_merge_composite(module.graph, function));
+    if (opaque.back()) opaque_functions.push_back(function);
+  }
+  // Merging duplicates first leaves the opaque functions' nodes as they are.
+  const std::vector<bool> in_opaque =
+      reachable_from(module.graph, std::span<const NodeId>(opaque_functions));
+  CseOptions<D> cse_options{
+      .skip = [&in_opaque](const Graph<D>&, NodeId id) { return in_opaque[id.index()]; }};
+  std::optional<CseResult<D>> merged = detail::merged_input(options, module, cse_options);
+  RewriteCounts counts;
+  if (merged) counts.report.cse = std::move(merged->report);
+  std::vector<NodeId> roots = merged ? merged->module.roots() : input_roots;
+  Graph<D> rewritten = merged ? std::move(merged->module.graph) : module.graph;
+  bool any_change = detail::rewrite_to_fixed_point(
+      callbacks, rewritten, roots,
+      {.match = detail::match_rules(options), .roots_are_definitions = true}, &opaque, options,
+      counts);
+  if (!any_change && !detail::merges_duplicates_first(options)) {
+    return {std::move(counts), module};  // the input itself, without what the callbacks built
+  }
+  // CSE keeps the functions, their order and everything else of the module: the input's
+  // remapped is the merged module's.
+  absl::flat_hash_map<NodeId, NodeId> root_map;
+  for (std::size_t k = 0; k < roots.size(); ++k) root_map.emplace(input_roots[k], roots[k]);
+  auto new_root = [&root_map](NodeId old_id) { return root_map.at(old_id); };
+  return {std::move(counts), module.remapped(std::move(rewritten), new_root)};
 }
 
 }  // namespace graphpat

@@ -4,7 +4,7 @@
 // must increase through the file and every reference must name a node already read, so the
 // file is a topological order by construction and no cycle can be written. Types are Relay
 // type text read by the Relay text parser; attributes go through the same canonical form as
-// the Relay readers (relay_text/attributes.hpp).
+// the Relay readers (relay/text/attributes.hpp).
 //
 //   graphpat::detail::GraphJsonReader reader(options);
 //   absl::StatusOr<graphpat::relay::Module> module = reader.read(text);
@@ -29,7 +29,7 @@
 
 #include "graphpat/io/graph_json/attr_values.hpp"
 #include "graphpat/io/graph_json/json_stream.hpp"
-#include "graphpat/io/relay_text/attributes.hpp"
+#include "graphpat/relay/text/attributes.hpp"
 #include "graphpat/io/relay_text/parser.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/limits.hpp"

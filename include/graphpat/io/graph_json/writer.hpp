@@ -19,7 +19,7 @@
 
 #include "graphpat/io/graph_json/attr_values.hpp"
 #include "graphpat/io/graph_json/reader.hpp"
-#include "graphpat/io/relay_text/attributes.hpp"
+#include "graphpat/relay/text/attributes.hpp"
 #include "graphpat/io/relay_text/parser.hpp"
 #include "graphpat/ir/format.hpp"
 #include "graphpat/relay/dialect.hpp"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "graphpat/io/relay_json/ndarray.hpp"
-#include "graphpat/io/relay_text/attributes.hpp"
+#include "graphpat/relay/text/attributes.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/validation.hpp"

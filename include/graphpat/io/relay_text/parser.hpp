@@ -24,9 +24,9 @@
 #include <utility>
 #include <vector>
 
-#include "graphpat/io/relay_text/attributes.hpp"
-#include "graphpat/io/relay_text/lexer.hpp"
-#include "graphpat/io/relay_text/literals.hpp"
+#include "graphpat/relay/text/attributes.hpp"
+#include "graphpat/relay/text/lexer.hpp"
+#include "graphpat/relay/text/literals.hpp"
 #include "graphpat/io/relay_text/metadata.hpp"
 #include "graphpat/ir/limits.hpp"
 #include "graphpat/ir/validation.hpp"

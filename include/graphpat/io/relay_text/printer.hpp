@@ -25,8 +25,8 @@
 #include <utility>
 #include <vector>
 
-#include "graphpat/io/relay_text/attributes.hpp"
-#include "graphpat/io/relay_text/literals.hpp"
+#include "graphpat/relay/text/attributes.hpp"
+#include "graphpat/relay/text/literals.hpp"
 #include "graphpat/io/relay_text/metadata.hpp"
 #include "graphpat/io/relay_text/metadata_writer.hpp"
 #include "graphpat/relay/dialect.hpp"

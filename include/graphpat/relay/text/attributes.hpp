@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "graphpat/io/relay_text/lexer.hpp"
-#include "graphpat/io/relay_text/literals.hpp"
+#include "graphpat/relay/text/lexer.hpp"
+#include "graphpat/relay/text/literals.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/format.hpp"
 #include "graphpat/ir/limits.hpp"

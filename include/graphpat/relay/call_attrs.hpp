@@ -1,0 +1,58 @@
+// A Relay call's attributes from `k=v` fields: the canonical object of the op's attribute
+// struct (its schema in the op registry, every field in declaration order, the others at their
+// declared defaults), the very object the Relay text and JSON readers give the call, so a call
+// built with it equals the call they read. It lives here, below io/, so that a rewrite callback
+// can build such a call without a reader (Rewriter::call, through relay::Dialect).
+//
+//   auto attrs = graphpat::relay::call_attrs(context, "nn.conv2d",
+//                                            {{"channels", context.attrs.integer(16)}});
+//   NodeId conv = builder.call("nn.conv2d", {x, w}, {.attrs = *attrs});
+#pragma once
+
+#include <absl/status/statusor.h>
+#include <fmt/format.h>
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/ir/context.hpp"
+#include "graphpat/ir/errors.hpp"
+#include "graphpat/relay/text/attributes.hpp"
+
+namespace graphpat::relay {
+
+/// The attributes the Relay readers give a call of `op_name` written with `fields`: the
+/// canonical object of the op's schema; for an op without a schema, the fields as written under
+/// "graphpat.relay_text.UnknownAttrs", or no attributes when there are none.
+///
+/// Errors, as the reader's without a place (there is no text): `relay_text.bad_attribute` for a
+/// value the field cannot hold, `relay_text.missing_attribute` for a required field left out.
+inline absl::StatusOr<AttrValueId> call_attrs(Context& context, std::string_view op_name,
+                                              std::span<const AttrField> fields) {
+  const AttrSchema* schema = context.ops.schema(context.ops.info(context.op(op_name)));
+  if (schema == nullptr) {
+    if (fields.empty()) return AttrValueId();
+    return context.attrs.object(graphpat::detail::kUnknownAttrsKey, fields);
+  }
+  return graphpat::detail::AttrSchemaCache(context).canonical(
+      *schema, fields, op_name,
+      [](std::string_view id, std::optional<std::size_t>, const std::string& problem) {
+        return make_error(absl::StatusCode::kInvalidArgument, fmt::format("relay_text.{}", id),
+                          problem);
+      });
+}
+
+/// The same, the fields named by strings.
+inline absl::StatusOr<AttrValueId> call_attrs(
+    Context& context, std::string_view op_name,
+    const std::vector<std::pair<std::string_view, AttrValueId>>& fields = {}) {
+  std::vector<AttrField> written;
+  for (const auto& [key, value] : fields) written.push_back({context.strings.intern(key), value});
+  return call_attrs(context, op_name, written);
+}
+
+}  // namespace graphpat::relay
