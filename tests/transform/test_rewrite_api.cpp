@@ -300,3 +300,32 @@ TEST_CASE("rewrite(callbacks, module) runs in another dialect", "[rewrite][modul
   NodeId external_body = graph.body(*result.module.find("external"));
   CHECK(graph.context().op_name(graph.called_op(external_body)) == "sub");
 }
+
+TEST_CASE("a rewrite's refusals say which callback they come from", "[rewrite][report]") {
+  ArithGraph graph;
+  ArithBuilder b(graph);
+  NodeId x = b.var("x"), y = b.var("y");
+  NodeId sum = b.call("add", {x, y});
+  NodeId negated = b.call("neg", {sum});
+  NodeId both = b.tuple(std::vector<NodeId>{negated, sum});
+  NodeId main = b.function({x, y}, both);
+  auto keep = [](NodeId, NodeId post, const RewriteBindings&, Rewriter<ArithDialect>&) {
+    return post;
+  };
+  // Callback 1's neg(add(...)) matches at `negated`, but the add is also a field of the tuple,
+  // which `negated` does not post-dominate: the group is refused, for callback 1.
+  std::vector<RewriteCallback<ArithDialect>> callbacks = {
+      {.name = "subs", .pattern = is_op("sub")(wildcard(), wildcard()), .rewrite = keep},
+      {.name = "negated sums", .pattern = is_op("neg")(is_op("add")(wildcard(), wildcard())),
+       .rewrite = keep}};
+  auto result = rewrite(callbacks, graph, main, {.relay_compat = true});
+  REQUIRE(result.report.rejected.size() == 1);
+  const RejectedGroup& refused = result.report.rejected[0];
+  CHECK(refused.entry == 1);
+  CHECK(refused.reason == RejectionReason::kUsedOutside);
+  CHECK(refused.root == negated);  // nothing changed and nothing was merged: the input's ids
+  CHECK(refused.node == sum);
+  CHECK(refused.user == both);
+  CHECK(result.report.accepted == 0);
+  CHECK(result.callbacks[1].applications == 1);
+}

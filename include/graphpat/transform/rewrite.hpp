@@ -211,8 +211,12 @@ struct RewriteCounts {
   /// One entry per callback, in the order of the list given (index k is callbacks[k], whatever
   /// its benefit); their applications and rewrites add up to the totals above.
   std::vector<RewriteCallbackCounts> callbacks;
-  PartitionReport report;        // groups handed to callbacks (accepted) and refused, over all
-                                 // applications
+  /// Groups handed to callbacks (accepted) and refused, over all applications. A refusal's
+  /// `entry` is the index of its callback in the list given; its ids are of the graph as that
+  /// application found it, which each iteration that changes something renumbers (compacts),
+  /// so they name nodes of the input only when the refusal comes from the first iteration and
+  /// no duplicates were merged first.
+  PartitionReport report;
 };
 
 template <Dialect D>
@@ -303,8 +307,12 @@ bool rewrite_to_fixed_point(const std::vector<RewriteCallback<D>>& callbacks, Gr
     for (std::size_t k : order) {
       if (done[k] || counts.applications >= options.max_applications) continue;
       const std::vector<NodeId> before = roots;
+      const std::size_t rejected_before = counts.report.rejected.size();
       std::uint32_t rewrites =
           apply_rewrite(callbacks[k], graph, roots, grouping, opaque_roots, counts.report);
+      for (std::size_t r = rejected_before; r < counts.report.rejected.size(); ++r) {
+        counts.report.rejected[r].entry = static_cast<std::uint32_t>(k);
+      }
       counts.rewrites += rewrites;
       counts.callbacks[k].rewrites += rewrites;
       ++counts.applications;
