@@ -454,6 +454,31 @@ TEST_CASE("a field value its reader would refuse: Relay text refuses it, graph J
         "'dilation' of nn.conv2d (Array<IndexExpr>) cannot hold an int");
 }
 
+TEST_CASE("a float written without a width suffix: graph JSON keeps it, TVM JSON refuses it",
+          "[writers][graph_json][relay_json]") {
+  // TVM prints a bfloat16 FloatImm without a suffix; the text reader keeps such a float with
+  // width 0, so that it prints back as written.
+  auto read = graphpat::relay::parse_text(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x) {\n"
+      "  vendor.f(%x, a=1.5, b=[2.])\n"
+      "}\n");
+  REQUIRE(read.ok());
+  auto written = graphpat::relay::print_graph_json(*read);
+  REQUIRE(written.ok());
+  CHECK(written->find(R"("attrs": {"a": {"float": 1.5, "bits": 0}, "b": [{"float": 2.0, "bits": 0}]})") !=
+        std::string::npos);
+  auto again = graphpat::relay::parse_graph_json(*written);
+  REQUIRE(again.ok());
+  CHECK(graphpat::structural_equal(*read, *again));
+  auto json = graphpat::relay::save_json(*read);
+  REQUIRE_FALSE(json.ok());
+  CHECK(message(json.status()) ==
+        fmt::format("[graphpat.relay_json.unsupported] node {}: the float 1.500000 was written "
+                    "without a width suffix, and a FloatImm needs a dtype",
+                    read->graph.body(*read->find("main"))));
+}
+
 TEST_CASE("a constant without bytes keeps its dtype and shape in Relay text",
           "[writers][relay_text][relay_json][graph_json]") {
   // What parse_text makes of a constant pasted without its metadata section, minus the node

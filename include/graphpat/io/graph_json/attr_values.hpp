@@ -201,13 +201,16 @@ class AttrJsonDecoder {
     return value.get<std::int64_t>();
   }
 
+  // `least` is 1, or 0 for a float: Relay text's float without a width suffix (`1.5`, as TVM
+  // prints a bfloat16 value), which the Relay text reader keeps as width 0.
   static absl::StatusOr<std::uint8_t> bits_of(const GraphJson& object, const JsonPath& path,
-                                              std::uint8_t fallback) {
+                                              std::uint8_t fallback, std::uint8_t least = 1) {
     auto found = object.find("bits");
     if (found == object.end()) return fallback;
-    if (!found->is_number_unsigned() || found->get<std::uint64_t>() < 1 ||
+    if (!found->is_number_unsigned() || found->get<std::uint64_t>() < least ||
         found->get<std::uint64_t>() > 64) {
-      return graph_json_error("bad_attribute", path / "bits", "expected a width from 1 to 64");
+      return graph_json_error("bad_attribute", path / "bits",
+                              fmt::format("expected a width from {} to 64", least));
     }
     return static_cast<std::uint8_t>(found->get<std::uint64_t>());
   }
@@ -253,7 +256,7 @@ class AttrJsonDecoder {
     }
     if (auto found = object.find("float"); found != object.end()) {
       if (auto status = only({"float", "bits"}); !status.ok()) return status;
-      auto bits = bits_of(object, path, 64);
+      auto bits = bits_of(object, path, 64, /*least=*/0);
       if (!bits.ok()) return bits.status();
       double number = 0;
       if (found->is_number()) {
@@ -270,7 +273,8 @@ class AttrJsonDecoder {
         return graph_json_error("bad_attribute", path / "float",
                                 "expected a number, \"nan\", \"-nan\", \"inf\" or \"-inf\"");
       }
-      if (auto problem = float_problem(number, {DataType::Code::kFloat, *bits, 1})) {
+      std::uint16_t checked_bits = *bits == 0 ? 64 : *bits;  // unsuffixed: as the text reader
+      if (auto problem = float_problem(number, {DataType::Code::kFloat, checked_bits, 1})) {
         return graph_json_error("bad_attribute", path / "float", *problem);
       }
       return attrs.floating(number, *bits);

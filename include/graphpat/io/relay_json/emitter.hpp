@@ -551,6 +551,13 @@ class Emitter {
         return int_imm(fmt::format("{}int{}", record.is_unsigned ? "u" : "", record.bits),
                        attrs.as_int(id));
       case AttrKind::kFloat:
+        if (record.bits == 0) {  // Relay text's `1.5`, read without a width (literals.hpp)
+          fail(json_error("unsupported", emitting_where(),
+                          fmt::format("the float {} was written without a width suffix, and a "
+                                      "FloatImm needs a dtype",
+                                      to_string(context_, id))));
+          return 0;
+        }
         return objects_.add("FloatImm",
                             {objects_.inline_text("dtype", fmt::format("float{}", record.bits)),
                              objects_.inline_text("value", fmt::format("{:.17g}", attrs.as_float(id))),
