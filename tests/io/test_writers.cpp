@@ -63,7 +63,7 @@ Module module_with(Place place, const std::string& name) {
   graphpat::relay::Builder b(module.graph);
   Context& context = module.graph.context();
   NodeId x = b.var(place == Place::kVar ? name : "x");
-  NodeId callee = place == Place::kOp       ? b.op(name)
+  NodeId callee = place == Place::kOp       ? b.opaque_op(name)
                   : place == Place::kGlobal ? b.global_var(name.empty() ? "g" : name)
                                             : b.op("nn.relu");
   AttrValueId call_attrs;
