@@ -512,8 +512,8 @@ class Matcher {
       case PatternKind::kTupleGetItem: return advance_tuple_get_item(f, p, depth, in);
       case PatternKind::kIf:
       case PatternKind::kLet: return advance_if_or_let(f, p, depth, in);
-      case PatternKind::kAlt: return advance_alt(f, p, in);
-      case PatternKind::kAnd: return advance_and(f, p, in);
+      case PatternKind::kAlt:
+      case PatternKind::kAnd: return advance_alt_or_and(f, p, in);
       case PatternKind::kNot: return advance_not(f, p, depth, in);
       case PatternKind::kAttr: return advance_attr(f, p, depth, in);
       case PatternKind::kType:
@@ -685,31 +685,17 @@ class Matcher {
     return visit(p.operands[f.index], g.operands(e)[f.index]);
   }
 
-  // `a | b`: committed alternation, the right side only when the left fails.
-  Step advance_alt(Frame& f, const PatternNode& p, Incoming in) {
+  // `a | b` (committed alternation: the right side only when the left fails) and `a & b` (the
+  // right side only when the left holds): the left side's result decides.
+  Step advance_alt_or_and(Frame& f, const PatternNode& p, Incoming in) {
     enum : std::uint8_t { kStart, kLeft, kRight };
+    const bool try_right_when = p.kind == PatternKind::kAnd;
     switch (f.step) {
       case kStart:
         f.step = kLeft;
         return visit(p.operands[0], f.node);
       case kLeft:
-        if (*in) return done(true);
-        f.step = kRight;
-        return visit(p.operands[1], f.node);
-      default:  // kRight
-        return done(*in);
-    }
-  }
-
-  // `a & b`: both, the right side only when the left holds.
-  Step advance_and(Frame& f, const PatternNode& p, Incoming in) {
-    enum : std::uint8_t { kStart, kLeft, kRight };
-    switch (f.step) {
-      case kStart:
-        f.step = kLeft;
-        return visit(p.operands[0], f.node);
-      case kLeft:
-        if (!*in) return done(false);
+        if (*in != try_right_when) return done(*in);
         f.step = kRight;
         return visit(p.operands[1], f.node);
       default:  // kRight
