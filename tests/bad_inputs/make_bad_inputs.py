@@ -253,6 +253,8 @@ H['json_type_negative_dim.json'] = typed_var_doc(dim="-1")
 H['json_dtype_int1024.json'] = typed_var_doc(dtype="int1024")
 H['json_dtype_float32x0.json'] = typed_var_doc(dtype="float32x0")
 H['json_dim_int8_overflow.json'] = typed_var_doc(dim="300", dim_dtype="int8")
+# An unsigned dimension came back signed (fuzz_relay_json, CI seed 1: uint2 saved as int2).
+H['json_dim_unsigned.json'] = typed_var_doc(dim="2", dim_dtype="uint8")
 def attr_call(value): return [X, {"id": 1, "kind": "call", "op": "vendor.op", "inputs": [0], "attrs": {"a": value}}]
 H['graph_attr_int8_overflow.json'] = gdoc(attr_call({"int": 300, "bits": 8}))
 H['graph_attr_float_overflow.json'] = gdoc(attr_call({"float": 1e39, "bits": 32}))

@@ -726,8 +726,15 @@ class JsonReader {
         return json_error("bad_value", at(index, "dtype"),
                           fmt::format("\"{}\" is not an integer dtype", dtype));
       }
-      DataType dim_type{width->is_unsigned ? DataType::Code::kUInt : DataType::Code::kInt,
-                        width->bits, 1};
+      // A dimension keeps only its width (Relay text has no unsigned literal), so an unsigned
+      // one would come back signed.
+      if (width->is_unsigned) {
+        return json_error("bad_value", at(index, "dtype"),
+                          fmt::format("a shape dimension of dtype \"{}\": dimensions are "
+                                      "signed integers",
+                                      dtype));
+      }
+      DataType dim_type{DataType::Code::kInt, width->bits, 1};
       if (auto problem = integer_problem(value, dim_type)) {
         return json_error("bad_value", at(index, "value"), *problem);
       }
