@@ -454,6 +454,55 @@ TEST_CASE("a field value its reader would refuse: Relay text refuses it, graph J
         "'dilation' of nn.conv2d (Array<IndexExpr>) cannot hold an int");
 }
 
+TEST_CASE("an op call without attributes: Relay text refuses it, graph JSON keeps it",
+          "[writers][relay_text][graph_json]") {
+  // A TVM JSON or graph JSON call of an op with an attrs struct may have none (graph JSON
+  // writes `"attrs": null`). Relay text has no way to say so: its reader, as TVM's parser, gives such a call the struct at its
+  // defaults (fuzz_writer_roundtrip, session 13).
+  auto graph = graphpat::relay::parse_graph_json(
+      R"({"format": "graphpat.graph", "version": 1, "functions": [{"name": "main",)"
+      R"( "params": [0, 1], "nodes": [{"id": 0, "kind": "var", "name": "x"},)"
+      R"( {"id": 1, "kind": "var", "name": "w"},)"
+      R"( {"id": 2, "kind": "call", "op": "nn.conv2d", "inputs": [0, 1], "attrs": null}],)"
+      R"( "outputs": [2]}]})");
+  REQUIRE(graph.ok());
+  graphpat::NodeId call = graph->graph.body(*graph->find("main"));
+  REQUIRE_FALSE(graph->graph.attrs(call).valid());
+  auto text = graphpat::relay::print_text(*graph);
+  REQUIRE_FALSE(text.ok());
+  CHECK(message(text.status()) ==
+        fmt::format("[graphpat.relay_text.unprintable] node {}: the nn.conv2d call has no "
+                    "attributes, which its text reader would read as relay.attrs.Conv2DAttrs "
+                    "at its defaults",
+                    call));
+  auto written = graphpat::relay::print_graph_json(*graph);
+  REQUIRE(written.ok());
+  CHECK(written->find(R"("op": "nn.conv2d", "inputs": [0, 1], "attrs": null)") !=
+        std::string::npos);
+  auto again = graphpat::relay::parse_graph_json(*written);
+  REQUIRE(again.ok());
+  CHECK(graphpat::structural_equal(*graph, *again));
+  // What the reader makes of the text the printer refused to write.
+  auto read = graphpat::relay::parse_text(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x, %w) {\n"
+      "  nn.conv2d(%x, %w)\n"
+      "}\n");
+  REQUIRE(read.ok());
+  graphpat::AttrValueId attrs = read->graph.attrs(read->graph.body(*read->find("main")));
+  REQUIRE(attrs.valid());
+  CHECK(read->graph.context().attrs.text(attrs) == "relay.attrs.Conv2DAttrs");
+  // An op without a struct (add) prints its call without attributes, as given.
+  graph = graphpat::relay::parse_graph_json(
+      R"({"format": "graphpat.graph", "version": 1, "functions": [{"name": "main",)"
+      R"( "params": [0], "nodes": [{"id": 0, "kind": "var", "name": "x"},)"
+      R"( {"id": 1, "kind": "call", "op": "add", "inputs": [0, 0]}], "outputs": [1]}]})");
+  REQUIRE(graph.ok());
+  text = graphpat::relay::print_text(*graph);
+  REQUIRE(text.ok());
+  CHECK(*text == "#[version = \"0.0.5\"]\ndef @main(%x) {\n  add(%x, %x)\n}\n");
+}
+
 TEST_CASE("a float written without a width suffix: graph JSON keeps it, TVM JSON refuses it",
           "[writers][graph_json][relay_json]") {
   // TVM prints a bfloat16 FloatImm without a suffix; the text reader keeps such a float with

@@ -61,8 +61,11 @@
 // structural equality does not see. String values are escaped as StrEscape does and the reader
 // undoes exactly that (NUL, quotes, backslashes, line feeds, bytes that are not UTF-8). A
 // constant without bytes and without a node type prints its dtype and shape as its `/* ty= */`
-// (which the reader reads them from). Known departures from the rule, not refused yet: doubles
-// print with TVM's 6 digits; a nested attribute object prints `{k=v}`, which reads back with
+// (which the reader reads them from). Values are refused where the reader would read another
+// one: a field of the op's own struct holding a kind its reader refuses (an int in an
+// Array<IndexExpr>), and a call of an op with an attrs struct that has none, which reads back
+// with the struct at its defaults, as in TVM. Known departures from the rule, not refused yet:
+// doubles print with TVM's 6 digits; a nested attribute object prints `{k=v}`, which reads back with
 // the type key "Attrs"; astext() of a module with a constant without bytes omits the metadata
 // section, so the constants with bytes lose them too (str() never writes bytes).
 #pragma once

@@ -778,6 +778,16 @@ class RelayTextPrinter {
           args.push_back(fmt::format("attrs_type_key=\"{}\"", escape_string(key)));
         }
       }
+    } else if (graph_.kind(graph_.callee(node)) == NodeKind::kOp) {
+      // No text says "no attributes": the reader gives an op with a struct its defaults, as
+      // TVM's does (fuzz_writer_roundtrip, session 13: a TVM JSON conv2d with null attrs).
+      const OpInfo& info = context_.ops.info(graph_.op(graph_.callee(node)));
+      if (const AttrSchema* op_schema = context_.ops.schema(info)) {
+        refuse(node, fmt::format("the {} call has no attributes, which its text reader would "
+                                 "read as {} at its defaults",
+                                 context_.strings.view(info.name),
+                                 context_.strings.view(op_schema->type_key)));
+      }
     }
     std::string callee = print_expr(graph_.callee(node), false);
     return fmt::format("{}({})", callee, fmt::join(args, ", "));
