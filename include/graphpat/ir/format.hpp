@@ -27,6 +27,7 @@
 #include <string_view>
 #include <utility>
 
+#include "graphpat/ir/attr_syntax.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/ids.hpp"
 
@@ -187,58 +188,49 @@ inline void append_type(std::string& out, const Context& context, TypeId id) {
   }
 }
 
-// Recursion follows the nesting of one value, which parsers bound.
-inline void append_attr_value(std::string& out, const Context& context, AttrValueId id) {
-  const AttrTable& attrs = context.attrs;
-  const AttrRecord& record = attrs.get(id);
-  switch (record.kind) {
-    case AttrKind::kNull:
-      out += "None";
-      return;
-    case AttrKind::kBool:
-      out += attrs.as_bool(id) ? "True" : "False";
-      return;
-    case AttrKind::kInt:
-      out += format_int(attrs.as_int(id), record.bits, record.is_unsigned);
-      return;
-    case AttrKind::kFloat:
-      out += format_float(attrs.as_float(id), record.bits);
-      return;
-    case AttrKind::kString:
-    case AttrKind::kDataType:
-      out += '"';
-      out += escape_string(attrs.text(id));
-      out += '"';
-      return;
-    case AttrKind::kArray: {
-      out += '[';
-      bool first = true;
-      for (AttrValueId element : attrs.elements(id)) {
-        if (!first) out += ", ";
-        first = false;
-        append_attr_value(out, context, element);
-      }
-      out += ']';
-      return;
+/// Relay's attribute syntax: int32 `1`, int64 `1i64`, float32 `0.5f`, True/False, None,
+/// "string" (a dtype too), [a, b], {k=v} for an object's fields and for a map's entries.
+class RelayAttrSyntax : public AttrSyntax {
+ public:
+  RelayAttrSyntax()
+      : AttrSyntax({.open = "{", .close = "}", .entry_open = "", .entry_between = "=",
+                    .entry_close = ""}) {}
+
+  bool scalar(std::string& out, const Context& context, AttrValueId id) const override {
+    const AttrTable& attrs = context.attrs;
+    const AttrRecord& record = attrs.get(id);
+    switch (record.kind) {
+      case AttrKind::kNull:
+        out += "None";
+        break;
+      case AttrKind::kBool:
+        out += attrs.as_bool(id) ? "True" : "False";
+        break;
+      case AttrKind::kInt:
+        out += format_int(attrs.as_int(id), record.bits, record.is_unsigned);
+        break;
+      case AttrKind::kFloat:
+        out += format_float(attrs.as_float(id), record.bits);
+        break;
+      default:  // a string or a dtype
+        out += '"';
+        out += escape_string(attrs.text(id));
+        out += '"';
+        break;
     }
-    case AttrKind::kMap:
-    case AttrKind::kObject: {
-      out += '{';
-      for (std::size_t i = 0; i < attrs.entry_count(id); ++i) {
-        if (i > 0) out += ", ";
-        if (record.kind == AttrKind::kMap) {
-          append_attr_value(out, context, attrs.map_key(id, i));
-        } else {
-          out += context.strings.view(attrs.field_key(id, i));
-        }
-        out += '=';
-        append_attr_value(out, context, attrs.entry_value(id, i));
-      }
-      out += '}';
-      return;
-    }
+    return true;
   }
-}
+  bool open_object(std::string& out, const Context&, AttrValueId) const override {
+    out += '{';
+    return true;
+  }
+  bool field_key(std::string& out, std::string_view key) const override {
+    out += key;
+    out += '=';
+    return true;
+  }
+  void close_object(std::string& out, const Context&, AttrValueId) const override { out += '}'; }
+};
 
 }  // namespace detail
 
@@ -265,7 +257,7 @@ inline std::string to_string(const Context& context, TypeId id) {
 /// The Relay attribute text of a value.
 inline std::string to_string(const Context& context, AttrValueId id) {
   std::string out;
-  detail::append_attr_value(out, context, id);
+  detail::append_attr(out, context, id, detail::RelayAttrSyntax());
   return out;
 }
 

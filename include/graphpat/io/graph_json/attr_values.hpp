@@ -5,9 +5,9 @@
 // interned value reads back as the same value, bit for bit.
 //
 //   graphpat::detail::AttrJsonDecoder decoder(context, 256);
-//   absl::StatusOr<AttrValueId> value = decoder.decode(json, graphpat::detail::JsonPath() /
-//   "attrs"); std::string text; graphpat::detail::append_attr_json(text, context, *value);  // [2,
-//   2]
+//   absl::StatusOr<AttrValueId> value = decoder.decode(json, JsonPath() / "attrs");
+//   std::string text;
+//   graphpat::detail::append_attr_json(text, context, *value);  // [2, 2]
 #pragma once
 
 #include <absl/status/statusor.h>
@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/ir/attr_syntax.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/limits.hpp"
@@ -327,27 +329,96 @@ class AttrJsonDecoder {
   std::uint32_t max_depth_;
 };
 
-inline bool append_attr_json(std::string& out, const Context& context, AttrValueId id);
+/// Graph JSON's spelling of attribute values (the tagged forms at the top of this file).
+class JsonAttrSyntax : public AttrSyntax {
+ public:
+  JsonAttrSyntax()
+      : AttrSyntax({.open = "{\"map\": [", .close = "]}", .entry_open = "[",
+                    .entry_between = ", ", .entry_close = "]"}) {}
 
-/// Appends the fields of object value `object` as a JSON object (`{"key": value, ...}`):
+  bool scalar(std::string& out, const Context& context, AttrValueId id) const override {
+    const AttrTable& attrs = context.attrs;
+    const AttrRecord& record = attrs.get(id);
+    switch (record.kind) {
+      case AttrKind::kNull:
+        out += "null";
+        return true;
+      case AttrKind::kBool:
+        out += attrs.as_bool(id) ? "true" : "false";
+        return true;
+      case AttrKind::kInt:
+        if (record.is_unsigned) {
+          fmt::format_to(std::back_inserter(out), "{{\"uint\": {}, \"bits\": {}}}",
+                         record.payload, record.bits);
+        } else if (record.bits == 32) {
+          fmt::format_to(std::back_inserter(out), "{}", attrs.as_int(id));
+        } else {
+          fmt::format_to(std::back_inserter(out), "{{\"int\": {}, \"bits\": {}}}",
+                         attrs.as_int(id), record.bits);
+        }
+        return true;
+      case AttrKind::kFloat: {
+        double value = attrs.as_float(id);
+        std::string number = std::isnan(value)   ? (std::signbit(value) ? "\"-nan\"" : "\"nan\"")
+                             : std::isinf(value) ? (value < 0 ? "\"-inf\"" : "\"inf\"")
+                                                 : json_float(value);
+        if (record.bits == 64 && std::isfinite(value)) {
+          out += number;
+        } else {
+          fmt::format_to(std::back_inserter(out), "{{\"float\": {}, \"bits\": {}}}", number,
+                         record.bits);
+        }
+        return true;
+      }
+      case AttrKind::kDataType:
+        out += "{\"dtype\": ";
+        if (!append_json_string(out, attrs.text(id))) return false;
+        out += '}';
+        return true;
+      default:  // a string
+        return append_json_string(out, attrs.text(id));
+    }
+  }
+  bool open_object(std::string& out, const Context& context, AttrValueId id) const override {
+    out += "{\"object\": ";
+    if (!append_json_string(out, context.attrs.text(id))) return false;
+    if (context.attrs.entry_count(id) > 0) out += ", \"fields\": {";
+    return true;
+  }
+  bool field_key(std::string& out, std::string_view key) const override {
+    if (!append_json_string(out, key)) return false;
+    out += ": ";
+    return true;
+  }
+  void close_object(std::string& out, const Context& context, AttrValueId id) const override {
+    out += context.attrs.entry_count(id) > 0 ? "}}" : "}";
+  }
+};
+
+/// Appends value `id` in graph JSON form; false when a string is not valid UTF-8.
+inline bool append_attr_json(std::string& out, const Context& context, AttrValueId id) {
+  return append_attr(out, context, id, JsonAttrSyntax());
+}
+
+/// Appends the fields of object value `id` as a JSON object (`{"key": value, ...}`):
 /// `skip(i)` leaves field i out, `plain(i)` writes a dtype value of field i as a plain string.
 /// Returns false, at the first string that is not valid UTF-8, when there is one.
 template <class Skip, class Plain>
 bool append_attr_fields(std::string& out, const Context& context, AttrValueId object, Skip skip,
                         Plain plain) {
   const AttrTable& attrs = context.attrs;
+  JsonAttrSyntax syntax;
   out += '{';
   bool first = true;
   for (std::size_t i = 0; i < attrs.entry_count(object); ++i) {
     if (skip(i)) continue;
     if (!first) out += ", ";
     first = false;
-    if (!append_json_string(out, context.strings.view(attrs.field_key(object, i)))) return false;
-    out += ": ";
+    if (!syntax.field_key(out, context.strings.view(attrs.field_key(object, i)))) return false;
     AttrValueId value = attrs.entry_value(object, i);
     if (plain(i) && attrs.kind(value) == AttrKind::kDataType) {
       if (!append_json_string(out, attrs.text(value))) return false;
-    } else if (!append_attr_json(out, context, value)) {
+    } else if (!append_attr(out, context, value, syntax)) {
       return false;
     }
   }
@@ -358,87 +429,6 @@ bool append_attr_fields(std::string& out, const Context& context, AttrValueId ob
 inline bool append_attr_fields(std::string& out, const Context& context, AttrValueId object) {
   auto never = [](std::size_t) { return false; };
   return append_attr_fields(out, context, object, never, never);
-}
-
-/// Appends value `id` in graph JSON form. Recursion follows the nesting of one value, which
-/// the readers bound; never a graph. Returns false when a string is not valid UTF-8.
-inline bool append_attr_json(std::string& out, const Context& context, AttrValueId id) {
-  const AttrTable& attrs = context.attrs;
-  const AttrRecord& record = attrs.get(id);
-  switch (record.kind) {
-    case AttrKind::kNull:
-      out += "null";
-      return true;
-    case AttrKind::kBool:
-      out += attrs.as_bool(id) ? "true" : "false";
-      return true;
-    case AttrKind::kInt:
-      if (record.is_unsigned) {
-        fmt::format_to(std::back_inserter(out), "{{\"uint\": {}, \"bits\": {}}}", record.payload,
-                       record.bits);
-      } else if (record.bits == 32) {
-        fmt::format_to(std::back_inserter(out), "{}", attrs.as_int(id));
-      } else {
-        fmt::format_to(std::back_inserter(out), "{{\"int\": {}, \"bits\": {}}}", attrs.as_int(id),
-                       record.bits);
-      }
-      return true;
-    case AttrKind::kFloat: {
-      double value = attrs.as_float(id);
-      std::string number = std::isnan(value)   ? (std::signbit(value) ? "\"-nan\"" : "\"nan\"")
-                           : std::isinf(value) ? (value < 0 ? "\"-inf\"" : "\"inf\"")
-                                               : json_float(value);
-      if (record.bits == 64 && std::isfinite(value)) {
-        out += number;
-      } else {
-        fmt::format_to(std::back_inserter(out), "{{\"float\": {}, \"bits\": {}}}", number,
-                       record.bits);
-      }
-      return true;
-    }
-    case AttrKind::kString:
-      return append_json_string(out, attrs.text(id));
-    case AttrKind::kDataType:
-      out += "{\"dtype\": ";
-      if (!append_json_string(out, attrs.text(id))) return false;
-      out += '}';
-      return true;
-    case AttrKind::kArray: {
-      out += '[';
-      bool first = true;
-      for (AttrValueId element : attrs.elements(id)) {
-        if (!first) out += ", ";
-        first = false;
-        if (!append_attr_json(out, context, element)) return false;
-      }
-      out += ']';
-      return true;
-    }
-    case AttrKind::kMap: {
-      out += "{\"map\": [";
-      for (std::size_t i = 0; i < attrs.entry_count(id); ++i) {
-        if (i > 0) out += ", ";
-        out += '[';
-        if (!append_attr_json(out, context, attrs.map_key(id, i))) return false;
-        out += ", ";
-        if (!append_attr_json(out, context, attrs.entry_value(id, i))) return false;
-        out += ']';
-      }
-      out += "]}";
-      return true;
-    }
-    case AttrKind::kObject: {
-      out += "{\"object\": ";
-      if (!append_json_string(out, attrs.text(id))) return false;
-      if (attrs.entry_count(id) > 0) {
-        out += ", \"fields\": ";
-        if (!append_attr_fields(out, context, id)) return false;
-      }
-      out += '}';
-      return true;
-    }
-  }
-  return true;
 }
 
 }  // namespace graphpat::detail

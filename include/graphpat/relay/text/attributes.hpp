@@ -12,10 +12,10 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -445,27 +445,9 @@ class AttrSchemaCache {
     if (kind == relay::FieldStorage::kDouble && table.kind(value) == AttrKind::kFloat) {
       return format_float(table.as_float(value), 32);
     }
-    if (table.kind(value) == AttrKind::kObject) {
-      if (auto index = meta_index(value)) {
-        return fmt::format("meta[{}][{}]", table.text(value), *index);
-      }
-      if (table.text(value) == kGlobalVarKey && table.entry_count(value) == 1 &&
-          table.kind(table.entry_value(value, 0)) == AttrKind::kString) {
-        return fmt::format("'{}'", table.text(table.entry_value(value, 0)));
-      }
-      std::vector<std::string> fields;
-      for (std::size_t i = 0; i < table.entry_count(value); ++i) {
-        fields.push_back(fmt::format("{}={}", context_.strings.view(table.field_key(value, i)),
-                                     value_text(table.entry_value(value, i))));
-      }
-      return fmt::format("{{{}}}", fmt::join(fields, ", "));
-    }
-    if (table.kind(value) == AttrKind::kArray) {
-      std::vector<std::string> elements;
-      for (AttrValueId element : table.elements(value)) elements.push_back(value_text(element));
-      return fmt::format("[{}]", fmt::join(elements, ", "));
-    }
-    return to_string(context_, value);
+    std::string out;
+    append_attr(out, context_, value, TextSyntax(*this));
+    return out;
   }
 
   /// The index of a `meta[KEY][i]` placeholder object, if `value` is one.
@@ -479,6 +461,31 @@ class AttrSchemaCache {
   }
 
  private:
+  // Relay's attribute syntax with what only the text has: an object standing for a metadata
+  // entry prints `meta[KEY][i]`, a GlobalVar `'name'`.
+  class TextSyntax : public RelayAttrSyntax {
+   public:
+    explicit TextSyntax(const AttrSchemaCache& cache) : cache_(cache) {}
+    std::optional<bool> whole(std::string& out, const Context& context,
+                              AttrValueId value) const override {
+      const AttrTable& table = context.attrs;
+      if (table.kind(value) != AttrKind::kObject) return std::nullopt;
+      if (auto index = cache_.meta_index(value)) {
+        fmt::format_to(std::back_inserter(out), "meta[{}][{}]", table.text(value), *index);
+        return true;
+      }
+      if (table.text(value) == kGlobalVarKey && table.entry_count(value) == 1 &&
+          table.kind(table.entry_value(value, 0)) == AttrKind::kString) {
+        fmt::format_to(std::back_inserter(out), "'{}'", table.text(table.entry_value(value, 0)));
+        return true;
+      }
+      return std::nullopt;
+    }
+
+   private:
+    const AttrSchemaCache& cache_;
+  };
+
   bool equal_to_default(relay::FieldStorage kind, AttrValueId value, AttrValueId fallback) const {
     const AttrTable& table = context_.attrs;
     if (kind == relay::FieldStorage::kDouble && table.kind(value) == AttrKind::kFloat &&
