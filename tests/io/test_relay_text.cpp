@@ -712,6 +712,33 @@ TEST_CASE("call_attrs keeps the fields of an op without a schema as written",
   CHECK(context.attrs.text(*attrs) == "graphpat.relay_text.UnknownAttrs");
 }
 
+TEST_CASE("call_attrs refuses an op that is not registered, and registers nothing",
+          "[relay_text][attrs]") {
+  graphpat::relay::Graph graph;
+  graphpat::Context& context = graph.context();
+  const std::size_t ops = context.ops.size();
+  // A typo of nn.relu, with and without fields: the op is refused before its fields are read.
+  CHECK(message(graphpat::relay::call_attrs(context, "nn.rleu").status()) ==
+        "[graphpat.relay_text.unregistered_op] no op nn.rleu is registered in dialect relay");
+  auto with_field =
+      graphpat::relay::call_attrs(context, "nn.rleu", {{"k", context.attrs.integer(1)}});
+  CHECK(with_field.status().code() == absl::StatusCode::kInvalidArgument);
+  CHECK(message(with_field.status()) ==
+        "[graphpat.relay_text.unregistered_op] no op nn.rleu is registered in dialect relay");
+  CHECK(context.ops.size() == ops);
+  CHECK_FALSE(context.ops.find("nn.rleu").valid());
+  CHECK(graph.size() == 0);
+
+  // Made on purpose with Builder::opaque_op, the op is registered: its fields are kept.
+  graphpat::relay::Builder builder(graph);
+  builder.opaque_op("nn.rleu");
+  CHECK(context.ops.size() == ops + 1);
+  auto kept = graphpat::relay::call_attrs(context, "nn.rleu", {{"k", context.attrs.integer(1)}});
+  REQUIRE(kept.ok());
+  CHECK(context.attrs.text(*kept) == "graphpat.relay_text.UnknownAttrs");
+  CHECK(graphpat::to_string(context, *kept) == "{k=1}");
+}
+
 // Issue 21, class 8: inconsistent text read silently before. Messages checked by hand against
 // the input (columns counted from 1).
 TEST_CASE("inconsistent text is refused where it is", "[relay_text][errors]") {

@@ -267,6 +267,36 @@ TEST_CASE("Rewriter::call builds the call the reader reads, or says why not",
   }
 }
 
+TEST_CASE("Rewriter::call refuses an op that is not registered, building nothing",
+          "[rewrite][call]") {
+  relay::Graph graph;
+  relay::Builder builder(graph);
+  NodeId x = builder.var("x");
+  Rewriter<relay::Dialect> rewriter(graph);
+  const std::size_t ops = graph.context().ops.size();
+  REQUIRE(graph.size() == 1);
+
+  // A typo of nn.relu, with and without fields.
+  auto typo = rewriter.call("nn.rleu", {x}, {});
+  CHECK(message(typo.status()) ==
+        "[graphpat.relay_text.unregistered_op] no op nn.rleu is registered in dialect relay");
+  auto with_field = rewriter.call("nn.rleu", {x}, {{"alpha", rewriter.attrs().integer(1)}});
+  CHECK(message(with_field.status()) ==
+        "[graphpat.relay_text.unregistered_op] no op nn.rleu is registered in dialect relay");
+  CHECK(graph.size() == 1);
+  CHECK(graph.context().ops.size() == ops);
+  CHECK_FALSE(graph.context().ops.find("nn.rleu").valid());
+
+  // The opaque op made on purpose: x %0, the op %1, the call %2 with its field kept as written.
+  NodeId fused = rewriter.builder().opaque_op("vendor.fused");
+  CHECK(fused == NodeId(1));
+  auto call = rewriter.call("vendor.fused", {x}, {{"k", rewriter.attrs().integer(1)}});
+  REQUIRE(call.ok());
+  CHECK(*call == NodeId(2));
+  CHECK(graph.callee(*call) == fused);
+  CHECK(to_string(graph.context(), graph.attrs(*call)) == "{k=1}");
+}
+
 TEST_CASE("rewrite(callbacks, module) runs in another dialect", "[rewrite][module][dialect]") {
   Module<ArithDialect> input;
   {

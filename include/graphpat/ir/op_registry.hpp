@@ -9,8 +9,10 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -145,5 +147,16 @@ class OpRegistry {
   std::vector<AttrSchema> schemas_;  // schemas added since the prototype
   absl::flat_hash_map<StringId, AttrSchemaId> schema_index_;
 };
+
+namespace detail {
+
+/// How graphpat says that the registry does not have an op, whoever asks it by name (the
+/// Matcher's warning for is_op, the refusal of relay::call_attrs and Rewriter::call): "no op
+/// nn.rleu is registered in dialect relay".
+inline std::string unregistered_op_text(std::string_view op_name, std::string_view dialect_name) {
+  return fmt::format("no op {} is registered in dialect {}", op_name, dialect_name);
+}
+
+}  // namespace detail
 
 }  // namespace graphpat

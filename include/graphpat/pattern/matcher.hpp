@@ -264,9 +264,9 @@ class Matcher {
         if (!op_ids_[i].valid() && i < compiled_->user_size &&
             std::find(unregistered.begin(), unregistered.end(), node.name) == unregistered.end()) {
           unregistered.push_back(node.name);
-          warnings_.push_back(fmt::format("no op {} is registered in dialect {}: is_op('{}') "
-                                          "matches nothing",
-                                          node.name, D::kName, node.name));
+          warnings_.push_back(fmt::format("{}: is_op('{}') matches nothing",
+                                          detail::unregistered_op_text(node.name, D::kName),
+                                          node.name));
         }
       }
     }

@@ -7,6 +7,16 @@
 //   auto attrs = graphpat::relay::call_attrs(context, "nn.conv2d",
 //                                            {{"channels", context.attrs.integer(16)}});
 //   NodeId conv = builder.call("nn.conv2d", {x, w}, {.attrs = *attrs});
+//
+// The op must be registered: a name the registry does not have (a typo such as `nn.rleu`) is
+// refused, as Builder::call asserts and TVM's Op::Get raises. An op Relay does not know is
+// made on purpose with Builder::opaque_op, which registers it; its fields are then kept as
+// written:
+//
+//   NodeId fused = builder.opaque_op("vendor.fused");
+//   auto kept = graphpat::relay::call_attrs(context, "vendor.fused",
+//                                           {{"k", context.attrs.integer(1)}});
+//   NodeId call = builder.call(fused, {x}, {.attrs = *kept});
 #pragma once
 
 #include <absl/status/statusor.h>
@@ -26,14 +36,22 @@
 namespace graphpat::relay {
 
 /// The attributes the Relay readers give a call of `op_name` written with `fields`: the
-/// canonical object of the op's schema; for an op without a schema, the fields as written under
+/// canonical object of the op's schema; for a registered op without a schema (an opaque op a
+/// reader met or Builder::opaque_op made), the fields as written under
 /// "graphpat.relay_text.UnknownAttrs", or no attributes when there are none.
 ///
-/// Errors, as the reader's without a place (there is no text): `relay_text.bad_attribute` for a
-/// value the field cannot hold, `relay_text.missing_attribute` for a required field left out.
+/// Errors, as the reader's without a place (there is no text): `relay_text.unregistered_op`
+/// for an op the context's registry does not have ("no op nn.rleu is registered in dialect
+/// relay"; it is not registered then), `relay_text.bad_attribute` for a value the field cannot
+/// hold, `relay_text.missing_attribute` for a required field left out.
 inline absl::StatusOr<AttrValueId> call_attrs(Context& context, std::string_view op_name,
                                               std::span<const AttrField> fields) {
-  const AttrSchema* schema = context.ops.schema(context.ops.info(context.op(op_name)));
+  OpId op = context.ops.find(op_name);
+  if (!op.valid()) {
+    return make_error(absl::StatusCode::kInvalidArgument, "relay_text.unregistered_op",
+                      graphpat::detail::unregistered_op_text(op_name, context.dialect_name()));
+  }
+  const AttrSchema* schema = context.ops.schema(context.ops.info(op));
   if (schema == nullptr) {
     if (fields.empty()) return AttrValueId();
     return context.attrs.object(graphpat::detail::kUnknownAttrsKey, fields);

@@ -85,7 +85,8 @@ namespace graphpat {
 
 /// Whether dialect `D` puts a call's `k=v` attribute fields into the canonical attributes of
 /// the op's schema (its registry's AttrSchema, defaults filled in), as its readers do: a static
-/// `canonical_call_attrs(context, op_name, fields)` answering the attributes or an error.
+/// `canonical_call_attrs(context, op_name, fields)` answering the attributes or an error, the
+/// error too for an op the context's registry does not have (which it must not register).
 template <class D>
 concept CanonicalisesCallAttrs =
     requires(Context& context, std::string_view op_name, std::span<const AttrField> fields) {
@@ -108,8 +109,12 @@ class Rewriter {
   /// A call of `op_name` with attributes written as `k=v` fields, which the dialect makes the
   /// canonical object of the op's schema (every other field at its declared default), so the
   /// call equals the one its readers read from text. Errors are the dialect's (Relay's:
-  /// `relay_text.bad_attribute` for a value a field cannot hold, `relay_text.missing_attribute`
-  /// for a required field left out); nothing is built then.
+  /// `relay_text.unregistered_op` for an op the graph's registry does not have, such as the
+  /// typo `nn.rleu`; `relay_text.bad_attribute` for a value a field cannot hold,
+  /// `relay_text.missing_attribute` for a required field left out); nothing is built then, and
+  /// no op registered. A call of an op the dialect does not know is built on purpose with the
+  /// builder: `builder().call(builder().opaque_op("vendor.fused"), args, {.attrs = ...})`
+  /// (opaque_op registers the op, so `call` takes its name after that).
   absl::StatusOr<NodeId> call(std::string_view op_name, std::span<const NodeId> args,
                               std::span<const std::pair<std::string_view, AttrValueId>> fields)
     requires CanonicalisesCallAttrs<D>
