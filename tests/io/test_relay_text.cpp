@@ -465,6 +465,30 @@ TEST_CASE("the last attrs_type_key of a call names its struct", "[relay_text]") 
         "attrs_type_key=\"relay.attrs.NoSuchAttrs\")\n}\n");
 }
 
+TEST_CASE("a key given twice counts once, by its last value, as in TVM's parser",
+          "[relay_text]") {
+  // TVM's parser keeps keyword arguments, function attributes and braced entries in a Map, so
+  // the last of a repeated key wins. graphpat kept both in a struct that does not fit, a
+  // function's attributes and a braced object or map, which graph JSON then wrote as a JSON
+  // object with a key twice (fuzz_writer_roundtrip, session 14).
+  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
+      "def @main(%x, %w, Primitive=1, Primitive=2) {\n"
+      "  %0 = nn.conv2d(%x, %w, kCrnel_layout=\"HWIO\", out_dtype=\"a\", out_dtype=\"b\");\n"
+      "  %1 = nn.conv2d(%0, %w, groups=2, groups=3);\n"
+      "  vendor.f(%1, o={a=1, b=3, a=2}, m={\"k\"=1, \"j\"=0, \"k\"=2})\n"
+      "}\n");
+  INFO(message(module.status()));
+  REQUIRE(module.ok());
+  // The struct that does not fit keeps the last out_dtype at its place; the canonical one
+  // takes groups=3 (it always did); the object and the map keep their last a and "k".
+  CHECK(graphpat::relay::print_text(*module, TextEnvelope::kStr).value() ==
+        "def @main(%x, %w, Primitive=2) {\n"
+        "  %0 = nn.conv2d(%x, %w, kCrnel_layout=\"HWIO\", out_dtype=\"b\");\n"
+        "  %1 = nn.conv2d(%0, %w, groups=3);\n"
+        "  vendor.f(%1, o={b=3, a=2}, m={\"j\"=0, \"k\"=2})\n"
+        "}\n");
+}
+
 TEST_CASE("an attrs_type_key that is not a string is refused where it is", "[relay_text]") {
   // fuzz_relay_text, session 9 (corpus regression_attrs_type_key_not_a_string.relay): its value
   // was read as a string whatever it was, and an integer's read out of bounds.

@@ -576,6 +576,7 @@ class RelayTextParser {
     }
     pop_scope(mark);
     type_params_.resize(type_param_mark);
+    keep_last_of_each_key(attrs, [](const AttrField& field) { return field.key; });
     AttrValueId dict = has_attrs ? context_.attrs.object("DictAttrs", attrs) : AttrValueId();
     NodeId function = builder_.function(params, *body,
                                         {dict, result_type, type_params, note.type, note.span, true});
@@ -844,6 +845,7 @@ class RelayTextParser {
     if (auto status = expect(')', "after call arguments"); !status.ok()) return status;
     auto note = last_annotation(open);
     if (!note.ok()) return note.status();
+    keep_last_of_each_key(pairs, [](const AttrField& field) { return field.key; }, &places);
     auto attrs = call_attrs(callee, pairs, places, meta_attrs, open);
     if (!attrs.ok()) return attrs.status();
     NodeId call = builder_.call(callee, args, {*attrs, {}, note->type, note->span, true});

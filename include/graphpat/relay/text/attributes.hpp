@@ -10,6 +10,7 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
@@ -20,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -81,6 +83,28 @@ inline std::optional<std::string> unescape_string(std::string_view raw) {
 
 /// Resolves `meta[KEY][i]` inside an attribute value.
 using MetaAttrResolver = std::function<absl::StatusOr<AttrValueId>(const Token&)>;
+
+/// Keeps, of the items given one key more than once, only the last, at its place: TVM's parser
+/// keeps keyword arguments, function attributes and braced entries in a Map, where the last of
+/// a repeated key wins (and a field twice in one object would not read back from JSON).
+/// `alongside` (a list parallel to `items`, such as their places) loses the same entries.
+template <class Item, class KeyOf, class Other = char>
+void keep_last_of_each_key(std::vector<Item>& items, KeyOf key_of,
+                           std::vector<Other>* alongside = nullptr) {
+  using Key = std::decay_t<decltype(key_of(items.front()))>;
+  absl::flat_hash_set<Key> seen;
+  std::vector<bool> keep(items.size());
+  for (std::size_t i = items.size(); i-- > 0;) keep[i] = seen.insert(key_of(items[i])).second;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!keep[i]) continue;
+    items[kept] = items[i];
+    if (alongside != nullptr) (*alongside)[kept] = (*alongside)[i];
+    ++kept;
+  }
+  items.resize(kept);
+  if (alongside != nullptr) alongside->resize(kept);
+}
 
 /// Reads one attribute value in its generic form: ints and floats keep their suffix width,
 /// True/False are bools, strings are unescaped, `(v)` is v, `[..]` an array, `{k=v}` a map
@@ -192,7 +216,11 @@ class AttrValueReader {
       lexer_.next();
     }
     if (auto status = expect('}', "after map entries"); !status.ok()) return status;
-    if (plain_keys) return attrs.object("Attrs", fields);
+    if (plain_keys) {
+      keep_last_of_each_key(fields, [](const AttrField& field) { return field.key; });
+      return attrs.object("Attrs", fields);
+    }
+    keep_last_of_each_key(entries, [](const auto& entry) { return entry.first; });
     return attrs.map(entries);
   }
 
