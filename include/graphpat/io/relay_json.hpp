@@ -84,9 +84,11 @@
 #include "graphpat/io/relay_json/emitter.hpp"
 #include "graphpat/io/relay_json/provenance.hpp"
 #include "graphpat/io/relay_json/reader.hpp"
-#include "graphpat/io/relay_json/status_macros.hpp"
 #include "graphpat/io/relay_json/upgrade.hpp"
 #include "graphpat/relay/dialect.hpp"
+
+// Last, and undefined at the end of this file (see status_macros.hpp).
+#include "graphpat/detail/status_macros.hpp"
 
 namespace graphpat::relay {
 
@@ -138,11 +140,11 @@ inline absl::StatusOr<LoadedJson> load_json(std::string_view json,
                                             const JsonLoadOptions& options = {}) {
   auto data = std::make_shared<detail::ProvenanceData>();
   InputLimits limits = options.limits.or_defaults(kJsonDefaultLimits);
-  GRAPHPAT_RELAY_JSON_CHECK(detail::parse_document(json, data->document, limits.max_nodes));
-  GRAPHPAT_RELAY_JSON_CHECK(detail::upgrade_document(data->document));
+  GRAPHPAT_RETURN_IF_ERROR(detail::parse_document(json, data->document, limits.max_nodes));
+  GRAPHPAT_RETURN_IF_ERROR(detail::upgrade_document(data->document));
   LoadedJson loaded;
   detail::JsonReader reader(*data, loaded.module, limits);
-  GRAPHPAT_RELAY_JSON_ASSIGN(loaded.expression, reader.read());
+  GRAPHPAT_ASSIGN_OR_RETURN(loaded.expression, reader.read());
   if (options.keep_provenance) loaded.provenance = JsonProvenance(std::move(data));
   return loaded;
 }
@@ -171,3 +173,5 @@ inline absl::StatusOr<std::string> save_json(const LoadedJson& loaded) {
 }
 
 }  // namespace graphpat::relay
+
+#include "graphpat/detail/status_macros_undef.hpp"

@@ -39,6 +39,9 @@
 #include "graphpat/pattern/pattern_graph.hpp"
 #include "graphpat/pattern/text_syntax.hpp"
 
+// Last, and undefined at the end of this file (see status_macros.hpp).
+#include "graphpat/detail/status_macros.hpp"
+
 namespace graphpat {
 
 /// Options of parse_pattern.
@@ -289,23 +292,21 @@ class PatternEvaluator {
   }
 
   absl::StatusOr<Pattern> run() {
-    auto statements = syntax_.parse();
-    if (!statements.ok()) return statements.status();
-    if (statements->empty()) {
+    GRAPHPAT_ASSIGN_OR_RETURN(auto statements, syntax_.parse());
+    if (statements.empty()) {
       return pattern_text_error("no_pattern", 1, 1, "the text holds no pattern");
     }
     std::optional<TextValue> last;
-    for (const Statement& statement : *statements) {
-      auto value = evaluate(statement.expression, nullptr);
-      if (!value.ok()) return value.status();
+    for (const Statement& statement : statements) {
+      GRAPHPAT_ASSIGN_OR_RETURN(auto value, evaluate(statement.expression, nullptr));
       if (statement.target.empty()) {
-        last = std::move(*value);
+        last = std::move(value);
       } else {
-        globals_[statement.target] = std::move(*value);
+        globals_[statement.target] = std::move(value);
         last.reset();
       }
     }
-    const Statement& final_statement = statements->back();
+    const Statement& final_statement = statements.back();
     if (!last) {
       return pattern_text_error("no_pattern", final_statement.line, final_statement.column,
                                 "the last line must be the pattern expression, not an assignment");
@@ -345,10 +346,10 @@ class PatternEvaluator {
              kind == AstKind::kUnary;
     };
     for (; in_chain(node(id).kind); id = node(id).children[0]) {
-      if (auto status = count_node(node(id)); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(count_node(node(id)));
       chain.push_back(id);
     }
-    if (auto status = count_node(node(id)); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(count_node(node(id)));
     auto value = evaluate_node(node(id), env);
     for (auto link = chain.rbegin(); link != chain.rend() && value.ok(); ++link) {
       const AstNode& n = node(*link);
@@ -401,9 +402,8 @@ class PatternEvaluator {
                  : n.kind == AstKind::kTuple ? TextValue::Kind::kTuple
                                              : TextValue::Kind::kDict;
         for (std::uint32_t child : n.children) {
-          auto element = evaluate(child, env);
-          if (!element.ok()) return element;
-          v.elements.push_back(std::move(*element));
+          GRAPHPAT_ASSIGN_OR_RETURN(auto element, evaluate(child, env));
+          v.elements.push_back(std::move(element));
         }
         return v;
       }
@@ -479,15 +479,14 @@ class PatternEvaluator {
   }
 
   absl::StatusOr<TextValue> binary(const AstNode& n, const TextValue& left, Env env) {
-    auto right = evaluate(n.children[1], env);
-    if (!right.ok()) return right;
-    if (left.kind != TextValue::Kind::kPattern || right->kind != TextValue::Kind::kPattern) {
-      return error_at(n, "bad_operand",
-                      fmt::format("'{}' needs two patterns, got {} and {}", n.text, left.what(),
-                                  right->what()));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto right, evaluate(n.children[1], env));
+    if (left.kind != TextValue::Kind::kPattern || right.kind != TextValue::Kind::kPattern) {
+      return error_at(
+          n, "bad_operand",
+          fmt::format("'{}' needs two patterns, got {} and {}", n.text, left.what(), right.what()));
     }
     const Pattern& a = left.pattern();
-    const Pattern& b = right->pattern();
+    const Pattern& b = right.pattern();
     switch (n.text[0]) {
       case '|':
         return TextValue::of_pattern(a | b);
@@ -507,9 +506,8 @@ class PatternEvaluator {
   absl::StatusOr<TextValue> call(const AstNode& n, const TextValue& callee, Env env) {
     std::vector<TextValue> values;
     for (std::size_t i = 1; i < n.children.size(); ++i) {
-      auto value = evaluate(n.children[i], env);
-      if (!value.ok()) return value;
-      values.push_back(std::move(*value));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto value, evaluate(n.children[i], env));
+      values.push_back(std::move(value));
     }
     switch (callee.kind) {
       case TextValue::Kind::kPattern: {
@@ -523,9 +521,9 @@ class PatternEvaluator {
         }
         std::vector<Pattern> args;
         for (std::size_t i = 0; i < values.size(); ++i) {
-          auto pattern = as_pattern(values[i], node(n.children[i + 1]), "a call argument");
-          if (!pattern.ok()) return pattern.status();
-          args.push_back(*pattern);
+          GRAPHPAT_ASSIGN_OR_RETURN(
+              auto pattern, as_pattern(values[i], node(n.children[i + 1]), "a call argument"));
+          args.push_back(pattern);
         }
         return TextValue::of_pattern(callee.pattern().call(args));
       }
@@ -533,9 +531,8 @@ class PatternEvaluator {
         return apply(callee, n, values, env);
       case TextValue::Kind::kBuiltin:
       case TextValue::Kind::kMethod: {
-        auto args = bind(n, *find_signature(callee.text), values);
-        if (!args.ok()) return args.status();
-        return builtin(n, callee, *args, env);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto args, bind(n, *find_signature(callee.text), values));
+        return builtin(n, callee, args, env);
       }
       default:
         return error_at(n, "not_callable", fmt::format("{} cannot be called", callee.what()));
@@ -659,9 +656,9 @@ class PatternEvaluator {
       case TextValue::Kind::kTuple: {
         std::vector<PatternValue> elements;
         for (std::size_t i = 0; i < v.elements.size(); ++i) {
-          auto value = as_value(v.elements[i], element_at(at, i, v.elements.size()));
-          if (!value.ok()) return value;
-          elements.push_back(std::move(*value));
+          GRAPHPAT_ASSIGN_OR_RETURN(auto value,
+                                    as_value(v.elements[i], element_at(at, i, v.elements.size())));
+          elements.push_back(std::move(value));
         }
         return PatternValue::array(std::move(elements));
       }
@@ -680,9 +677,9 @@ class PatternEvaluator {
         return error_at(element_at(at, i, v.elements.size()), "bad_attribute",
                         "attribute names must be strings");
       }
-      auto value = as_value(v.elements[i + 1], element_at(at, i + 1, v.elements.size()));
-      if (!value.ok()) return value.status();
-      attrs.emplace_back(v.elements[i].text, std::move(*value));
+      GRAPHPAT_ASSIGN_OR_RETURN(
+          auto value, as_value(v.elements[i + 1], element_at(at, i + 1, v.elements.size())));
+      attrs.emplace_back(v.elements[i].text, std::move(value));
     }
     return attrs;
   }
@@ -737,16 +734,14 @@ class PatternEvaluator {
     if (name == "wildcard" || name == "WildcardPattern") return result(dsl::wildcard());
     if (name == "is_constant" || name == "ConstantPattern") return result(dsl::is_constant());
     if (name == "is_op") {
-      auto op = as_string(*args[0], at(0), "the op name");
-      if (!op.ok()) return op.status();
-      if (op->empty()) return error_at(at(0), "bad_argument", "the op name is empty");
-      return result(dsl::is_op(*op));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto op, as_string(*args[0], at(0), "the op name"));
+      if (op.empty()) return error_at(at(0), "bad_argument", "the op name is empty");
+      return result(dsl::is_op(op));
     }
     if (name == "is_var" || name == "VarPattern") {
       if (!args[0] || args[0]->kind == TextValue::Kind::kNone) return result(dsl::is_var());
-      auto var = as_string(*args[0], at(0), "the var name");
-      if (!var.ok()) return var.status();
-      return result(dsl::is_var(*var));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto var, as_string(*args[0], at(0), "the var name"));
+      return result(dsl::is_var(var));
     }
     if (name == "is_expr" || name == "ExprPattern") {
       if (args[0]->kind != TextValue::Kind::kPattern ||
@@ -759,13 +754,11 @@ class PatternEvaluator {
       return result(Pattern::make(std::move(copy), {}));
     }
     if (name == "is_tuple" || name == "TuplePattern") {
-      auto fields = as_pattern_list(*args[0], at(0), "the tuple fields");
-      if (!fields.ok()) return fields.status();
-      return result(*fields ? dsl::is_tuple(**fields) : dsl::is_tuple(any_args));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto fields, as_pattern_list(*args[0], at(0), "the tuple fields"));
+      return result(fields ? dsl::is_tuple(*fields) : dsl::is_tuple(any_args));
     }
     if (name == "is_tuple_get_item" || name == "TupleGetItemPattern") {
-      auto tuple = as_pattern(*args[0], at(0), "the tuple");
-      if (!tuple.ok()) return tuple.status();
+      GRAPHPAT_ASSIGN_OR_RETURN(auto tuple, as_pattern(*args[0], at(0), "the tuple"));
       std::int64_t index = -1;
       if (args[1] && args[1]->kind != TextValue::Kind::kNone) {
         if (args[1]->kind != TextValue::Kind::kInt) {
@@ -780,16 +773,16 @@ class PatternEvaluator {
                                       index));
         }
       }
-      return result(dsl::is_tuple_get_item(*tuple, index));
+      return result(dsl::is_tuple_get_item(tuple, index));
     }
     if (name == "is_if" || name == "IfPattern" || name == "is_let" || name == "LetPattern" ||
         name == "dominates" || name == "DominatorPattern" || name == "AltPattern") {
       std::vector<Pattern> parts;
       for (std::size_t i = 0; i < args.size(); ++i) {
-        auto part = as_pattern(*args[i], at(i),
-                               fmt::format("argument '{}'", find_signature(name)->params[i]));
-        if (!part.ok()) return part.status();
-        parts.push_back(*part);
+        GRAPHPAT_ASSIGN_OR_RETURN(
+            auto part, as_pattern(*args[i], at(i),
+                                  fmt::format("argument '{}'", find_signature(name)->params[i])));
+        parts.push_back(part);
       }
       if (name == "AltPattern") return result(parts[0] | parts[1]);
       if (name == "is_if" || name == "IfPattern")
@@ -799,45 +792,38 @@ class PatternEvaluator {
       return result(dsl::dominates(parts[0], parts[1], parts[2]));
     }
     if (name == "FunctionPattern") {
-      auto params = as_pattern_list(*args[0], at(0), "the function params");
-      if (!params.ok()) return params.status();
-      auto body = as_pattern(*args[1], at(1), "the function body");
-      if (!body.ok()) return body.status();
-      return result(*params ? dsl::function_pattern(**params, *body)
-                            : dsl::function_pattern(any_args, *body));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto params,
+                                as_pattern_list(*args[0], at(0), "the function params"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto body, as_pattern(*args[1], at(1), "the function body"));
+      return result(params ? dsl::function_pattern(*params, body)
+                           : dsl::function_pattern(any_args, body));
     }
     if (name == "CallPattern") {
-      auto op = as_pattern(*args[0], at(0), "the callee");
-      if (!op.ok()) return op.status();
-      auto call_args = as_pattern_list(*args[1], at(1), "the call arguments");
-      if (!call_args.ok()) return call_args.status();
-      return result(*call_args ? op->call(**call_args) : (*op)(any_args));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto op, as_pattern(*args[0], at(0), "the callee"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto call_args,
+                                as_pattern_list(*args[1], at(1), "the call arguments"));
+      return result(call_args ? op.call(*call_args) : op(any_args));
     }
     if (name == "has_attr" || name == "has_type" || name == "has_dtype" || name == "has_shape" ||
         name.starts_with(".has_")) {
       bool method = name.starts_with('.');
-      auto inner =
-          method ? absl::StatusOr<Pattern>(callee.pattern()) : pattern_arg(1, "the pattern");
-      if (!inner.ok()) return inner.status();
+      GRAPHPAT_ASSIGN_OR_RETURN(auto inner, method ? absl::StatusOr<Pattern>(callee.pattern())
+                                                   : pattern_arg(1, "the pattern"));
       std::string_view what = method ? name.substr(1) : name;
       if (what == "has_attr") {
-        auto attrs = as_attrs(*args[0], at(0));
-        if (!attrs.ok()) return attrs.status();
-        return result(inner->has_attr(std::move(*attrs)));
+        GRAPHPAT_ASSIGN_OR_RETURN(auto attrs, as_attrs(*args[0], at(0)));
+        return result(inner.has_attr(std::move(attrs)));
       }
       if (what == "has_type") {
-        auto type = as_type(*args[0], at(0));
-        if (!type.ok()) return type.status();
-        return result(inner->has_type(std::move(*type)));
+        GRAPHPAT_ASSIGN_OR_RETURN(auto type, as_type(*args[0], at(0)));
+        return result(inner.has_type(std::move(type)));
       }
       if (what == "has_dtype") {
-        auto dtype = as_string(*args[0], at(0), "the dtype");
-        if (!dtype.ok()) return dtype.status();
-        return result(inner->has_dtype(std::move(*dtype)));
+        GRAPHPAT_ASSIGN_OR_RETURN(auto dtype, as_string(*args[0], at(0), "the dtype"));
+        return result(inner.has_dtype(std::move(dtype)));
       }
-      auto shape = as_shape(*args[0], at(0));
-      if (!shape.ok()) return shape.status();
-      return result(inner->has_shape(std::move(*shape)));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto shape, as_shape(*args[0], at(0)));
+      return result(inner.has_shape(std::move(shape)));
     }
     if (name == ".optional") {
       const TextValue& option = *args[0];
@@ -847,26 +833,22 @@ class PatternEvaluator {
         return error_at(at(0), "bad_argument",
                         fmt::format("optional takes a lambda or a pattern, got {}", option.what()));
       }
-      auto made = apply(option, at(0), {TextValue::of_pattern(callee.pattern())}, env);
-      if (!made.ok()) return made;
-      auto pattern = as_pattern(*made, at(0), "the lambda's result");
-      if (!pattern.ok()) return pattern.status();
-      return result(callee.pattern() | *pattern);
+      GRAPHPAT_ASSIGN_OR_RETURN(
+          auto made, apply(option, at(0), {TextValue::of_pattern(callee.pattern())}, env));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto pattern, as_pattern(made, at(0), "the lambda's result"));
+      return result(callee.pattern() | pattern);
     }
     if (name == ".dominates") {
-      auto parent = as_pattern(*args[0], at(0), "the parent");
-      if (!parent.ok()) return parent.status();
-      auto path = pattern_arg(1, "the path");
-      if (!path.ok()) return path.status();
-      return result(callee.pattern().dominates(*parent, *path));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto parent, as_pattern(*args[0], at(0), "the parent"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto path, pattern_arg(1, "the path"));
+      return result(callee.pattern().dominates(parent, path));
     }
     if (name == ".redirect_to") {
-      auto target = as_pattern(*args[0], at(0), "the redirect target");
-      if (!target.ok()) return target.status();
+      GRAPHPAT_ASSIGN_OR_RETURN(auto target, as_pattern(*args[0], at(0), "the redirect target"));
       Pattern wildcard = callee.pattern();
       // The DSL's refusal (pattern.redirect_not_wildcard, pattern.unconsumed_cycle), placed at
       // the method.
-      if (absl::Status status = wildcard.redirect_to(*target); !status.ok()) {
+      if (absl::Status status = wildcard.redirect_to(target); !status.ok()) {
         if (error_id(status) == "graphpat.pattern.unconsumed_cycle") {
           return error_at(n, "unconsumed_cycle", error_problem(status));
         }
@@ -885,15 +867,11 @@ class PatternEvaluator {
       std::vector<ShapeDim> shape;
       std::size_t dtype_slot = name == "relay.TensorType" ? 1 : 0;
       if (name == "relay.TensorType") {
-        auto parsed = as_shape(*args[0], at(0));
-        if (!parsed.ok()) return parsed.status();
-        shape = std::move(*parsed);
+        GRAPHPAT_ASSIGN_OR_RETURN(shape, as_shape(*args[0], at(0)));
       }
       std::string dtype = "float32";
       if (args[dtype_slot]) {
-        auto given = as_string(*args[dtype_slot], at(dtype_slot), "the dtype");
-        if (!given.ok()) return given.status();
-        dtype = std::move(*given);
+        GRAPHPAT_ASSIGN_OR_RETURN(dtype, as_string(*args[dtype_slot], at(dtype_slot), "the dtype"));
       }
       type.type = PatternType::tensor(std::move(shape), std::move(dtype));
       return type;
@@ -904,9 +882,8 @@ class PatternEvaluator {
     }
     std::vector<PatternType> fields;
     for (const TextValue& field : args[0]->elements) {
-      auto parsed = as_type(field, at(0));
-      if (!parsed.ok()) return parsed.status();
-      fields.push_back(std::move(*parsed));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto parsed, as_type(field, at(0)));
+      fields.push_back(std::move(parsed));
     }
     type.type = PatternType::tuple(std::move(fields));
     return type;
@@ -928,3 +905,5 @@ inline absl::StatusOr<Pattern> parse_pattern(std::string_view text,
 }
 
 }  // namespace graphpat
+
+#include "graphpat/detail/status_macros_undef.hpp"

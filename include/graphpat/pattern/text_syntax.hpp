@@ -30,6 +30,9 @@
 #include "graphpat/ir/limits.hpp"
 #include "graphpat/ir/strings.hpp"
 
+// Last, and undefined at the end of this file (see status_macros.hpp).
+#include "graphpat/detail/status_macros.hpp"
+
 namespace graphpat::detail {
 
 /// `[graphpat.pattern_text.<what>] L:C: message`.
@@ -114,7 +117,7 @@ class PatternSyntax {
   /// The statements of the text; nodes() holds their syntax trees.
   absl::StatusOr<std::vector<Statement>> parse() {
     absl::StatusOr<std::vector<Statement>> statements = parse_statements();
-    if (!lex_error_.ok()) return lex_error_;
+    GRAPHPAT_RETURN_IF_ERROR(lex_error_);
     if (statements.ok()) return statements;
     // A malformed token anywhere is reported before a syntax error (as if the text had been
     // cut into tokens first): the rest is scanned token by token, keeping none.
@@ -137,9 +140,8 @@ class PatternSyntax {
         statement.target = peek().text;
         skip(2);
       }
-      auto expression = parse_expression(0);
-      if (!expression.ok()) return expression.status();
-      statement.expression = *expression;
+      GRAPHPAT_ASSIGN_OR_RETURN(auto expression, parse_expression(0));
+      statement.expression = expression;
       const PatternToken& after = peek();
       if (after.is("=")) {
         return pattern_text_error("bad_assignment", after.line, after.column,
@@ -414,7 +416,7 @@ class PatternSyntax {
   // A non-lambda expression's limits are checked by parse_unary, before anything is consumed.
   absl::StatusOr<std::uint32_t> parse_expression(std::uint32_t depth) {
     if (peek().type == TokenType::kName && peek().text == "lambda") {
-      if (auto status = check_limits(depth); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(check_limits(depth));
       AstNode lambda = at(next(), AstKind::kLambda);
       const PatternToken& param = next();
       if (param.type != TokenType::kName) {
@@ -422,10 +424,9 @@ class PatternSyntax {
                                   "a lambda takes exactly one parameter name");
       }
       lambda.text = param.text;
-      if (auto status = expect(":", "after the lambda parameter"); !status.ok()) return status;
-      auto body = parse_expression(depth + 1);
-      if (!body.ok()) return body;
-      lambda.children.push_back(*body);
+      GRAPHPAT_RETURN_IF_ERROR(expect(":", "after the lambda parameter"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto body, parse_expression(depth + 1));
+      lambda.children.push_back(body);
       return add(std::move(lambda));
     }
     return parse_binary(0, depth);
@@ -437,18 +438,15 @@ class PatternSyntax {
   absl::StatusOr<std::uint32_t> parse_binary(int level, std::uint32_t depth) {
     static constexpr std::string_view kOperators[] = {"|", "&", "+-", "*/"};
     if (level == 4) return parse_unary(depth);
-    auto left = parse_binary(level + 1, depth);
-    if (!left.ok()) return left;
+    GRAPHPAT_ASSIGN_OR_RETURN(auto left, parse_binary(level + 1, depth));
     while (peek().type == TokenType::kPunct && peek().text.size() == 1 &&
            kOperators[level].find(peek().text[0]) != std::string_view::npos) {
-      if (auto status = check_limits(depth); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(check_limits(depth));
       AstNode binary = at(peek(), AstKind::kBinary);
       binary.text = next().text;
-      auto right = parse_binary(level + 1, depth);
-      if (!right.ok()) return right;
-      binary.children = {*left, *right};
-      left = add(std::move(binary));
-      if (!left.ok()) return left;
+      GRAPHPAT_ASSIGN_OR_RETURN(auto right, parse_binary(level + 1, depth));
+      binary.children = {left, right};
+      GRAPHPAT_ASSIGN_OR_RETURN(left, add(std::move(binary)));
     }
     return left;
   }
@@ -458,7 +456,7 @@ class PatternSyntax {
   absl::StatusOr<std::uint32_t> parse_unary(std::uint32_t depth) {
     std::vector<AstNode> prefixes;
     for (;; ++depth) {
-      if (auto status = check_limits(depth); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(check_limits(depth));
       if (!(peek().is("-") || peek().is("~") || peek().is("!") || peek().is("+"))) break;
       AstNode unary = at(peek(), AstKind::kUnary);
       unary.text = next().text;
@@ -473,12 +471,10 @@ class PatternSyntax {
   }
 
   absl::StatusOr<std::uint32_t> parse_postfix(std::uint32_t depth) {
-    auto primary = parse_primary(depth);
-    if (!primary.ok()) return primary;
-    std::uint32_t current = *primary;
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t current, parse_primary(depth));
     for (;;) {
       if (peek().is("(") || peek().is(".") || peek().is("[")) {
-        if (auto status = check_limits(depth); !status.ok()) return status;
+        GRAPHPAT_RETURN_IF_ERROR(check_limits(depth));
       }
       if (peek().is("(")) {
         AstNode call = at(peek(), AstKind::kCall);
@@ -495,17 +491,14 @@ class PatternSyntax {
             return pattern_text_error("bad_argument", peek().line, peek().column,
                                       "positional argument after a keyword argument");
           }
-          auto argument = parse_expression(depth + 1);
-          if (!argument.ok()) return argument;
-          call.children.push_back(*argument);
+          GRAPHPAT_ASSIGN_OR_RETURN(auto argument, parse_expression(depth + 1));
+          call.children.push_back(argument);
           call.keywords.push_back(std::move(keyword));
           if (!peek().is(",")) break;
           skip();
         }
-        if (auto status = expect(")", "after call arguments"); !status.ok()) return status;
-        auto made = add(std::move(call));
-        if (!made.ok()) return made;
-        current = *made;
+        GRAPHPAT_RETURN_IF_ERROR(expect(")", "after call arguments"));
+        GRAPHPAT_ASSIGN_OR_RETURN(current, add(std::move(call)));
       } else if (peek().is(".")) {
         AstNode attribute = at(peek(), AstKind::kAttribute);
         skip();
@@ -515,19 +508,14 @@ class PatternSyntax {
         attribute.line = name.line;
         attribute.column = name.column;
         attribute.children = {current};
-        auto made = add(std::move(attribute));
-        if (!made.ok()) return made;
-        current = *made;
+        GRAPHPAT_ASSIGN_OR_RETURN(current, add(std::move(attribute)));
       } else if (peek().is("[")) {
         AstNode subscript = at(peek(), AstKind::kSubscript);
         skip();
-        auto index = parse_expression(depth + 1);
-        if (!index.ok()) return index;
-        if (auto status = expect("]", "after a subscript"); !status.ok()) return status;
-        subscript.children = {current, *index};
-        auto made = add(std::move(subscript));
-        if (!made.ok()) return made;
-        current = *made;
+        GRAPHPAT_ASSIGN_OR_RETURN(auto index, parse_expression(depth + 1));
+        GRAPHPAT_RETURN_IF_ERROR(expect("]", "after a subscript"));
+        subscript.children = {current, index};
+        GRAPHPAT_ASSIGN_OR_RETURN(current, add(std::move(subscript)));
       } else {
         return current;
       }
@@ -569,18 +557,15 @@ class PatternSyntax {
       std::string_view close = list ? "]" : ")";
       bool trailing_comma = false;
       while (!peek().is(close)) {
-        auto element = parse_expression(depth + 1);
-        if (!element.ok()) return element;
-        sequence.children.push_back(*element);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto element, parse_expression(depth + 1));
+        sequence.children.push_back(element);
         trailing_comma = false;
         if (!peek().is(",")) break;
         skip();
         trailing_comma = true;
       }
-      if (auto status = expect(close, list ? "to close the list" : "to close the parenthesis");
-          !status.ok()) {
-        return status;
-      }
+      GRAPHPAT_RETURN_IF_ERROR(
+          expect(close, list ? "to close the list" : "to close the parenthesis"));
       if (!list && sequence.children.size() == 1 && !trailing_comma) {
         return sequence.children.front();  // (expr) is just expr
       }
@@ -589,17 +574,15 @@ class PatternSyntax {
     if (token.is("{")) {
       AstNode dict = at(next(), AstKind::kDict);
       while (!peek().is("}")) {
-        auto key = parse_expression(depth + 1);
-        if (!key.ok()) return key;
-        if (auto status = expect(":", "after a dictionary key"); !status.ok()) return status;
-        auto value = parse_expression(depth + 1);
-        if (!value.ok()) return value;
-        dict.children.push_back(*key);
-        dict.children.push_back(*value);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto key, parse_expression(depth + 1));
+        GRAPHPAT_RETURN_IF_ERROR(expect(":", "after a dictionary key"));
+        GRAPHPAT_ASSIGN_OR_RETURN(auto value, parse_expression(depth + 1));
+        dict.children.push_back(key);
+        dict.children.push_back(value);
         if (!peek().is(",")) break;
         skip();
       }
-      if (auto status = expect("}", "to close the dictionary"); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(expect("}", "to close the dictionary"));
       return add(std::move(dict));
     }
     return unexpected(token, "where an expression should start");
@@ -618,3 +601,5 @@ class PatternSyntax {
 };
 
 }  // namespace graphpat::detail
+
+#include "graphpat/detail/status_macros_undef.hpp"

@@ -31,6 +31,9 @@
 #include "graphpat/ir/strings.hpp"
 #include "graphpat/ir/validation.hpp"
 
+// Last, and undefined at the end of this file (see status_macros.hpp).
+#include "graphpat/detail/status_macros.hpp"
+
 namespace graphpat::detail {
 
 /// The DOM graph JSON is read into: ordered, because attribute fields keep their order.
@@ -139,11 +142,10 @@ class AttrJsonDecoder {
         return attrs.boolean(value.get<bool>());
       case GraphJson::value_t::number_integer:
       case GraphJson::value_t::number_unsigned: {
-        auto integer = signed_integer(value, path);
-        if (!integer.ok()) return integer.status();
-        bool fits32 = *integer >= std::numeric_limits<std::int32_t>::min() &&
-                      *integer <= std::numeric_limits<std::int32_t>::max();
-        return attrs.integer(*integer, fits32 ? 32 : 64);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto integer, signed_integer(value, path));
+        bool fits32 = integer >= std::numeric_limits<std::int32_t>::min() &&
+                      integer <= std::numeric_limits<std::int32_t>::max();
+        return attrs.integer(integer, fits32 ? 32 : 64);
       }
       case GraphJson::value_t::number_float: {
         double number = value.get<double>();
@@ -157,9 +159,8 @@ class AttrJsonDecoder {
         std::vector<AttrValueId> elements;
         elements.reserve(value.size());
         for (std::size_t i = 0; i < value.size(); ++i) {
-          auto element = decode(value[i], path / i, depth + 1);
-          if (!element.ok()) return element;
-          elements.push_back(*element);
+          GRAPHPAT_ASSIGN_OR_RETURN(auto element, decode(value[i], path / i, depth + 1));
+          elements.push_back(element);
         }
         return attrs.array(elements);
       }
@@ -183,9 +184,9 @@ class AttrJsonDecoder {
     std::vector<AttrField> fields;
     fields.reserve(object.size());
     for (const auto& [key, field] : object.items()) {
-      auto decoded = decode(field, path / std::string_view(key), depth + 1);
-      if (!decoded.ok()) return decoded.status();
-      fields.push_back({context_.strings.intern(key), *decoded});
+      GRAPHPAT_ASSIGN_OR_RETURN(auto decoded,
+                                decode(field, path / std::string_view(key), depth + 1));
+      fields.push_back({context_.strings.intern(key), decoded});
     }
     return fields;
   }
@@ -230,36 +231,32 @@ class AttrJsonDecoder {
       return absl::OkStatus();
     };
     if (auto found = object.find("int"); found != object.end()) {
-      if (auto status = only({"int", "bits"}); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(only({"int", "bits"}));
       if (!found->is_number_integer()) {
         return graph_json_error("bad_attribute", path / "int", "expected an integer");
       }
-      auto integer = signed_integer(*found, path / "int");
-      if (!integer.ok()) return integer.status();
-      auto bits = bits_of(object, path, 32);
-      if (!bits.ok()) return bits.status();
-      if (auto problem = integer_problem(*integer, {DataType::Code::kInt, *bits, 1})) {
+      GRAPHPAT_ASSIGN_OR_RETURN(auto integer, signed_integer(*found, path / "int"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto bits, bits_of(object, path, 32));
+      if (auto problem = integer_problem(integer, {DataType::Code::kInt, bits, 1})) {
         return graph_json_error("bad_attribute", path / "int", *problem);
       }
-      return attrs.integer(*integer, *bits);
+      return attrs.integer(integer, bits);
     }
     if (auto found = object.find("uint"); found != object.end()) {
-      if (auto status = only({"uint", "bits"}); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(only({"uint", "bits"}));
       if (!found->is_number_unsigned()) {
         return graph_json_error("bad_attribute", path / "uint", "expected a non-negative integer");
       }
-      auto bits = bits_of(object, path, 32);
-      if (!bits.ok()) return bits.status();
+      GRAPHPAT_ASSIGN_OR_RETURN(auto bits, bits_of(object, path, 32));
       auto value = static_cast<std::int64_t>(found->get<std::uint64_t>());
-      if (auto problem = integer_problem(value, {DataType::Code::kUInt, *bits, 1})) {
+      if (auto problem = integer_problem(value, {DataType::Code::kUInt, bits, 1})) {
         return graph_json_error("bad_attribute", path / "uint", *problem);
       }
-      return attrs.integer(value, *bits, true);
+      return attrs.integer(value, bits, true);
     }
     if (auto found = object.find("float"); found != object.end()) {
-      if (auto status = only({"float", "bits"}); !status.ok()) return status;
-      auto bits = bits_of(object, path, 64, /*least=*/0);
-      if (!bits.ok()) return bits.status();
+      GRAPHPAT_RETURN_IF_ERROR(only({"float", "bits"}));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto bits, bits_of(object, path, 64, /*least=*/0));
       double number = 0;
       if (found->is_number()) {
         number = found->get<double>();
@@ -275,20 +272,20 @@ class AttrJsonDecoder {
         return graph_json_error("bad_attribute", path / "float",
                                 "expected a number, \"nan\", \"-nan\", \"inf\" or \"-inf\"");
       }
-      std::uint16_t checked_bits = *bits == 0 ? 64 : *bits;  // unsuffixed: as the text reader
+      std::uint16_t checked_bits = bits == 0 ? 64 : bits;  // unsuffixed: as the text reader
       if (auto problem = float_problem(number, {DataType::Code::kFloat, checked_bits, 1})) {
         return graph_json_error("bad_attribute", path / "float", *problem);
       }
-      return attrs.floating(number, *bits);
+      return attrs.floating(number, bits);
     }
     if (auto found = object.find("dtype"); found != object.end()) {
-      if (auto status = only({"dtype"}); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(only({"dtype"}));
       if (!found->is_string())
         return graph_json_error("bad_attribute", path / "dtype", "expected a string");
       return attrs.data_type(found->get_ref<const std::string&>());
     }
     if (auto found = object.find("map"); found != object.end()) {
-      if (auto status = only({"map"}); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(only({"map"}));
       if (!found->is_array())
         return graph_json_error("bad_attribute", path / "map", "expected an array");
       std::vector<std::pair<AttrValueId, AttrValueId>> entries;
@@ -299,23 +296,19 @@ class AttrJsonDecoder {
         if (!entry.is_array() || entry.size() != 2) {
           return graph_json_error("bad_attribute", entry_path, "expected a [key, value] pair");
         }
-        auto key = decode(entry[0], entry_path / "0", depth + 1);
-        if (!key.ok()) return key;
-        auto mapped = decode(entry[1], entry_path / "1", depth + 1);
-        if (!mapped.ok()) return mapped;
-        entries.emplace_back(*key, *mapped);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto key, decode(entry[0], entry_path / "0", depth + 1));
+        GRAPHPAT_ASSIGN_OR_RETURN(auto mapped, decode(entry[1], entry_path / "1", depth + 1));
+        entries.emplace_back(key, mapped);
       }
       return attrs.map(entries);
     }
     if (auto found = object.find("object"); found != object.end()) {
-      if (auto status = only({"object", "fields"}); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(only({"object", "fields"}));
       if (!found->is_string())
         return graph_json_error("bad_attribute", path / "object", "expected a type key string");
       std::vector<AttrField> fields;
       if (auto listed = object.find("fields"); listed != object.end()) {
-        auto decoded = decode_fields(*listed, path / "fields", depth + 1);
-        if (!decoded.ok()) return decoded.status();
-        fields = std::move(*decoded);
+        GRAPHPAT_ASSIGN_OR_RETURN(fields, decode_fields(*listed, path / "fields", depth + 1));
       }
       return attrs.object(found->get_ref<const std::string&>(), fields);
     }
@@ -432,3 +425,5 @@ inline bool append_attr_fields(std::string& out, const Context& context, AttrVal
 }
 
 }  // namespace graphpat::detail
+
+#include "graphpat/detail/status_macros_undef.hpp"

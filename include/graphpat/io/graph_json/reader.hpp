@@ -37,6 +37,9 @@
 #include "graphpat/ir/validation.hpp"
 #include "graphpat/relay/dialect.hpp"
 
+// Last, and undefined at the end of this file (see status_macros.hpp).
+#include "graphpat/detail/status_macros.hpp"
+
 namespace graphpat::relay {
 
 /// Limits of parse_graph_json.
@@ -78,35 +81,30 @@ class GraphJsonReader {
     // bounds: the parse stops a file nested deeper than both early, before building it.
     constexpr std::uint32_t kEnvelopeDepth = 6;
     std::uint32_t max_depth = options_.limits.max_depth;
-    auto parsed = parse_json_stream(
-        text, max_depth > UINT32_MAX - kEnvelopeDepth ? UINT32_MAX : max_depth + kEnvelopeDepth,
-        max_depth, [this](int depth, JsonEvent event, GraphJson& value) {
-          return on_event(depth, event, value);
-        });
-    if (!parsed.ok()) return parsed.status();
-    const GraphJson& root = *parsed;
+    GRAPHPAT_ASSIGN_OR_RETURN(
+        const GraphJson root,
+        parse_json_stream(
+            text, max_depth > UINT32_MAX - kEnvelopeDepth ? UINT32_MAX : max_depth + kEnvelopeDepth,
+            max_depth, [this](int depth, JsonEvent event, GraphJson& value) {
+              return on_event(depth, event, value);
+            }));
     JsonPath top;
     if (!root.is_object()) {
       return graph_json_error("bad_format", top,
                               fmt::format("expected an object, found {}", root.type_name()));
     }
-    if (auto status =
-            check_keys(root, top, {"format", "version", "attrs", "type_definitions", "functions"},
-                       "a graph file");
-        !status.ok()) {
-      return status;
-    }
+    GRAPHPAT_RETURN_IF_ERROR(
+        check_keys(root, top, {"format", "version", "attrs", "type_definitions", "functions"},
+                   "a graph file"));
     for (std::string_view key : {"format", "version"}) {
       auto found = root.find(key);
       if (found == root.end()) return check_envelope(key, GraphJson());
-      if (auto status = check_envelope(key, *found); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(check_envelope(key, *found));
     }
     if (auto attrs = root.find("attrs"); attrs != root.end()) {
-      auto value = decoder_.decode(*attrs, top / "attrs");
-      if (!value.ok()) return value.status();
-      module_.attrs = *value;
+      GRAPHPAT_ASSIGN_OR_RETURN(module_.attrs, decoder_.decode(*attrs, top / "attrs"));
     }
-    if (auto status = read_type_definitions(root); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(read_type_definitions(root));
     auto functions = root.find("functions");
     if (functions == root.end())
       return graph_json_error("bad_field", top, "missing field \"functions\"");
@@ -138,7 +136,7 @@ class GraphJsonReader {
     }
     if (depth == 1 && completes && (root_key_ == "format" || root_key_ == "version")) {
       // Checked as soon as read, so another format's nodes are never read as ours.
-      if (auto status = check_envelope(root_key_, parsed); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(check_envelope(root_key_, parsed));
     }
     if (depth == 1 && root_key_ == "functions") {
       if (event == JsonEvent::kArrayStart) in_functions_ = true;
@@ -151,7 +149,7 @@ class GraphJsonReader {
       function_key_.clear();
     }
     if (depth == 2 && completes) {
-      if (auto status = read_function(parsed, function_path); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(read_function(parsed, function_path));
       ++function_index_;
       return false;
     }
@@ -161,7 +159,7 @@ class GraphJsonReader {
     }
     if (in_nodes_ && depth == 4 && completes) {
       JsonPath nodes_path = function_path / "nodes";
-      if (auto status = read_node(parsed, nodes_path / node_index_); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(read_node(parsed, nodes_path / node_index_));
       ++node_index_;
       return false;
     }
@@ -225,10 +223,9 @@ class GraphJsonReader {
   static absl::StatusOr<std::string_view> require_string(const GraphJson& object,
                                                          std::string_view key,
                                                          const JsonPath& path) {
-    auto value = require(object, key, path);
-    if (!value.ok()) return value.status();
-    if (!(*value)->is_string()) return wrong_type(**value, path / key, "a string");
-    return std::string_view((*value)->get_ref<const std::string&>());
+    GRAPHPAT_ASSIGN_OR_RETURN(auto value, require(object, key, path));
+    if (!value->is_string()) return wrong_type(*value, path / key, "a string");
+    return std::string_view(value->get_ref<const std::string&>());
   }
 
   // A non-negative integer below `limit`, for ids, indices and dimensions.
@@ -277,12 +274,11 @@ class GraphJsonReader {
 
   // ----- references -----------------------------------------------------------------------
   absl::StatusOr<NodeId> reference(const GraphJson& value, const JsonPath& path) {
-    auto id = read_count(value, path, "a node id", kNoId);
-    if (!id.ok()) return id.status();
-    auto found = ids_.find(static_cast<std::uint32_t>(*id));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto id, read_count(value, path, "a node id", kNoId));
+    auto found = ids_.find(static_cast<std::uint32_t>(id));
     if (found == ids_.end()) {
       return graph_json_error("bad_reference", path,
-                              fmt::format("node {} is not defined before its use", *id));
+                              fmt::format("node {} is not defined before its use", id));
     }
     return found->second;
   }
@@ -299,9 +295,8 @@ class GraphJsonReader {
     if (!list->is_array()) return wrong_type(*list, list_path, "an array of node ids");
     nodes.reserve(list->size());
     for (std::size_t i = 0; i < list->size(); ++i) {
-      auto node = reference((*list)[i], list_path / i);
-      if (!node.ok()) return node.status();
-      nodes.push_back(*node);
+      GRAPHPAT_ASSIGN_OR_RETURN(auto node, reference((*list)[i], list_path / i));
+      nodes.push_back(node);
     }
     return nodes;
   }
@@ -351,9 +346,7 @@ class GraphJsonReader {
     }
     std::vector<AttrField> written;
     if (attrs != nullptr) {
-      auto fields = decoder_.decode_fields(*attrs, attrs_path);
-      if (!fields.ok()) return fields.status();
-      written = std::move(*fields);
+      GRAPHPAT_ASSIGN_OR_RETURN(written, decoder_.decode_fields(*attrs, attrs_path));
     }
     if (type_key != nullptr) {
       return context_.attrs.object(type_key->get_ref<const std::string&>(), written);
@@ -392,12 +385,11 @@ class GraphJsonReader {
       }
       return AttrValueId();
     }
-    auto fields = decoder_.decode_fields(*attrs, path / "attrs");
-    if (!fields.ok()) return fields.status();
+    GRAPHPAT_ASSIGN_OR_RETURN(auto fields, decoder_.decode_fields(*attrs, path / "attrs"));
     std::string_view key = type_key != nullptr
                                ? std::string_view(type_key->get_ref<const std::string&>())
                                : kFunctionAttrsKey;
-    return context_.attrs.object(key, *fields);
+    return context_.attrs.object(key, fields);
   }
 
   // Attributes, result type and type of a function, top-level or nested.
@@ -410,15 +402,9 @@ class GraphJsonReader {
       }
       options.type_params = context_.types.tuple(std::span<const TypeId>());
     }
-    auto attrs = function_attrs(object, path);
-    if (!attrs.ok()) return attrs.status();
-    options.attrs = *attrs;
-    auto result_type = read_type(object, "result_type", path);
-    if (!result_type.ok()) return result_type.status();
-    options.result_type = *result_type;
-    auto type = read_type(object, "type", path);
-    if (!type.ok()) return type.status();
-    options.type = *type;
+    GRAPHPAT_ASSIGN_OR_RETURN(options.attrs, function_attrs(object, path));
+    GRAPHPAT_ASSIGN_OR_RETURN(options.result_type, read_type(object, "result_type", path));
+    GRAPHPAT_ASSIGN_OR_RETURN(options.type, read_type(object, "type", path));
     options.fresh = true;
     return options;
   }
@@ -434,65 +420,47 @@ class GraphJsonReader {
       const GraphJson& entry = (*list)[i];
       JsonPath path = definitions / i;
       if (!entry.is_object()) return wrong_type(entry, path, "an object");
-      if (auto status = check_keys(entry, path, {"name", "text"}, "a type definition");
-          !status.ok()) {
-        return status;
-      }
-      auto name = require_string(entry, "name", path);
-      if (!name.ok()) return name.status();
-      auto text = require_string(entry, "text", path);
-      if (!text.ok()) return text.status();
-      module_.type_definitions.push_back({std::string(*name), std::string(*text)});
+      GRAPHPAT_RETURN_IF_ERROR(check_keys(entry, path, {"name", "text"}, "a type definition"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto name, require_string(entry, "name", path));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto text, require_string(entry, "text", path));
+      module_.type_definitions.push_back({std::string(name), std::string(text)});
     }
     return absl::OkStatus();
   }
 
   absl::Status read_function(const GraphJson& function, const JsonPath& path) {
     if (!function.is_object()) return wrong_type(function, path, "an object");
-    if (auto status = check_keys(function, path,
-                                 {"name", "attrs", "attrs_type", "result_type", "type",
-                                  "type_params", "params", "nodes", "outputs"},
-                                 "a function");
-        !status.ok()) {
-      return status;
-    }
-    auto name = require_string(function, "name", path);
-    if (!name.ok()) return name.status();
-    if (name->empty()) return graph_json_error("bad_field", path / "name", "empty function name");
-    if (module_.find(*name)) {
+    GRAPHPAT_RETURN_IF_ERROR(check_keys(function, path,
+                                        {"name", "attrs", "attrs_type", "result_type", "type",
+                                         "type_params", "params", "nodes", "outputs"},
+                                        "a function"));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto name, require_string(function, "name", path));
+    if (name.empty()) return graph_json_error("bad_field", path / "name", "empty function name");
+    if (module_.find(name)) {
       return graph_json_error("bad_field", path / "name",
-                              fmt::format("function @{} is defined twice", *name));
+                              fmt::format("function @{} is defined twice", name));
     }
-    auto options = function_options(function, path);
-    if (!options.ok()) return options.status();
+    GRAPHPAT_ASSIGN_OR_RETURN(auto options, function_options(function, path));
     // The nodes were read while parsing (on_event); only their list is left to check.
-    auto nodes = require(function, "nodes", path);
-    if (!nodes.ok()) return nodes.status();
-    if (!(*nodes)->is_array()) return wrong_type(**nodes, path / "nodes", "an array");
-    auto params = references(function, "params", path, false);
-    if (!params.ok()) return params.status();
-    if (auto status = expect_params(*params, path / "params"); !status.ok()) {
-      return status;
-    }
-    auto outputs = references(function, "outputs", path, true);
-    if (!outputs.ok()) return outputs.status();
-    if (outputs->empty()) {
+    GRAPHPAT_ASSIGN_OR_RETURN(auto nodes, require(function, "nodes", path));
+    if (!nodes->is_array()) return wrong_type(*nodes, path / "nodes", "an array");
+    GRAPHPAT_ASSIGN_OR_RETURN(auto params, references(function, "params", path, false));
+    GRAPHPAT_RETURN_IF_ERROR(expect_params(params, path / "params"));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto outputs, references(function, "outputs", path, true));
+    if (outputs.empty()) {
       return graph_json_error("bad_field", path / "outputs", "a function needs an output");
     }
-    NodeId body =
-        outputs->size() == 1 ? outputs->front() : builder_.tuple(*outputs, {.fresh = true});
-    module_.add_function(*name, builder_.function(*params, body, *options));
+    NodeId body = outputs.size() == 1 ? outputs.front() : builder_.tuple(outputs, {.fresh = true});
+    module_.add_function(name, builder_.function(params, body, options));
     return absl::OkStatus();
   }
 
   // ----- nodes ------------------------------------------------------------------------------
   absl::Status read_node(const GraphJson& node, const JsonPath& path) {
     if (!node.is_object()) return wrong_type(node, path, "a node object");
-    auto id_value = require(node, "id", path);
-    if (!id_value.ok()) return id_value.status();
-    auto id = read_count(**id_value, path / "id", "a node id", kNoId);
-    if (!id.ok()) return id.status();
-    auto file_id = static_cast<std::uint32_t>(*id);
+    GRAPHPAT_ASSIGN_OR_RETURN(auto id_value, require(node, "id", path));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto id, read_count(*id_value, path / "id", "a node id", kNoId));
+    auto file_id = static_cast<std::uint32_t>(id);
     if (ids_.contains(file_id)) {
       return graph_json_error("duplicate_id", path / "id",
                               fmt::format("node {} is defined twice", file_id));
@@ -506,50 +474,35 @@ class GraphJsonReader {
       return graph_json_error("too_many_nodes", path,
                               too_many_nodes_problem(options_.limits.max_nodes));
     }
-    auto kind = require_string(node, "kind", path);
-    if (!kind.ok()) return kind.status();
-    auto made = make_node(node, *kind, path);
-    if (!made.ok()) return made.status();
-    ids_.emplace(file_id, *made);
+    GRAPHPAT_ASSIGN_OR_RETURN(auto kind, require_string(node, "kind", path));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto made, make_node(node, kind, path));
+    ids_.emplace(file_id, made);
     last_id_ = file_id;
     return absl::OkStatus();
   }
 
   absl::StatusOr<NodeId> make_node(const GraphJson& node, std::string_view kind,
                                    const JsonPath& path) {
-    auto type = read_type(node, "type", path);
-    if (!type.ok()) return type.status();
-    NodeOptions options{*type, {}, true};
+    GRAPHPAT_ASSIGN_OR_RETURN(auto type, read_type(node, "type", path));
+    NodeOptions options{type, {}, true};
     if (kind == "var") {
-      if (auto status =
-              check_keys(node, path, {"id", "kind", "name", "annotation", "type"}, "a var node");
-          !status.ok()) {
-        return status;
-      }
-      auto name = require_string(node, "name", path);
-      if (!name.ok()) return name.status();
-      auto annotation = read_type(node, "annotation", path);
-      if (!annotation.ok()) return annotation.status();
-      return builder_.var(*name, *annotation, options);
+      GRAPHPAT_RETURN_IF_ERROR(
+          check_keys(node, path, {"id", "kind", "name", "annotation", "type"}, "a var node"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto name, require_string(node, "name", path));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto annotation, read_type(node, "annotation", path));
+      return builder_.var(name, annotation, options);
     }
     if (kind == "const") {
-      if (auto status = check_keys(node, path, {"id", "kind", "dtype", "shape", "data", "type"},
-                                   "a const node");
-          !status.ok()) {
-        return status;
-      }
-      auto tensor = read_tensor(node, path);
-      if (!tensor.ok()) return tensor.status();
-      return builder_.constant(context_.tensors.add(std::move(*tensor)), options);
+      GRAPHPAT_RETURN_IF_ERROR(
+          check_keys(node, path, {"id", "kind", "dtype", "shape", "data", "type"}, "a const node"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto tensor, read_tensor(node, path));
+      return builder_.constant(context_.tensors.add(std::move(tensor)), options);
     }
     if (kind == "call") {
-      if (auto status = check_keys(
-              node, path,
-              {"id", "kind", "op", "callee", "inputs", "attrs", "attrs_type", "type_args", "type"},
-              "a call node");
-          !status.ok()) {
-        return status;
-      }
+      GRAPHPAT_RETURN_IF_ERROR(check_keys(
+          node, path,
+          {"id", "kind", "op", "callee", "inputs", "attrs", "attrs_type", "type_args", "type"},
+          "a call node"));
       const GraphJson* op = find(node, "op");
       const GraphJson* callee_ref = find(node, "callee");
       if ((op == nullptr) == (callee_ref == nullptr)) {
@@ -564,59 +517,39 @@ class GraphJsonReader {
         }
         callee = builder_.opaque_op(op->get_ref<const std::string&>());
       } else {
-        auto resolved = reference(*callee_ref, path / "callee");
-        if (!resolved.ok()) return resolved.status();
-        callee = *resolved;
+        GRAPHPAT_ASSIGN_OR_RETURN(callee, reference(*callee_ref, path / "callee"));
       }
-      auto inputs = references(node, "inputs", path, false);
-      if (!inputs.ok()) return inputs.status();
-      auto attrs = call_attrs(node, callee, path);
-      if (!attrs.ok()) return attrs.status();
-      auto type_args = read_type(node, "type_args", path);
-      if (!type_args.ok()) return type_args.status();
-      return builder_.call(callee, *inputs, {*attrs, *type_args, *type, {}, true});
+      GRAPHPAT_ASSIGN_OR_RETURN(auto inputs, references(node, "inputs", path, false));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto attrs, call_attrs(node, callee, path));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto type_args, read_type(node, "type_args", path));
+      return builder_.call(callee, inputs, {attrs, type_args, type, {}, true});
     }
     if (kind == "function") {
-      if (auto status = check_keys(node, path,
-                                   {"id", "kind", "params", "body", "attrs", "attrs_type",
-                                    "result_type", "type_params", "type"},
-                                   "a function node");
-          !status.ok()) {
-        return status;
-      }
-      auto params = references(node, "params", path, false);
-      if (!params.ok()) return params.status();
-      if (auto status = expect_params(*params, path / "params"); !status.ok()) {
-        return status;
-      }
-      auto body_value = require(node, "body", path);
-      if (!body_value.ok()) return body_value.status();
-      auto body = reference(**body_value, path / "body");
-      if (!body.ok()) return body.status();
-      auto function = function_options(node, path);
-      if (!function.ok()) return function.status();
-      return builder_.function(*params, *body, *function);
+      GRAPHPAT_RETURN_IF_ERROR(check_keys(node, path,
+                                          {"id", "kind", "params", "body", "attrs", "attrs_type",
+                                           "result_type", "type_params", "type"},
+                                          "a function node"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto params, references(node, "params", path, false));
+      GRAPHPAT_RETURN_IF_ERROR(expect_params(params, path / "params"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto body_value, require(node, "body", path));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto body, reference(*body_value, path / "body"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto function, function_options(node, path));
+      return builder_.function(params, body, function);
     }
     if (kind == "global") {
-      if (auto status = check_keys(node, path, {"id", "kind", "name", "type"}, "a global node");
-          !status.ok()) {
-        return status;
-      }
-      auto name = require_string(node, "name", path);
-      if (!name.ok()) return name.status();
-      if (globals_seen_.insert(std::string(*name)).second) {
+      GRAPHPAT_RETURN_IF_ERROR(
+          check_keys(node, path, {"id", "kind", "name", "type"}, "a global node"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto name, require_string(node, "name", path));
+      if (globals_seen_.insert(std::string(name)).second) {
         JsonPath name_path = path / "name";
-        global_uses_.emplace_back(std::string(*name), name_path.str());
+        global_uses_.emplace_back(std::string(name), name_path.str());
       }
-      return builder_.global_var(*name, options);
+      return builder_.global_var(name, options);
     }
     if (kind == "op") {
-      if (auto status = check_keys(node, path, {"id", "kind", "op"}, "an op node"); !status.ok()) {
-        return status;
-      }
-      auto name = require_string(node, "op", path);
-      if (!name.ok()) return name.status();
-      return builder_.opaque_op(*name);
+      GRAPHPAT_RETURN_IF_ERROR(check_keys(node, path, {"id", "kind", "op"}, "an op node"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto name, require_string(node, "op", path));
+      return builder_.opaque_op(name);
     }
     bool is_get = kind == "get";
     if (kind != "tuple" && !is_get && kind != "let" && kind != "if") {
@@ -626,26 +559,21 @@ class GraphJsonReader {
                       "let, if, global, op)",
                       kind));
     }
-    if (auto status =
-            is_get ? check_keys(node, path, {"id", "kind", "inputs", "index", "type"}, "a get node")
-                   : check_keys(node, path, {"id", "kind", "inputs", "type"},
-                                fmt::format("a {} node", kind));
-        !status.ok()) {
-      return status;
-    }
-    auto inputs = references(node, "inputs", path, kind != "tuple");
-    if (!inputs.ok()) return inputs.status();
-    if (kind == "tuple") return builder_.tuple(*inputs, options);
+    GRAPHPAT_RETURN_IF_ERROR(
+        is_get ? check_keys(node, path, {"id", "kind", "inputs", "index", "type"}, "a get node")
+               : check_keys(node, path, {"id", "kind", "inputs", "type"},
+                            fmt::format("a {} node", kind)));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto inputs, references(node, "inputs", path, kind != "tuple"));
+    if (kind == "tuple") return builder_.tuple(inputs, options);
     if (is_get) {
-      if (auto status = expect_count(*inputs, 1, path, kind); !status.ok()) return status;
-      auto index_value = require(node, "index", path);
-      if (!index_value.ok()) return index_value.status();
-      auto index = read_count(**index_value, path / "index", "a field index", kNoId);
-      if (!index.ok()) return index.status();
-      return builder_.tuple_get_item(inputs->front(), static_cast<std::uint32_t>(*index), options);
+      GRAPHPAT_RETURN_IF_ERROR(expect_count(inputs, 1, path, kind));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto index_value, require(node, "index", path));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto index,
+                                read_count(*index_value, path / "index", "a field index", kNoId));
+      return builder_.tuple_get_item(inputs.front(), static_cast<std::uint32_t>(index), options);
     }
-    if (auto status = expect_count(*inputs, 3, path, kind); !status.ok()) return status;
-    const std::vector<NodeId>& in = *inputs;
+    GRAPHPAT_RETURN_IF_ERROR(expect_count(inputs, 3, path, kind));
+    const std::vector<NodeId>& in = inputs;
     if (kind == "if") return builder_.if_then_else(in[0], in[1], in[2], options);
     if (module_.graph.kind(in[0]) != NodeKind::kVar) {
       JsonPath inputs_path = path / "inputs";
@@ -657,32 +585,30 @@ class GraphJsonReader {
 
   absl::StatusOr<Tensor> read_tensor(const GraphJson& node, const JsonPath& path) {
     Tensor tensor;
-    auto dtype = require_string(node, "dtype", path);
-    if (!dtype.ok()) return dtype.status();
+    GRAPHPAT_ASSIGN_OR_RETURN(auto dtype, require_string(node, "dtype", path));
     // "" is the unknown dtype of a constant known by neither bytes nor type (as written).
-    if (auto problem = dtype->empty() ? std::nullopt : dtype_problem(*dtype)) {
+    if (auto problem = dtype.empty() ? std::nullopt : dtype_problem(dtype)) {
       return graph_json_error("bad_constant", path / "dtype", *problem);
     }
-    tensor.dtype = context_.strings.intern(*dtype);
-    auto shape = require(node, "shape", path);
-    if (!shape.ok()) return shape.status();
+    tensor.dtype = context_.strings.intern(dtype);
+    GRAPHPAT_ASSIGN_OR_RETURN(auto shape, require(node, "shape", path));
     JsonPath shape_path = path / "shape";
-    if (!(*shape)->is_array()) return wrong_type(**shape, shape_path, "an array of extents");
-    for (std::size_t i = 0; i < (*shape)->size(); ++i) {
-      auto extent =
-          read_count((**shape)[i], shape_path / i, "an extent",
-                     static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
-      if (!extent.ok()) return extent.status();
-      tensor.shape.push_back(static_cast<std::int64_t>(*extent));
+    if (!shape->is_array()) return wrong_type(*shape, shape_path, "an array of extents");
+    for (std::size_t i = 0; i < shape->size(); ++i) {
+      GRAPHPAT_ASSIGN_OR_RETURN(
+          auto extent,
+          read_count((*shape)[i], shape_path / i, "an extent",
+                     static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())));
+      tensor.shape.push_back(static_cast<std::int64_t>(extent));
     }
     const GraphJson* data = find(node, "data");
     if (data == nullptr) return tensor;
     if (!data->is_string()) return wrong_type(*data, path / "data", "a base64 string");
-    std::optional<DataType> element = parse_dtype(*dtype);
+    std::optional<DataType> element = parse_dtype(dtype);
     if (!element) {
       return graph_json_error(
           "bad_constant", path / "dtype",
-          fmt::format("unknown dtype '{}': the bytes cannot be checked", *dtype));
+          fmt::format("unknown dtype '{}': the bytes cannot be checked", dtype));
     }
     // The size is checked against the limit before the data is decoded; a count that does
     // not fit in 64 bits is over any limit.
@@ -709,7 +635,7 @@ class GraphJsonReader {
       std::uint64_t elements = *expected / element->element_bytes();
       return graph_json_error("bad_constant", path / "data",
                               fmt::format("{} bytes, but {} elements of {} take {}", bytes->size(),
-                                          elements, *dtype, *expected));
+                                          elements, dtype, *expected));
     }
     tensor.data = share_bytes(std::move(bytes));
     return tensor;
@@ -739,3 +665,5 @@ class GraphJsonReader {
 };
 
 }  // namespace graphpat::detail
+
+#include "graphpat/detail/status_macros_undef.hpp"

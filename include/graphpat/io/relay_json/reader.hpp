@@ -32,10 +32,12 @@
 #include "graphpat/io/relay_json/layouts.hpp"
 #include "graphpat/io/relay_json/ndarray.hpp"
 #include "graphpat/io/relay_json/provenance.hpp"
-#include "graphpat/io/relay_json/status_macros.hpp"
 #include "graphpat/ir/limits.hpp"
 #include "graphpat/ir/validation.hpp"
 #include "graphpat/relay/dialect.hpp"
+
+// Last, and undefined at the end of this file (see status_macros.hpp).
+#include "graphpat/detail/status_macros.hpp"
 
 namespace graphpat::relay::detail {
 
@@ -89,17 +91,17 @@ class JsonReader {
                                     "type_key \"{}\"",
                                     doc_.type_key(0)));
     }
-    GRAPHPAT_RELAY_JSON_CHECK(check_references());
+    GRAPHPAT_RETURN_IF_ERROR(check_references());
     auto root = static_cast<std::uint32_t>(doc_.root);
     std::optional<NodeId> expression_root;
     if (doc_.type_key(root) == "IRModule") {
       prov_.module_root = true;
-      GRAPHPAT_RELAY_JSON_CHECK(read_module(root));
+      GRAPHPAT_RETURN_IF_ERROR(read_module(root));
     } else {
-      GRAPHPAT_RELAY_JSON_CHECK(expect_expression(root, "root"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(expression_root, expression(root));
+      GRAPHPAT_RETURN_IF_ERROR(expect_expression(root, "root"));
+      GRAPHPAT_ASSIGN_OR_RETURN(expression_root, expression(root));
     }
-    GRAPHPAT_RELAY_JSON_CHECK(check_unused_tensors());
+    GRAPHPAT_RETURN_IF_ERROR(check_unused_tensors());
     record_provenance();
     return expression_root;
   }
@@ -156,7 +158,7 @@ class JsonReader {
   }
 
   absl::StatusOr<std::int64_t> integer(std::uint32_t index, std::string_view field) {
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view value, text(index, field));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
     std::optional<std::int64_t> parsed = parse_decimal<std::int64_t>(value);
     if (!parsed) {
       return json_error("bad_value", at(index, field),
@@ -167,7 +169,7 @@ class JsonReader {
 
   /// An inline integer field TVM declares `int`: 32 bits, never truncated.
   absl::StatusOr<std::int32_t> integer32(std::uint32_t index, std::string_view field) {
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, field));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t value, integer(index, field));
     if (value < std::numeric_limits<std::int32_t>::min() ||
         value > std::numeric_limits<std::int32_t>::max()) {
       return json_error("bad_value", at(index, field),
@@ -177,7 +179,7 @@ class JsonReader {
   }
 
   absl::StatusOr<bool> boolean(std::uint32_t index, std::string_view field) {
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view value, text(index, field));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
     if (value != "0" && value != "1") {
       return json_error("bad_value", at(index, field),
                         fmt::format("\"{}\" is not a boolean (\"0\" or \"1\")", value));
@@ -186,7 +188,7 @@ class JsonReader {
   }
 
   absl::StatusOr<double> real(std::uint32_t index, std::string_view field) {
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view value, text(index, field));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
     std::optional<double> parsed = parse_double(value);
     if (!parsed) {
       return json_error("bad_value", at(index, field),
@@ -210,15 +212,15 @@ class JsonReader {
   /// The elements of the Array that field `field` of `index` refers to.
   absl::StatusOr<std::span<const std::uint64_t>> array(std::uint32_t index,
                                                        std::string_view field) {
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, field));
-    GRAPHPAT_RELAY_JSON_CHECK(expect_key(target, at(index, field), "Array"));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref(index, field));
+    GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at(index, field), "Array"));
     return doc_.data_of(target);
   }
 
   /// The text of a runtime.String node (the reference is checked by the caller's location).
   absl::StatusOr<std::string_view> string_field(std::uint32_t index, std::string_view field) {
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, field));
-    GRAPHPAT_RELAY_JSON_CHECK(expect_key(target, at(index, field), "runtime.String"));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref(index, field));
+    GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at(index, field), "runtime.String"));
     return doc_.repr(target);
   }
 
@@ -246,7 +248,7 @@ class JsonReader {
       std::string_view name = doc_.names.view(field.key);
       std::string_view text_value = doc_.view(field.value);
       if (object.use(name, text_value) != FieldUse::kReference) continue;
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref_of_text(index, name, text_value));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref_of_text(index, name, text_value));
       edges.push_back({target, field.key.value, false});
     }
     return absl::OkStatus();
@@ -267,11 +269,11 @@ class JsonReader {
     auto enter = [&](std::uint32_t node) -> absl::Status {
       state[node] = kOnPath;
       auto begin = static_cast<std::uint32_t>(edges.size());
-      GRAPHPAT_RELAY_JSON_CHECK(collect_edges(node, edges));
+      GRAPHPAT_RETURN_IF_ERROR(collect_edges(node, edges));
       stack.push_back({node, begin, begin});
       return absl::OkStatus();
     };
-    GRAPHPAT_RELAY_JSON_CHECK(enter(static_cast<std::uint32_t>(doc_.root)));
+    GRAPHPAT_RETURN_IF_ERROR(enter(static_cast<std::uint32_t>(doc_.root)));
     while (!stack.empty()) {
       Frame& frame = stack.back();
       if (frame.next == edges.size()) {
@@ -291,7 +293,7 @@ class JsonReader {
                                       "is reachable from itself",
                                       edge.target, from, edge.target));
       }
-      GRAPHPAT_RELAY_JSON_CHECK(enter(edge.target));
+      GRAPHPAT_RETURN_IF_ERROR(enter(edge.target));
     }
     return absl::OkStatus();
   }
@@ -299,8 +301,8 @@ class JsonReader {
   // ----- module ----------------------------------------------------------------------------
 
   absl::Status read_module(std::uint32_t index) {
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t functions, ref(index, "functions"));
-    GRAPHPAT_RELAY_JSON_CHECK(expect_key(functions, at(index, "functions"), "Map"));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t functions, ref(index, "functions"));
+    GRAPHPAT_RETURN_IF_ERROR(expect_key(functions, at(index, "functions"), "Map"));
     if (!doc_.keys_of(functions).empty()) {
       return json_error("unexpected_type", at_node(functions),
                         "IRModule.functions must be keyed by GlobalVars, not strings");
@@ -313,27 +315,27 @@ class JsonReader {
     for (std::size_t i = 0; i < data.size(); i += 2) {
       auto key = static_cast<std::uint32_t>(data[i]);
       auto value = static_cast<std::uint32_t>(data[i + 1]);
-      GRAPHPAT_RELAY_JSON_CHECK(expect_key(key, at_data(functions, i), "GlobalVar"));
-      GRAPHPAT_RELAY_JSON_CHECK(expect_key(value, at_data(functions, i + 1), "relay.Function"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(key, "name_hint"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_key(key, at_data(functions, i), "GlobalVar"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_key(value, at_data(functions, i + 1), "relay.Function"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(key, "name_hint"));
       if (module_.find(name)) {
         return json_error("duplicate_definition", at_data(functions, i),
                           fmt::format("@{} is defined twice", name));
       }
-      GRAPHPAT_RELAY_JSON_ASSIGN(NodeId function, expression(value));
-      GRAPHPAT_RELAY_JSON_CHECK(expression(key).status());
+      GRAPHPAT_ASSIGN_OR_RETURN(NodeId function, expression(value));
+      GRAPHPAT_RETURN_IF_ERROR(expression(key).status());
       module_.add_function(name, function);
       prov_.global_vars.try_emplace(std::string(name), key);
     }
-    GRAPHPAT_RELAY_JSON_CHECK(check_global_var_map(index));
-    GRAPHPAT_RELAY_JSON_CHECK(check_globals_defined());
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t definitions, ref(index, "type_definitions"));
+    GRAPHPAT_RETURN_IF_ERROR(check_global_var_map(index));
+    GRAPHPAT_RETURN_IF_ERROR(check_globals_defined());
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t definitions, ref(index, "type_definitions"));
     if (definitions != 0 && !doc_.data_of(definitions).empty()) {
       return json_error("unsupported", at(index, "type_definitions"),
                         "type definitions (ADTs) are not supported by graphpat's IR");
     }
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t attrs, ref(index, "attrs"));
-    GRAPHPAT_RELAY_JSON_ASSIGN(module_.attrs, object_value(attrs, at(index, "attrs")));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t attrs, ref(index, "attrs"));
+    GRAPHPAT_ASSIGN_OR_RETURN(module_.attrs, object_value(attrs, at(index, "attrs")));
     return absl::OkStatus();
   }
 
@@ -342,9 +344,9 @@ class JsonReader {
   /// one. A missing map (files written by hand) is not checked.
   absl::Status check_global_var_map(std::uint32_t module) {
     if (!doc_.field(module, "global_var_map_")) return absl::OkStatus();
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t map, ref(module, "global_var_map_"));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t map, ref(module, "global_var_map_"));
     if (map == 0) return absl::OkStatus();
-    GRAPHPAT_RELAY_JSON_CHECK(expect_key(map, at(module, "global_var_map_"), "Map"));
+    GRAPHPAT_RETURN_IF_ERROR(expect_key(map, at(module, "global_var_map_"), "Map"));
     auto keys = doc_.keys_of(map);
     auto data = doc_.data_of(map);
     if (keys.size() != data.size()) {
@@ -358,8 +360,8 @@ class JsonReader {
         return json_error("duplicate_key", fmt::format("{}.keys[{}]", at_node(map), i),
                           "appears twice");
       }
-      GRAPHPAT_RELAY_JSON_CHECK(expect_key(target, at_data(map, i), "GlobalVar"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(target, "name_hint"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at_data(map, i), "GlobalVar"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(target, "name_hint"));
       std::string_view key = doc_.view(keys[i]);
       if (name != key || !module_.find(key)) {
         return json_error("bad_value", at_data(map, i),
@@ -383,7 +385,7 @@ class JsonReader {
   absl::Status check_globals_defined() {
     for (std::uint32_t index = 0; index < doc_.size(); ++index) {
       if (!prov_.node_of[index].valid() || doc_.type_key(index) != "GlobalVar") continue;
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(index, "name_hint"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(index, "name_hint"));
       if (!module_.find(name)) {
         return json_error("undefined_global", at(index, "name_hint"),
                           fmt::format("@{} is not a function of the module", name));
@@ -415,22 +417,22 @@ class JsonReader {
 
   absl::Status child(std::uint32_t index, std::string_view field, std::vector<std::uint32_t>& out,
                      std::string_view required = {}) {
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, field));
-    GRAPHPAT_RELAY_JSON_CHECK(expect_expression(target, at(index, field)));
-    if (!required.empty()) GRAPHPAT_RELAY_JSON_CHECK(expect_key(target, at(index, field), required));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref(index, field));
+    GRAPHPAT_RETURN_IF_ERROR(expect_expression(target, at(index, field)));
+    if (!required.empty()) GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at(index, field), required));
     out.push_back(target);
     return absl::OkStatus();
   }
 
   absl::Status children(std::uint32_t index, std::string_view field,
                         std::vector<std::uint32_t>& out, std::string_view required = {}) {
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t list, ref(index, field));
-    GRAPHPAT_RELAY_JSON_CHECK(expect_key(list, at(index, field), "Array"));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t list, ref(index, field));
+    GRAPHPAT_RETURN_IF_ERROR(expect_key(list, at(index, field), "Array"));
     auto data = doc_.data_of(list);
     for (std::size_t i = 0; i < data.size(); ++i) {
       auto target = static_cast<std::uint32_t>(data[i]);
-      GRAPHPAT_RELAY_JSON_CHECK(expect_expression(target, at_data(list, i)));
-      if (!required.empty()) GRAPHPAT_RELAY_JSON_CHECK(expect_key(target, at_data(list, i), required));
+      GRAPHPAT_RETURN_IF_ERROR(expect_expression(target, at_data(list, i)));
+      if (!required.empty()) GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at_data(list, i), required));
       out.push_back(target);
     }
     return absl::OkStatus();
@@ -443,7 +445,7 @@ class JsonReader {
     for (std::size_t i = 0; i < params.size(); ++i) {
       auto [seen, inserted] = first.try_emplace(params[i], i);
       if (inserted) continue;
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t list, ref(function, "params"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t list, ref(function, "params"));
       return json_error("duplicate_param", at_data(list, i),
                         fmt::format("refers to node {}, the Var of parameter {} again (a "
                                     "function binds a Var once)",
@@ -457,24 +459,24 @@ class JsonReader {
     out.clear();
     std::string_view key = doc_.type_key(index);
     if (key == "relay.Call") {
-      GRAPHPAT_RELAY_JSON_CHECK(child(index, "op", out));
+      GRAPHPAT_RETURN_IF_ERROR(child(index, "op", out));
       return children(index, "args", out);
     }
     if (key == "relay.Tuple") return children(index, "fields", out);
     if (key == "relay.TupleGetItem") return child(index, "tuple_value", out);
     if (key == "relay.Function") {
-      GRAPHPAT_RELAY_JSON_CHECK(children(index, "params", out, "relay.Var"));
-      GRAPHPAT_RELAY_JSON_CHECK(expect_distinct_params(index, out));
+      GRAPHPAT_RETURN_IF_ERROR(children(index, "params", out, "relay.Var"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_distinct_params(index, out));
       return child(index, "body", out);
     }
     if (key == "relay.Let") {
-      GRAPHPAT_RELAY_JSON_CHECK(child(index, "var", out, "relay.Var"));
-      GRAPHPAT_RELAY_JSON_CHECK(child(index, "value", out));
+      GRAPHPAT_RETURN_IF_ERROR(child(index, "var", out, "relay.Var"));
+      GRAPHPAT_RETURN_IF_ERROR(child(index, "value", out));
       return child(index, "body", out);
     }
     if (key == "relay.If") {
-      GRAPHPAT_RELAY_JSON_CHECK(child(index, "cond", out));
-      GRAPHPAT_RELAY_JSON_CHECK(child(index, "true_branch", out));
+      GRAPHPAT_RETURN_IF_ERROR(child(index, "cond", out));
+      GRAPHPAT_RETURN_IF_ERROR(child(index, "true_branch", out));
       return child(index, "false_branch", out);
     }
     return absl::OkStatus();  // leaves: Var, GlobalVar, Op, Constant
@@ -498,14 +500,14 @@ class JsonReader {
       }
       if (!frame.expanded) {
         frame.expanded = true;
-        GRAPHPAT_RELAY_JSON_CHECK(operands_of(index, operands));
+        GRAPHPAT_RETURN_IF_ERROR(operands_of(index, operands));
         for (std::size_t i = operands.size(); i-- > 0;) {
           if (!prov_.node_of[operands[i]].valid()) stack.push_back({operands[i], false});
         }
         continue;
       }
-      GRAPHPAT_RELAY_JSON_CHECK(operands_of(index, operands));
-      GRAPHPAT_RELAY_JSON_ASSIGN(prov_.node_of[index], build(index, operands));
+      GRAPHPAT_RETURN_IF_ERROR(operands_of(index, operands));
+      GRAPHPAT_ASSIGN_OR_RETURN(prov_.node_of[index], build(index, operands));
       stack.pop_back();
     }
     return prov_.node_of[root];
@@ -513,21 +515,21 @@ class JsonReader {
 
   absl::StatusOr<NodeOptions> node_options(std::uint32_t index) {
     NodeOptions options;
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t checked, ref(index, "_checked_type_"));
-    GRAPHPAT_RELAY_JSON_ASSIGN(options.type, type(checked, at(index, "_checked_type_"), 0));
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t span_index, ref(index, "span"));
-    GRAPHPAT_RELAY_JSON_ASSIGN(options.span, span(span_index, at(index, "span")));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t checked, ref(index, "_checked_type_"));
+    GRAPHPAT_ASSIGN_OR_RETURN(options.type, type(checked, at(index, "_checked_type_"), 0));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t span_index, ref(index, "span"));
+    GRAPHPAT_ASSIGN_OR_RETURN(options.span, span(span_index, at(index, "span")));
     options.fresh = true;
     return options;
   }
 
   /// A tuple type of the types in Array field `field`, or none when the array is empty.
   absl::StatusOr<TypeId> type_list(std::uint32_t index, std::string_view field) {
-    GRAPHPAT_RELAY_JSON_ASSIGN(auto elements, array(index, field));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto elements, array(index, field));
     if (elements.empty()) return TypeId();
     std::vector<TypeId> types;
     for (std::uint64_t element : elements) {
-      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId element_type,
+      GRAPHPAT_ASSIGN_OR_RETURN(TypeId element_type,
                                  type(static_cast<std::uint32_t>(element), at(index, field), 0));
       if (!element_type.valid()) {
         return json_error("null_reference", at(index, field), "holds a null type");
@@ -548,35 +550,35 @@ class JsonReader {
       }
       return builder_.opaque_op(doc_.repr(index));
     }
-    GRAPHPAT_RELAY_JSON_ASSIGN(NodeOptions options, node_options(index));
+    GRAPHPAT_ASSIGN_OR_RETURN(NodeOptions options, node_options(index));
     if (key == "relay.Var") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t vid, ref(index, "vid"));
-      GRAPHPAT_RELAY_JSON_CHECK(expect_key(vid, at(index, "vid"), "relay.Id"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(vid, "name_hint"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t annotation, ref(index, "type_annotation"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId annotation_type,
+      GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t vid, ref(index, "vid"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_key(vid, at(index, "vid"), "relay.Id"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(vid, "name_hint"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t annotation, ref(index, "type_annotation"));
+      GRAPHPAT_ASSIGN_OR_RETURN(TypeId annotation_type,
                                  type(annotation, at(index, "type_annotation"), 0));
       return builder_.var(name, annotation_type, options);
     }
     if (key == "GlobalVar") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(index, "name_hint"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(index, "name_hint"));
       return builder_.global_var(name, options);
     }
     if (key == "relay.Constant") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t blob, integer(index, "data"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(TensorId tensor_id, tensor(blob, at(index, "data")));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t blob, integer(index, "data"));
+      GRAPHPAT_ASSIGN_OR_RETURN(TensorId tensor_id, tensor(blob, at(index, "data")));
       return builder_.constant(tensor_id, options);
     }
     if (key == "relay.Call") {
       CallOptions call{.type = options.type, .span = options.span, .fresh = true};
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t attrs, ref(index, "attrs"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(call.attrs, object_value(attrs, at(index, "attrs")));
-      GRAPHPAT_RELAY_JSON_ASSIGN(call.type_args, type_list(index, "type_args"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t attrs, ref(index, "attrs"));
+      GRAPHPAT_ASSIGN_OR_RETURN(call.attrs, object_value(attrs, at(index, "attrs")));
+      GRAPHPAT_ASSIGN_OR_RETURN(call.type_args, type_list(index, "type_args"));
       return builder_.call(operands[0], std::span(operands).subspan(1), call);
     }
     if (key == "relay.Tuple") return builder_.tuple(operands, options);
     if (key == "relay.TupleGetItem") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t item, integer(index, "index"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t item, integer(index, "index"));
       if (item < 0 || item >= std::numeric_limits<std::uint32_t>::max()) {
         return json_error("bad_value", at(index, "index"),
                           fmt::format("{} is not a tuple index", item));
@@ -585,11 +587,11 @@ class JsonReader {
     }
     if (key == "relay.Function") {
       FunctionOptions function{.type = options.type, .span = options.span, .fresh = true};
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t attrs, ref(index, "attrs"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(function.attrs, object_value(attrs, at(index, "attrs")));
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t result, ref(index, "ret_type"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(function.result_type, type(result, at(index, "ret_type"), 0));
-      GRAPHPAT_RELAY_JSON_ASSIGN(function.type_params, type_list(index, "type_params"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t attrs, ref(index, "attrs"));
+      GRAPHPAT_ASSIGN_OR_RETURN(function.attrs, object_value(attrs, at(index, "attrs")));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t result, ref(index, "ret_type"));
+      GRAPHPAT_ASSIGN_OR_RETURN(function.result_type, type(result, at(index, "ret_type"), 0));
+      GRAPHPAT_ASSIGN_OR_RETURN(function.type_params, type_list(index, "type_params"));
       return builder_.function(std::span(operands).first(operands.size() - 1), operands.back(),
                                function);
     }
@@ -619,10 +621,10 @@ class JsonReader {
     std::string_view key = doc_.type_key(index);
     TypeTable& types = context_.types;
     auto list = [&](std::string_view field) -> absl::StatusOr<std::vector<TypeId>> {
-      GRAPHPAT_RELAY_JSON_ASSIGN(auto elements, array(index, field));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto elements, array(index, field));
       std::vector<TypeId> result;
       for (std::uint64_t element : elements) {
-        GRAPHPAT_RELAY_JSON_ASSIGN(
+        GRAPHPAT_ASSIGN_OR_RETURN(
             TypeId element_type, type(static_cast<std::uint32_t>(element), at(index, field), depth + 1));
         if (!element_type.valid()) {
           return json_error("null_reference", at(index, field), "holds a null type");
@@ -632,8 +634,8 @@ class JsonReader {
       return result;
     };
     auto single = [&](std::string_view field) -> absl::StatusOr<TypeId> {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, field));
-      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId result, type(target, at(index, field), depth + 1));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref(index, field));
+      GRAPHPAT_ASSIGN_OR_RETURN(TypeId result, type(target, at(index, field), depth + 1));
       if (!result.valid()) {
         return json_error("null_reference", at(index, field), "is null where a type is required");
       }
@@ -641,39 +643,39 @@ class JsonReader {
     };
     TypeId result;
     if (key == "relay.TensorType") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view dtype, text(index, "dtype"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string_view dtype, text(index, "dtype"));
       if (auto problem = dtype_problem(dtype)) {
         return json_error("bad_value", at(index, "dtype"), *problem);
       }
-      GRAPHPAT_RELAY_JSON_ASSIGN(auto shape, array(index, "shape"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto shape, array(index, "shape"));
       std::vector<DimId> dims;
       for (std::uint64_t element : shape) {
-        GRAPHPAT_RELAY_JSON_ASSIGN(DimId dim_id,
+        GRAPHPAT_ASSIGN_OR_RETURN(DimId dim_id,
                                    dim(static_cast<std::uint32_t>(element), at(index, "shape"), depth + 1));
         dims.push_back(dim_id);
       }
       result = types.tensor(dtype, dims);
     } else if (key == "TupleType") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(auto fields, list("fields"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto fields, list("fields"));
       result = types.tuple(fields);
     } else if (key == "FuncType") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(auto params, list("arg_types"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId ret, single("ret_type"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(auto type_params, list("type_params"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto params, list("arg_types"));
+      GRAPHPAT_ASSIGN_OR_RETURN(TypeId ret, single("ret_type"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto type_params, list("type_params"));
       result = types.func(params, ret, type_params);
     } else if (key == "TypeVar" || key == "GlobalTypeVar") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(index, "name_hint"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::int32_t kind, integer32(index, "kind"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(index, "name_hint"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::int32_t kind, integer32(index, "kind"));
       result = key == "TypeVar" ? types.type_var(name, kind) : types.global_type_var(name, kind);
     } else if (key == "TypeCall") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId callee, single("func"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(auto args, list("args"));
+      GRAPHPAT_ASSIGN_OR_RETURN(TypeId callee, single("func"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto args, list("args"));
       result = types.type_call(callee, args);
     } else if (key == "relay.RefType") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(TypeId value, single("value"));
+      GRAPHPAT_ASSIGN_OR_RETURN(TypeId value, single("value"));
       result = types.ref(value);
     } else if (key == "IncompleteType") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::int32_t kind, integer32(index, "kind"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::int32_t kind, integer32(index, "kind"));
       result = types.incomplete(kind);
     } else if (is_expression_key(key) || key == "Array" || key == "Map" || has_repr_bytes(key) ||
                key.starts_with("relay.attrs.")) {
@@ -693,11 +695,11 @@ class JsonReader {
     if (over_depth(depth)) return too_deep(index);
     std::string_view key = doc_.type_key(index);
     if (key == "IntImm") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, "value"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t value, integer(index, "value"));
       return fmt::format("{}", value);
     }
     if (key == "tir.Var" || key == "tir.SizeVar") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view name, string_field(index, "name"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(index, "name"));
       return std::string(name);
     }
     const Layout* layout = layouts_.find(key);
@@ -705,10 +707,10 @@ class JsonReader {
       return json_error("unexpected_type", at_node(index),
                         fmt::format("a {} is not a shape dimension", key));
     }
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t a, ref(index, "a"));
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t b, ref(index, "b"));
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::string left, render_dim(a, depth + 1));
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::string right, render_dim(b, depth + 1));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t a, ref(index, "a"));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t b, ref(index, "b"));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::string left, render_dim(a, depth + 1));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::string right, render_dim(b, depth + 1));
     return fmt::format("{}({}, {})", key.substr(4), left, right);
   }
 
@@ -719,8 +721,8 @@ class JsonReader {
     TypeTable& types = context_.types;
     DimId result;
     if (key == "IntImm") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view dtype, text(index, "dtype"));
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, "value"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string_view dtype, text(index, "dtype"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t value, integer(index, "value"));
       std::optional<IntegerType> width = integer_type(dtype);
       if (!width) {
         return json_error("bad_value", at(index, "dtype"),
@@ -745,7 +747,7 @@ class JsonReader {
     } else if (key == "tir.Any") {
       result = types.any_dim();
     } else if (key.starts_with("tir.")) {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string name, render_dim(index, depth));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string name, render_dim(index, depth));
       result = types.symbolic_dim(name, key);
     } else {
       return json_error("unexpected_type", where,
@@ -769,15 +771,15 @@ class JsonReader {
                                     key));
     }
     Span result;
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t source, ref(index, "source_name"));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t source, ref(index, "source_name"));
     if (source != 0) {
-      GRAPHPAT_RELAY_JSON_CHECK(expect_key(source, at(index, "source_name"), "SourceName"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_key(source, at(index, "source_name"), "SourceName"));
     }
     result.source = context_.strings.intern(source == 0 ? "" : doc_.repr(source));
     std::int32_t* slots[] = {&result.line, &result.column, &result.end_line, &result.end_column};
     std::string_view names[] = {"line", "column", "end_line", "end_column"};
     for (int i = 0; i < 4; ++i) {
-      GRAPHPAT_RELAY_JSON_ASSIGN(*slots[i], integer32(index, names[i]));
+      GRAPHPAT_ASSIGN_OR_RETURN(*slots[i], integer32(index, names[i]));
     }
     prov_.span_of[index] = context_.spans.intern(result);
     return prov_.span_of[index];
@@ -793,7 +795,7 @@ class JsonReader {
     }
     TensorId& slot = tensors_[static_cast<std::size_t>(blob)];
     if (slot.valid()) return slot;
-    GRAPHPAT_RELAY_JSON_ASSIGN(
+    GRAPHPAT_ASSIGN_OR_RETURN(
         DecodedTensor decoded,
         decode_ndarray(doc_.view(doc_.b64ndarrays[static_cast<std::size_t>(blob)]),
                        fmt::format("b64ndarrays[{}]", blob), limits_.max_tensor_bytes));
@@ -807,7 +809,7 @@ class JsonReader {
   absl::Status check_unused_tensors() const {
     for (std::size_t blob = 0; blob < tensors_.size(); ++blob) {
       if (tensors_[blob].valid()) continue;
-      GRAPHPAT_RELAY_JSON_CHECK(decode_ndarray(doc_.view(doc_.b64ndarrays[blob]),
+      GRAPHPAT_RETURN_IF_ERROR(decode_ndarray(doc_.view(doc_.b64ndarrays[blob]),
                                                fmt::format("b64ndarrays[{}]", blob),
                                                limits_.max_tensor_bytes)
                                     .status());
@@ -820,7 +822,7 @@ class JsonReader {
   /// An attrs object (call attrs, function DictAttrs, module attrs), or none for null.
   absl::StatusOr<AttrValueId> object_value(std::uint32_t index, std::string_view where) {
     if (index == 0) return AttrValueId();
-    GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId result, value(index, 0));
+    GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId result, value(index, 0));
     if (context_.attrs.kind(result) != AttrKind::kObject) {
       return json_error("unexpected_type", where,
                         fmt::format("refers to node {}, a {}, where an attributes object is "
@@ -837,29 +839,29 @@ class JsonReader {
     switch (kind) {
       case FieldKind::kInt:
       case FieldKind::kNDArray: {
-        GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t value, integer(index, field));
+        GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t value, integer(index, field));
         return attrs.integer(value, kind == FieldKind::kInt ? 32 : 64);
       }
       case FieldKind::kBool: {
-        GRAPHPAT_RELAY_JSON_ASSIGN(bool value, boolean(index, field));
+        GRAPHPAT_ASSIGN_OR_RETURN(bool value, boolean(index, field));
         return attrs.boolean(value);
       }
       case FieldKind::kDouble: {
-        GRAPHPAT_RELAY_JSON_ASSIGN(double value, real(index, field));
+        GRAPHPAT_ASSIGN_OR_RETURN(double value, real(index, field));
         return attrs.floating(value, 64);
       }
       case FieldKind::kString: {
-        GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view value, text(index, field));
+        GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
         return attrs.string(value);
       }
       case FieldKind::kDataType: {
-        GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view value, text(index, field));
+        GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
         return attrs.data_type(value);
       }
       case FieldKind::kRef:
         break;
     }
-    GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref(index, field));
+    GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref(index, field));
     return value(target, 1);
   }
 
@@ -872,7 +874,7 @@ class JsonReader {
     std::string_view key = doc_.type_key(index);
     AttrValueId result;
     if (key == "IntImm" || key == "FloatImm") {
-      GRAPHPAT_RELAY_JSON_ASSIGN(std::string_view dtype, text(index, "dtype"));
+      GRAPHPAT_ASSIGN_OR_RETURN(std::string_view dtype, text(index, "dtype"));
       std::optional<DataType> parsed = parse_dtype(dtype);
       if (!parsed) {
         return json_error("bad_value", at(index, "dtype"),
@@ -884,13 +886,13 @@ class JsonReader {
       }
       auto bits = static_cast<std::uint8_t>(parsed->bits);
       if (key == "FloatImm") {
-        GRAPHPAT_RELAY_JSON_ASSIGN(double number, real(index, "value"));
+        GRAPHPAT_ASSIGN_OR_RETURN(double number, real(index, "value"));
         if (auto problem = float_problem(number, *parsed)) {
           return json_error("bad_value", at(index, "value"), *problem);
         }
         result = attrs.floating(number, bits);
       } else {
-        GRAPHPAT_RELAY_JSON_ASSIGN(std::int64_t number, integer(index, "value"));
+        GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t number, integer(index, "value"));
         if (auto problem = integer_problem(number, *parsed)) {
           return json_error("bad_value", at(index, "value"), *problem);
         }
@@ -903,7 +905,7 @@ class JsonReader {
     } else if (key == "Array") {
       std::vector<AttrValueId> elements;
       for (std::uint64_t element : doc_.data_of(index)) {
-        GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId element_value,
+        GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId element_value,
                                    value(static_cast<std::uint32_t>(element), depth + 1));
         elements.push_back(element_value);
       }
@@ -911,10 +913,10 @@ class JsonReader {
     } else if (key == "Map" || key == "DictAttrs") {
       std::uint32_t map = index;
       if (key == "DictAttrs") {
-        GRAPHPAT_RELAY_JSON_ASSIGN(map, ref(index, "__dict__"));
-        GRAPHPAT_RELAY_JSON_CHECK(expect_key(map, at(index, "__dict__"), "Map"));
+        GRAPHPAT_ASSIGN_OR_RETURN(map, ref(index, "__dict__"));
+        GRAPHPAT_RETURN_IF_ERROR(expect_key(map, at(index, "__dict__"), "Map"));
       }
-      GRAPHPAT_RELAY_JSON_ASSIGN(auto entries, map_entries(map, depth));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto entries, map_entries(map, depth));
       if (key == "Map") {
         result = attrs.map(entries);
       } else {
@@ -943,7 +945,7 @@ class JsonReader {
             }
             continue;
           }
-          GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId field_value,
+          GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId field_value,
                                      inline_value(index, field.name, field.kind));
           fields.push_back({context_.strings.intern(field.name), field_value});
         }
@@ -962,8 +964,8 @@ class JsonReader {
           std::string_view text_value = doc_.view(field.value);
           AttrValueId field_value;
           if (object.use(name, text_value) == FieldUse::kReference) {
-            GRAPHPAT_RELAY_JSON_ASSIGN(std::uint32_t target, ref_of_text(index, name, text_value));
-            GRAPHPAT_RELAY_JSON_ASSIGN(field_value, value(target, depth + 1));
+            GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref_of_text(index, name, text_value));
+            GRAPHPAT_ASSIGN_OR_RETURN(field_value, value(target, depth + 1));
           } else {
             field_value = attrs.string(text_value);
           }
@@ -994,7 +996,7 @@ class JsonReader {
                                       data.size()));
       }
       for (std::size_t i = 0; i < keys.size(); ++i) {
-        GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId entry_value,
+        GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_value,
                                    value(static_cast<std::uint32_t>(data[i]), depth + 1));
         entries.emplace_back(context_.attrs.string(doc_.view(keys[i])), entry_value);
       }
@@ -1005,9 +1007,9 @@ class JsonReader {
                         "a Map's data must hold key, value pairs (odd length)");
     }
     for (std::size_t i = 0; i < data.size(); i += 2) {
-      GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId entry_key,
+      GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_key,
                                  value(static_cast<std::uint32_t>(data[i]), depth + 1));
-      GRAPHPAT_RELAY_JSON_ASSIGN(AttrValueId entry_value,
+      GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_value,
                                  value(static_cast<std::uint32_t>(data[i + 1]), depth + 1));
       entries.emplace_back(entry_key, entry_value);
     }
@@ -1051,3 +1053,5 @@ class JsonReader {
 };
 
 }  // namespace graphpat::relay::detail
+
+#include "graphpat/detail/status_macros_undef.hpp"

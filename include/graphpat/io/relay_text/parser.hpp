@@ -32,6 +32,9 @@
 #include "graphpat/ir/validation.hpp"
 #include "graphpat/relay/dialect.hpp"
 
+// Last, and undefined at the end of this file (see status_macros.hpp).
+#include "graphpat/detail/status_macros.hpp"
+
 namespace graphpat::relay {
 
 /// Limits and switches of parse_text / parse_expression.
@@ -76,7 +79,7 @@ class RelayTextParser {
   }
 
   absl::StatusOr<relay::Module> parse_module() {
-    if (auto status = read_metadata_section(); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(read_metadata_section());
     if (lexer().peek().kind == TokenKind::kVersion) {
       Token version = lexer().next();
       if (version.text != "\"0.0.5\"") {
@@ -92,14 +95,14 @@ class RelayTextParser {
       Token token = lexer().next();
       if (token.kind == TokenKind::kEnd) break;
       if (token.is_ident("def")) {
-        if (auto status = parse_def(); !status.ok()) return status;
+        GRAPHPAT_RETURN_IF_ERROR(parse_def());
       } else if (token.is_ident("type") || token.is_ident("extern")) {
         return unsupported(token, "ADT type definitions");
       } else {
         return unexpected(token, "expected 'def' or the end of the module");
       }
     }
-    if (!lexer().status().ok()) return lexer().status();
+    GRAPHPAT_RETURN_IF_ERROR(lexer().status());
     // TVM's parser refuses a module calling a global it does not define (at type inference).
     for (const Token& use : global_uses_) {
       if (!module_.find(use.text)) {
@@ -113,22 +116,20 @@ class RelayTextParser {
 
   /// Reads the whole text as one type (`Tensor[(1, 3), float32]`), interned in the context.
   absl::StatusOr<TypeId> parse_type_text() {
-    auto type = parse_type(lexer(), 0);
-    if (!type.ok()) return type;
+    GRAPHPAT_ASSIGN_OR_RETURN(auto type, parse_type(lexer(), 0));
     Token token = lexer().next();
     if (token.kind != TokenKind::kEnd) return unexpected(token, "expected the end of the type");
     return type;
   }
 
   absl::StatusOr<relay::ParsedExpression> parse_expression() {
-    if (auto status = read_metadata_section(); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(read_metadata_section());
     if (lexer().peek().kind == TokenKind::kVersion) lexer().next();
-    auto root = parse_sequence(0);
-    if (!root.ok()) return root.status();
+    GRAPHPAT_ASSIGN_OR_RETURN(auto root, parse_sequence(0));
     Token token = lexer().next();
     if (token.kind != TokenKind::kEnd) return unexpected(token, "expected the end of the expression");
     module_.text_metadata = std::string(metadata_text_);
-    return relay::ParsedExpression{std::move(module_), *root};
+    return relay::ParsedExpression{std::move(module_), root};
   }
 
  private:
@@ -178,7 +179,7 @@ class RelayTextParser {
   }
 
   absl::Status unexpected(const Token& token, std::string_view what) {
-    if (!lexer().status().ok()) return lexer().status();
+    GRAPHPAT_RETURN_IF_ERROR(lexer().status());
     return text_error("unexpected_token", token.line, token.column,
                       fmt::format("{}, found {}", what, describe(token)));
   }
@@ -288,20 +289,19 @@ class RelayTextParser {
       Token next = lex.next();
       last_annotation_ = next.annotation;
       if (next.is(punct)) return absl::OkStatus();
-      if (!lex.status().ok()) return lex.status();
+      GRAPHPAT_RETURN_IF_ERROR(lex.status());
       return text_error("unexpected_token", next.line, next.column,
                         fmt::format("expected '{}' {}, found {}", punct, where, describe(next)));
     };
     if (token.is('(')) {
       std::vector<TypeId> fields;
       while (!lex.peek().is(')')) {
-        auto field = parse_type(lex, depth + 1);
-        if (!field.ok()) return field;
-        fields.push_back(*field);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto field, parse_type(lex, depth + 1));
+        fields.push_back(field);
         if (!lex.peek().is(',')) break;
         lex.next();
       }
-      if (auto status = expect_in(')', "after tuple type fields"); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(expect_in(')', "after tuple type fields"));
       return types.tuple(fields);
     }
     if (token.is_ident("fn")) {
@@ -312,27 +312,25 @@ class RelayTextParser {
           type_params.push_back(types.type_var(lex.next().text));
           if (lex.peek().is(',')) lex.next();
         }
-        if (auto status = expect_in(']', "after type parameters"); !status.ok()) return status;
+        GRAPHPAT_RETURN_IF_ERROR(expect_in(']', "after type parameters"));
       }
-      if (auto status = expect_in('(', "before function type parameters"); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(expect_in('(', "before function type parameters"));
       std::vector<TypeId> params;
       while (!lex.peek().is(')')) {
-        auto param = parse_type(lex, depth + 1);
-        if (!param.ok()) return param;
-        params.push_back(*param);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto param, parse_type(lex, depth + 1));
+        params.push_back(param);
         if (!lex.peek().is(',')) break;
         lex.next();
       }
-      if (auto status = expect_in(')', "after function type parameters"); !status.ok()) return status;
-      if (auto status = expect_in('-', "in '->'"); !status.ok()) return status;
-      if (auto status = expect_in('>', "in '->'"); !status.ok()) return status;
-      auto result = parse_type(lex, depth + 1);
-      if (!result.ok()) return result;
-      return types.func(params, *result, type_params);
+      GRAPHPAT_RETURN_IF_ERROR(expect_in(')', "after function type parameters"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_in('-', "in '->'"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_in('>', "in '->'"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto result, parse_type(lex, depth + 1));
+      return types.func(params, result, type_params);
     }
     if (token.is_ident("Tensor")) {
-      if (auto status = expect_in('[', "after Tensor"); !status.ok()) return status;
-      if (auto status = expect_in('(', "before the shape"); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(expect_in('[', "after Tensor"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_in('(', "before the shape"));
       std::vector<DimId> dims;
       while (!lex.peek().is(')')) {
         Token dim = lex.next();
@@ -357,35 +355,34 @@ class RelayTextParser {
           }
           dims.push_back(types.dim(literal->integer, literal->bits));
         } else {
-          if (!lex.status().ok()) return lex.status();
+          GRAPHPAT_RETURN_IF_ERROR(lex.status());
           return text_error("bad_type", dim.line, dim.column,
                             fmt::format("expected a dimension, found {}", describe(dim)));
         }
         if (!lex.peek().is(',')) break;
         lex.next();
       }
-      if (auto status = expect_in(')', "after the shape"); !status.ok()) return status;
-      if (auto status = expect_in(',', "after the shape"); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(expect_in(')', "after the shape"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_in(',', "after the shape"));
       Token dtype = lex.next();
       if (dtype.kind != TokenKind::kIdent) {
-        if (!lex.status().ok()) return lex.status();
+        GRAPHPAT_RETURN_IF_ERROR(lex.status());
         return text_error("bad_type", dtype.line, dtype.column,
                           fmt::format("expected a dtype, found {}", describe(dtype)));
       }
       if (auto problem = dtype_problem(dtype.text)) {
         return text_error("bad_type", dtype.line, dtype.column, *problem);
       }
-      if (auto status = expect_in(']', "after the dtype"); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(expect_in(']', "after the dtype"));
       return types.tensor(dtype.text, dims);
     }
     if (token.is_ident("_")) return types.incomplete();
     if (token.kind == TokenKind::kMeta) return types.opaque(token.text);
     if (token.is_ident("ref") && lex.peek().is('(')) {
       lex.next();
-      auto value = parse_type(lex, depth + 1);
-      if (!value.ok()) return value;
-      if (auto status = expect_in(')', "after a reference type"); !status.ok()) return status;
-      return types.ref(*value);
+      GRAPHPAT_ASSIGN_OR_RETURN(auto value, parse_type(lex, depth + 1));
+      GRAPHPAT_RETURN_IF_ERROR(expect_in(')', "after a reference type"));
+      return types.ref(value);
     }
     if (token.kind == TokenKind::kIdent) {
       for (auto it = type_params_.rbegin(); it != type_params_.rend(); ++it) {
@@ -404,7 +401,7 @@ class RelayTextParser {
                         fmt::format("type '{}': ADT types are not supported by graphpat",
                                     token.text));
     }
-    if (!lex.status().ok()) return lex.status();
+    GRAPHPAT_RETURN_IF_ERROR(lex.status());
     return text_error("bad_type", token.line, token.column,
                       fmt::format("expected a type, found {}", describe(token)));
   }
@@ -474,20 +471,17 @@ class RelayTextParser {
     TypeId annotation;
     if (allow_type && lexer().peek().is(':')) {
       take();
-      auto type = parse_type(lexer(), 0);
-      if (!type.ok()) return type.status();
-      annotation = *type;
+      GRAPHPAT_ASSIGN_OR_RETURN(annotation, parse_type(lexer(), 0));
     }
-    auto note = last_annotation(name);
-    if (!note.ok()) return note.status();
-    return bind_var(name, annotation, *note);
+    GRAPHPAT_ASSIGN_OR_RETURN(auto note, last_annotation(name));
+    return bind_var(name, annotation, note);
   }
 
   // Variable `name` made, declared in the current scope and counted toward max_nodes.
   absl::StatusOr<NodeId> bind_var(const Token& name, TypeId annotation, const Annotation& note) {
     NodeId var = builder_.var(name.text, annotation, {note.type, note.span, true});
     declare(var);
-    if (auto status = check_size(name); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(check_size(name));
     return var;
   }
 
@@ -499,14 +493,13 @@ class RelayTextParser {
       return text_error("duplicate_definition", name.line, name.column,
                         fmt::format("@{} is defined twice", name.text));
     }
-    auto function = parse_function(name, 0, /*nested=*/false);
-    if (!function.ok()) return function.status();
-    module_.add_function(name.text, *function);
+    GRAPHPAT_ASSIGN_OR_RETURN(auto function, parse_function(name, 0, /*nested=*/false));
+    module_.add_function(name.text, function);
     return absl::OkStatus();
   }
 
   absl::StatusOr<NodeId> parse_function(const Token& start, std::uint32_t depth, bool nested) {
-    if (auto status = check_depth(depth, start); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(check_depth(depth, start));
     std::size_t type_param_mark = type_params_.size();
     TypeId type_params;
     if (lexer().peek().is('[')) {
@@ -517,10 +510,10 @@ class RelayTextParser {
         type_params_.push_back(vars.back());
         if (lexer().peek().is(',')) take();
       }
-      if (auto status = expect(']', "after type parameters"); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(expect(']', "after type parameters"));
       type_params = context_.types.tuple(vars);
     }
-    if (auto status = expect('(', "before the parameters"); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(expect('(', "before the parameters"));
     std::size_t mark = scope_mark();
     std::vector<NodeId> params;
     absl::flat_hash_set<std::string_view> param_names;
@@ -537,39 +530,32 @@ class RelayTextParser {
         if (lexer().peek().is('{') && lexer().peek(1).is_ident("virtual_device")) {
           return unsupported(lexer().peek(), "parameter virtual devices");
         }
-        auto var = declare_var(name, true);
-        if (!var.ok()) return var.status();
-        params.push_back(*var);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto var, declare_var(name, true));
+        params.push_back(var);
       } else if (next.kind == TokenKind::kIdent &&
                  (lexer().peek(1).is('=') || lexer().peek(1).is('.'))) {
         has_attrs = true;
-        auto field = parse_attr_pair(depth);
-        if (!field.ok()) return field.status();
-        attrs.push_back(*field);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto field, parse_attr_pair(depth));
+        attrs.push_back(field);
       } else {
         return unexpected(take(), "expected a parameter or a function attribute");
       }
       if (!lexer().peek().is(',')) break;
       take();
     }
-    if (auto status = expect(')', "after the parameters"); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(expect(')', "after the parameters"));
     TypeId result_type;
     if (lexer().peek().is('-')) {
       take();
-      if (auto status = expect('>', "in '->'"); !status.ok()) return status;
-      auto type = parse_type(lexer(), 0);
-      if (!type.ok()) return type.status();
-      result_type = *type;
+      GRAPHPAT_RETURN_IF_ERROR(expect('>', "in '->'"));
+      GRAPHPAT_ASSIGN_OR_RETURN(result_type, parse_type(lexer(), 0));
     }
-    if (auto status = expect('{', "before the function body"); !status.ok()) return status;
-    auto body = parse_sequence(depth + 1);
-    if (!body.ok()) return body;
-    if (auto status = expect('}', "after the function body"); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(expect('{', "before the function body"));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto body, parse_sequence(depth + 1));
+    GRAPHPAT_RETURN_IF_ERROR(expect('}', "after the function body"));
     Annotation note;
     if (nested) {
-      auto read = last_annotation(start);
-      if (!read.ok()) return read.status();
-      note = *read;
+      GRAPHPAT_ASSIGN_OR_RETURN(note, last_annotation(start));
     } else {
       // TVM prints no `/* ty= */` after a `def`; a fully typed signature is its checked type.
       note.type = signature_type(params, result_type, type_params);
@@ -578,9 +564,9 @@ class RelayTextParser {
     type_params_.resize(type_param_mark);
     keep_last_of_each_key(attrs, [](const AttrField& field) { return field.key; });
     AttrValueId dict = has_attrs ? context_.attrs.object("DictAttrs", attrs) : AttrValueId();
-    NodeId function = builder_.function(params, *body,
-                                        {dict, result_type, type_params, note.type, note.span, true});
-    if (auto status = check_size(start); !status.ok()) return status;
+    NodeId function = builder_.function(
+        params, body, {dict, result_type, type_params, note.type, note.span, true});
+    GRAPHPAT_RETURN_IF_ERROR(check_size(start));
     return function;
   }
 
@@ -610,15 +596,12 @@ class RelayTextParser {
       key += '.';
       key += take().text;
     }
-    if (auto status = expect('=', fmt::format("after attribute name '{}'", key)); !status.ok()) {
-      return status;
-    }
+    GRAPHPAT_RETURN_IF_ERROR(expect('=', fmt::format("after attribute name '{}'", key)));
     // A `meta[KEY][i]` value stays a reference (printed back as written); only a whole attrs
     // argument is resolved from the metadata section (see meta_attr).
     AttrValueReader reader(context_, lexer(), options_.limits.max_depth);
-    auto value = reader.read(depth);
-    if (!value.ok()) return value.status();
-    return AttrField{context_.strings.intern(key), *value};
+    GRAPHPAT_ASSIGN_OR_RETURN(auto value, reader.read(depth));
+    return AttrField{context_.strings.intern(key), value};
   }
 
   absl::StatusOr<AttrValueId> meta_attr(const Token& token) {
@@ -637,7 +620,7 @@ class RelayTextParser {
   // the result. Lets nest to the right, so they are collected and built from the back.
   absl::StatusOr<NodeId> parse_sequence(std::uint32_t depth) {
     const Token& first = lexer().peek();
-    if (auto status = check_depth(depth, first); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(check_depth(depth, first));
     struct Binding {
       NodeId var;
       NodeId value;
@@ -652,11 +635,10 @@ class RelayTextParser {
       if (token.kind == TokenKind::kGraph && lexer().peek(1).is('=') && !lexer().peek(2).is('=')) {
         Token name = take();
         take();
-        auto value = parse_binop(depth);
-        if (!value.ok()) return value;
-        if (auto status = expect(';', "after a binding"); !status.ok()) return status;
-        graph_bindings_[std::string(name.text)] = {
-            *value, declared_.empty() ? NodeId() : declared_.back()};
+        GRAPHPAT_ASSIGN_OR_RETURN(auto value, parse_binop(depth));
+        GRAPHPAT_RETURN_IF_ERROR(expect(';', "after a binding"));
+        graph_bindings_[std::string(name.text)] = {value,
+                                                   declared_.empty() ? NodeId() : declared_.back()};
       } else if (token.is_ident("let")) {
         take();
         Token name = take();
@@ -664,52 +646,44 @@ class RelayTextParser {
         TypeId annotation;
         if (lexer().peek().is(':')) {
           take();
-          auto type = parse_type(lexer(), depth);
-          if (!type.ok()) return type.status();
-          annotation = *type;
+          GRAPHPAT_ASSIGN_OR_RETURN(annotation, parse_type(lexer(), depth));
         }
-        auto note = last_annotation(name);
-        if (!note.ok()) return note.status();
-        if (auto status = expect('=', "after the let variable"); !status.ok()) return status;
+        GRAPHPAT_ASSIGN_OR_RETURN(auto note, last_annotation(name));
+        GRAPHPAT_RETURN_IF_ERROR(expect('=', "after the let variable"));
         StringId bound = context_.strings.intern(name.text);
         enter_name(bound, kBeingBound);
-        auto value = parse_binop(depth);
-        if (!value.ok()) return value;
+        GRAPHPAT_ASSIGN_OR_RETURN(auto value, parse_binop(depth));
         leave_name(bound);
-        if (auto status = expect(';', "after a let binding"); !status.ok()) return status;
-        auto var = bind_var(name, annotation, *note);
-        if (!var.ok()) return var.status();
-        lets.push_back({*var, *value, start});
+        GRAPHPAT_RETURN_IF_ERROR(expect(';', "after a let binding"));
+        GRAPHPAT_ASSIGN_OR_RETURN(auto var, bind_var(name, annotation, note));
+        lets.push_back({var, value, start});
       } else if (token.is_ident("free_var")) {
         take();
         Token name = take();
         if (name.kind != TokenKind::kLocal) {
           return unexpected(name, "expected a variable after 'free_var'");
         }
-        auto var = declare_var(name, true);
-        if (!var.ok()) return var.status();
-        if (auto status = expect(';', "after a free_var declaration"); !status.ok()) return status;
+        GRAPHPAT_RETURN_IF_ERROR(declare_var(name, true).status());
+        GRAPHPAT_RETURN_IF_ERROR(expect(';', "after a free_var declaration"));
       } else if (token.is_ident("match") || token.is_ident("match?")) {
         return unsupported(token, "match expressions");
       } else if (token.is('{')) {
         take();
-        auto block = parse_sequence(depth + 1);
-        if (!block.ok()) return block;
-        if (auto status = expect('}', "after a block"); !status.ok()) return status;
+        GRAPHPAT_ASSIGN_OR_RETURN(auto block, parse_sequence(depth + 1));
+        GRAPHPAT_RETURN_IF_ERROR(expect('}', "after a block"));
         if (lexer().peek().is(';')) {
           take();
-          lets.push_back({builder_.var(""), *block, start});
+          lets.push_back({builder_.var(""), block, start});
         } else {
-          result = *block;
+          result = block;
         }
       } else {
-        auto value = parse_binop(depth);
-        if (!value.ok()) return value;
+        GRAPHPAT_ASSIGN_OR_RETURN(auto value, parse_binop(depth));
         if (lexer().peek().is(';')) {
           take();
-          lets.push_back({builder_.var(""), *value, start});
+          lets.push_back({builder_.var(""), value, start});
         } else {
-          result = *value;
+          result = value;
         }
       }
     }
@@ -717,7 +691,7 @@ class RelayTextParser {
     NodeId body = *result;
     for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
       body = builder_.let(it->var, it->value, body, {{}, {}, true});
-      if (auto status = check_size(it->start); !status.ok()) return status;
+      GRAPHPAT_RETURN_IF_ERROR(check_size(it->start));
     }
     return body;
   }
@@ -746,9 +720,8 @@ class RelayTextParser {
 
   // Infix operators by precedence climbing, with explicit stacks.
   absl::StatusOr<NodeId> parse_binop(std::uint32_t depth) {
-    auto first = parse_call(depth);
-    if (!first.ok()) return first;
-    std::vector<NodeId> operands{*first};
+    GRAPHPAT_ASSIGN_OR_RETURN(auto first, parse_call(depth));
+    std::vector<NodeId> operands{first};
     std::vector<BinaryOp> ops;
     auto reduce = [&] {
       NodeId rhs = operands.back();
@@ -761,29 +734,22 @@ class RelayTextParser {
       for (std::size_t i = 0; i < op->tokens; ++i) take();
       while (!ops.empty() && ops.back().precedence >= op->precedence) reduce();
       ops.push_back(*op);
-      auto operand = parse_call(depth);
-      if (!operand.ok()) return operand;
-      operands.push_back(*operand);
+      GRAPHPAT_ASSIGN_OR_RETURN(auto operand, parse_call(depth));
+      operands.push_back(operand);
     }
     while (!ops.empty()) reduce();
     return operands.back();
   }
 
   absl::StatusOr<NodeId> parse_call(std::uint32_t depth) {
-    auto callee = parse_atomic(depth);
-    if (!callee.ok()) return callee;
-    NodeId node = *callee;
+    GRAPHPAT_ASSIGN_OR_RETURN(NodeId node, parse_atomic(depth));
     while (true) {
       if (lexer().peek().is('(')) {
         Token open = take();
-        auto call = parse_call_rest(node, open, depth);
-        if (!call.ok()) return call;
-        node = *call;
+        GRAPHPAT_ASSIGN_OR_RETURN(node, parse_call_rest(node, open, depth));
       } else if (lexer().peek().is('.') && lexer().peek(1).kind == TokenKind::kNumber) {
         take();
-        auto projected = project(node, take());
-        if (!projected.ok()) return projected;
-        node = *projected;
+        GRAPHPAT_ASSIGN_OR_RETURN(node, project(node, take()));
       } else {
         return node;
       }
@@ -807,14 +773,13 @@ class RelayTextParser {
                         fmt::format("tuple index {} is out of range: the tuple has {} fields",
                                     index->integer, context_.types.children(type).size()));
     }
-    auto note = read_annotation(index_token.annotation, index_token);
-    if (!note.ok()) return note.status();
+    GRAPHPAT_ASSIGN_OR_RETURN(auto note, read_annotation(index_token.annotation, index_token));
     return builder_.tuple_get_item(tuple, static_cast<std::uint32_t>(index->integer),
-                                   {note->type, note->span, true});
+                                   {note.type, note.span, true});
   }
 
   absl::StatusOr<NodeId> parse_call_rest(NodeId callee, const Token& open, std::uint32_t depth) {
-    if (auto status = check_depth(depth + 1, open); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(check_depth(depth + 1, open));
     std::vector<NodeId> args;
     std::vector<AttrField> pairs;
     std::vector<std::pair<std::int32_t, std::int32_t>> places;  // of each pair's key
@@ -823,33 +788,27 @@ class RelayTextParser {
       const Token& next = lexer().peek();
       if (next.kind == TokenKind::kIdent && lexer().peek(1).is('=')) {
         places.emplace_back(next.line, next.column);
-        auto pair = parse_attr_pair(depth);
-        if (!pair.ok()) return pair.status();
-        pairs.push_back(*pair);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto pair, parse_attr_pair(depth));
+        pairs.push_back(pair);
         if (lexer().peek().is(',')) take();
         continue;
       }
       if (!pairs.empty()) return unexpected(take(), "expected an attribute after attributes");
       if (next.kind == TokenKind::kMeta && next.meta_key.starts_with("relay.attrs.")) {
-        auto value = meta_attr(take());
-        if (!value.ok()) return value.status();
-        meta_attrs = *value;
+        GRAPHPAT_ASSIGN_OR_RETURN(meta_attrs, meta_attr(take()));
       } else {
-        auto arg = parse_sequence(depth + 1);
-        if (!arg.ok()) return arg;
-        args.push_back(*arg);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto arg, parse_sequence(depth + 1));
+        args.push_back(arg);
       }
       if (!lexer().peek().is(',')) break;
       take();
     }
-    if (auto status = expect(')', "after call arguments"); !status.ok()) return status;
-    auto note = last_annotation(open);
-    if (!note.ok()) return note.status();
+    GRAPHPAT_RETURN_IF_ERROR(expect(')', "after call arguments"));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto note, last_annotation(open));
     keep_last_of_each_key(pairs, [](const AttrField& field) { return field.key; }, &places);
-    auto attrs = call_attrs(callee, pairs, places, meta_attrs, open);
-    if (!attrs.ok()) return attrs.status();
-    NodeId call = builder_.call(callee, args, {*attrs, {}, note->type, note->span, true});
-    if (auto status = check_size(open); !status.ok()) return status;
+    GRAPHPAT_ASSIGN_OR_RETURN(auto attrs, call_attrs(callee, pairs, places, meta_attrs, open));
+    NodeId call = builder_.call(callee, args, {attrs, {}, note.type, note.span, true});
+    GRAPHPAT_RETURN_IF_ERROR(check_size(open));
     return call;
   }
 
@@ -899,7 +858,7 @@ class RelayTextParser {
 
   absl::StatusOr<NodeId> parse_atomic(std::uint32_t depth) {
     Token token = take();
-    if (auto status = check_depth(depth, token); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(check_depth(depth, token));
     switch (token.kind) {
       case TokenKind::kNumber: {
         std::string error;
@@ -962,12 +921,11 @@ class RelayTextParser {
   }
 
   absl::StatusOr<NodeId> constant(Tensor tensor, const Token& token) {
-    auto note = read_annotation(token.annotation, token);
-    if (!note.ok()) return note.status();
-    if (auto status = check_constant_type(tensor, note->type, token); !status.ok()) return status;
+    GRAPHPAT_ASSIGN_OR_RETURN(auto note, read_annotation(token.annotation, token));
+    GRAPHPAT_RETURN_IF_ERROR(check_constant_type(tensor, note.type, token));
     TensorId id = context_.tensors.add(std::move(tensor));
-    NodeId node = builder_.constant(id, {note->type, note->span, true});
-    if (auto status = check_size(token); !status.ok()) return status;
+    NodeId node = builder_.constant(id, {note.type, note.span, true});
+    GRAPHPAT_RETURN_IF_ERROR(check_size(token));
     return node;
   }
 
@@ -1086,9 +1044,7 @@ class RelayTextParser {
       index.text = text.substr(first, dot - first);
       index.column = token.column + 1 + static_cast<std::int32_t>(first);  // after the `%`
       index.annotation = dot == text.size() ? token.annotation : std::string_view();
-      auto projected = project(node, index);
-      if (!projected.ok()) return projected;
-      node = *projected;
+      GRAPHPAT_ASSIGN_OR_RETURN(node, project(node, index));
       if (dot == text.size()) return node;
       first = dot + 1;
     }
@@ -1100,8 +1056,7 @@ class RelayTextParser {
     }
     auto memo = meta_constants_.find(token.meta_index);
     if (memo != meta_constants_.end()) return memo->second;
-    auto note = read_annotation(token.annotation, token);
-    if (!note.ok()) return note.status();
+    GRAPHPAT_ASSIGN_OR_RETURN(auto note, read_annotation(token.annotation, token));
     Tensor tensor;
     if (metadata_) {
       const nlohmann::json* node = metadata_->node("relay.Constant", token.meta_index);
@@ -1113,25 +1068,23 @@ class RelayTextParser {
           metadata_constant(context_, *metadata_, *node, options_.limits.max_tensor_bytes);
       if (!decoded.ok()) return relocate(decoded.status(), token.line, token.column);
       tensor = std::move(*decoded);
-      if (auto status = check_constant_type(tensor, note->type, token); !status.ok()) {
-        return status;
-      }
+      GRAPHPAT_RETURN_IF_ERROR(check_constant_type(tensor, note.type, token));
     } else {
       // No metadata section (the str() / show_meta_data=False form): the constant keeps the
       // dtype and shape of its annotation and has no bytes; without an annotation its dtype
       // is "" (unknown) and its shape empty.
       const TypeTable& types = context_.types;
       tensor.dtype = context_.strings.intern("");
-      if (note->type.valid() && types.kind(note->type) == TypeKind::kTensor) {
-        tensor.dtype = types.get(note->type).name;
-        for (DimId dim : types.dims(note->type)) {
+      if (note.type.valid() && types.kind(note.type) == TypeKind::kTensor) {
+        tensor.dtype = types.get(note.type).name;
+        for (DimId dim : types.dims(note.type)) {
           const Dim& d = types.get_dim(dim);
           tensor.shape.push_back(d.kind == Dim::Kind::kInt ? d.value : -1);
         }
       }
     }
     TensorId id = context_.tensors.add(std::move(tensor));
-    NodeId node = builder_.constant(id, {note->type, note->span, true});
+    NodeId node = builder_.constant(id, {note.type, note.span, true});
     meta_constants_.emplace(token.meta_index, node);
     return node;
   }
@@ -1142,17 +1095,14 @@ class RelayTextParser {
     }
     if (token.text == "fn") return parse_function(token, depth + 1, /*nested=*/true);
     if (token.text == "if") {
-      if (auto status = expect('(', "after 'if'"); !status.ok()) return status;
-      auto condition = parse_sequence(depth + 1);
-      if (!condition.ok()) return condition;
-      if (auto status = expect(')', "after the condition"); !status.ok()) return status;
-      auto then_branch = parse_block(depth);
-      if (!then_branch.ok()) return then_branch;
+      GRAPHPAT_RETURN_IF_ERROR(expect('(', "after 'if'"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto condition, parse_sequence(depth + 1));
+      GRAPHPAT_RETURN_IF_ERROR(expect(')', "after the condition"));
+      GRAPHPAT_ASSIGN_OR_RETURN(auto then_branch, parse_block(depth));
       Token keyword = take();
       if (!keyword.is_ident("else")) return unexpected(keyword, "expected 'else'");
-      auto else_branch = parse_block(depth);
-      if (!else_branch.ok()) return else_branch;
-      return builder_.if_then_else(*condition, *then_branch, *else_branch, {{}, {}, true});
+      GRAPHPAT_ASSIGN_OR_RETURN(auto else_branch, parse_block(depth));
+      return builder_.if_then_else(condition, then_branch, else_branch, {{}, {}, true});
     }
     if (token.text == "ref" || token.text == "ref_read" || token.text == "ref_write") {
       return unsupported(token, "references (ref, ref_read, ref_write)");
@@ -1170,40 +1120,33 @@ class RelayTextParser {
   }
 
   absl::StatusOr<NodeId> parse_block(std::uint32_t depth) {
-    if (auto status = expect('{', "before a branch"); !status.ok()) return status;
-    auto body = parse_sequence(depth + 1);
-    if (!body.ok()) return body;
-    if (auto status = expect('}', "after a branch"); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(expect('{', "before a branch"));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto body, parse_sequence(depth + 1));
+    GRAPHPAT_RETURN_IF_ERROR(expect('}', "after a branch"));
     return body;
   }
 
   absl::StatusOr<NodeId> parse_parenthesised(const Token& open, std::uint32_t depth) {
     if (lexer().peek().is(')')) {
       take();
-      auto note = last_annotation(open);
-      if (!note.ok()) return note.status();
-      return builder_.tuple({}, {note->type, note->span, true});
+      GRAPHPAT_ASSIGN_OR_RETURN(auto note, last_annotation(open));
+      return builder_.tuple({}, {note.type, note.span, true});
     }
     std::vector<NodeId> fields;
     bool is_tuple = false;
     while (true) {
-      auto field = parse_sequence(depth + 1);
-      if (!field.ok()) return field;
-      fields.push_back(*field);
+      GRAPHPAT_ASSIGN_OR_RETURN(auto field, parse_sequence(depth + 1));
+      fields.push_back(field);
       if (!lexer().peek().is(',')) break;
       take();
       is_tuple = true;
       if (lexer().peek().is(')')) break;
     }
-    if (auto status = expect(')', is_tuple ? "after tuple fields" : "after an expression");
-        !status.ok()) {
-      return status;
-    }
+    GRAPHPAT_RETURN_IF_ERROR(expect(')', is_tuple ? "after tuple fields" : "after an expression"));
     if (!is_tuple) return fields.front();
-    auto note = last_annotation(open);
-    if (!note.ok()) return note.status();
-    NodeId tuple = builder_.tuple(fields, {note->type, note->span, true});
-    if (auto status = check_size(open); !status.ok()) return status;
+    GRAPHPAT_ASSIGN_OR_RETURN(auto note, last_annotation(open));
+    NodeId tuple = builder_.tuple(fields, {note.type, note.span, true});
+    GRAPHPAT_RETURN_IF_ERROR(check_size(open));
     return tuple;
   }
 
@@ -1235,3 +1178,5 @@ class RelayTextParser {
 };
 
 }  // namespace graphpat::detail
+
+#include "graphpat/detail/status_macros_undef.hpp"

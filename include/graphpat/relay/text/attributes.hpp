@@ -32,6 +32,9 @@
 #include "graphpat/ir/limits.hpp"
 #include "graphpat/relay/attr_fields.hpp"
 
+// Last, and undefined at the end of this file (see status_macros.hpp).
+#include "graphpat/detail/status_macros.hpp"
+
 namespace graphpat::detail {
 
 /// Type key of an attribute object whose struct is unknown (attrs written on an op that has
@@ -147,35 +150,33 @@ class AttrValueReader {
         break;
       case TokenKind::kPunct:
         if (token.is('(')) {
-          auto inner = read(depth + 1);
-          if (!inner.ok()) return inner;
-          if (auto status = expect(')', "after a parenthesised attribute value"); !status.ok()) return status;
+          GRAPHPAT_ASSIGN_OR_RETURN(auto inner, read(depth + 1));
+          GRAPHPAT_RETURN_IF_ERROR(expect(')', "after a parenthesised attribute value"));
           return inner;
         }
         if (token.is('[')) {
           std::vector<AttrValueId> elements;
           while (!lexer_.peek().is(']')) {
-            auto element = read(depth + 1);
-            if (!element.ok()) return element;
-            elements.push_back(*element);
+            GRAPHPAT_ASSIGN_OR_RETURN(auto element, read(depth + 1));
+            elements.push_back(element);
             if (!lexer_.peek().is(',')) break;
             lexer_.next();
           }
-          if (auto status = expect(']', "after array elements"); !status.ok()) return status;
+          GRAPHPAT_RETURN_IF_ERROR(expect(']', "after array elements"));
           return attrs.array(elements);
         }
         if (token.is('{')) return read_braced(depth);
         if (token.is('\'')) {
           Token name = lexer_.next();
           if (name.kind != TokenKind::kIdent) break;
-          if (auto status = expect('\'', "after a global name"); !status.ok()) return status;
+          GRAPHPAT_RETURN_IF_ERROR(expect('\'', "after a global name"));
           return attrs.object(kGlobalVarKey, {{"name_hint", attrs.string(name.text)}});
         }
         break;
       default:
         break;
     }
-    if (!lexer_.status().ok()) return lexer_.status();
+    GRAPHPAT_RETURN_IF_ERROR(lexer_.status());
     return text_error("bad_attribute", token.line, token.column,
                       fmt::format("expected an attribute value, found {}", describe(token)));
   }
@@ -184,7 +185,7 @@ class AttrValueReader {
   absl::Status expect(char punct, std::string_view where) {
     Token token = lexer_.next();
     if (token.is(punct)) return absl::OkStatus();
-    if (!lexer_.status().ok()) return lexer_.status();
+    GRAPHPAT_RETURN_IF_ERROR(lexer_.status());
     return text_error("unexpected_token", token.line, token.column,
                       fmt::format("expected '{}' {}, found {}", punct, where, describe(token)));
   }
@@ -200,22 +201,19 @@ class AttrValueReader {
         if (key.kind != TokenKind::kIdent) {
           return text_error("bad_attribute", key.line, key.column, "expected a field name");
         }
-        if (auto status = expect('=', "after a field name"); !status.ok()) return status;
-        auto value = read(depth + 1);
-        if (!value.ok()) return value;
-        fields.push_back({context_.strings.intern(key.text), *value});
+        GRAPHPAT_RETURN_IF_ERROR(expect('=', "after a field name"));
+        GRAPHPAT_ASSIGN_OR_RETURN(auto value, read(depth + 1));
+        fields.push_back({context_.strings.intern(key.text), value});
       } else {
-        auto key = read(depth + 1);
-        if (!key.ok()) return key;
-        if (auto status = expect('=', "after a map key"); !status.ok()) return status;
-        auto value = read(depth + 1);
-        if (!value.ok()) return value;
-        entries.emplace_back(*key, *value);
+        GRAPHPAT_ASSIGN_OR_RETURN(auto key, read(depth + 1));
+        GRAPHPAT_RETURN_IF_ERROR(expect('=', "after a map key"));
+        GRAPHPAT_ASSIGN_OR_RETURN(auto value, read(depth + 1));
+        entries.emplace_back(key, value);
       }
       if (!lexer_.peek().is(',')) break;
       lexer_.next();
     }
-    if (auto status = expect('}', "after map entries"); !status.ok()) return status;
+    GRAPHPAT_RETURN_IF_ERROR(expect('}', "after map entries"));
     if (plain_keys) {
       keep_last_of_each_key(fields, [](const AttrField& field) { return field.key; });
       return attrs.object("Attrs", fields);
@@ -528,3 +526,5 @@ class AttrSchemaCache {
 };
 
 }  // namespace graphpat::detail
+
+#include "graphpat/detail/status_macros_undef.hpp"
