@@ -273,6 +273,14 @@ def fn_attrs_dtype(index, dtype):
     return json.dumps(d, indent=2)
 # A dtype of no family on an IntImm (fuzz_relay_json, CI seed 1: it read an empty message).
 H['json_intimm_dtype_of_no_family.json'] = fn_attrs_dtype(20, "qint32")
+# A Map key twice: Relay text keeps the last of a repeated key, so the print of a map holding
+# both read back as another map (fuzz_writer_roundtrip, session 14).
+def fn_attrs_keys(keys):
+    d = json.loads(json.dumps(FN_ATTRS))
+    d["nodes"][17]["keys"] = keys
+    return json.dumps(d, indent=2)
+H['json_map_key_twice.json'] = fn_attrs_keys(['Primitive', 'Name', 'Flag', 'Name', 'List', 'Scale'])
+H['graph_attr_map_key_twice.json'] = gdoc(attr_call({"map": [["k", 1], ["j", 0], ["k", 2]]}))
 for k, v in H.items(): w(k, v)
 # ---------------- h3-text-reader: inconsistent Relay text, and its dtypes, dimensions, values ----
 H = {}

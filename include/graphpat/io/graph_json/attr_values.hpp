@@ -10,6 +10,7 @@
 //   graphpat::detail::append_attr_json(text, context, *value);  // [2, 2]
 #pragma once
 
+#include <absl/container/flat_hash_set.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
@@ -289,6 +290,7 @@ class AttrJsonDecoder {
       if (!found->is_array())
         return graph_json_error("bad_attribute", path / "map", "expected an array");
       std::vector<std::pair<AttrValueId, AttrValueId>> entries;
+      absl::flat_hash_set<AttrValueId> keys;
       for (std::size_t i = 0; i < found->size(); ++i) {
         const GraphJson& entry = (*found)[i];
         JsonPath map_path = path / "map";
@@ -297,6 +299,10 @@ class AttrJsonDecoder {
           return graph_json_error("bad_attribute", entry_path, "expected a [key, value] pair");
         }
         GRAPHPAT_ASSIGN_OR_RETURN(auto key, decode(entry[0], entry_path / "0", depth + 1));
+        // A map holds a key once (Relay text keeps the last of a repeated one).
+        if (!keys.insert(key).second) {
+          return graph_json_error("duplicate_key", entry_path / "0", "the key appears twice");
+        }
         GRAPHPAT_ASSIGN_OR_RETURN(auto mapped, decode(entry[1], entry_path / "1", depth + 1));
         entries.emplace_back(key, mapped);
       }

@@ -995,10 +995,16 @@ class JsonReader {
                           fmt::format("a Map with {} keys and {} values", keys.size(),
                                       data.size()));
       }
+      absl::flat_hash_set<AttrValueId> seen;  // a Map holds a key once
       for (std::size_t i = 0; i < keys.size(); ++i) {
+        AttrValueId entry_key = context_.attrs.string(doc_.view(keys[i]));
+        if (!seen.insert(entry_key).second) {
+          return json_error("duplicate_key", fmt::format("{}.keys[{}]", at_node(map), i),
+                            "appears twice");
+        }
         GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_value,
                                    value(static_cast<std::uint32_t>(data[i]), depth + 1));
-        entries.emplace_back(context_.attrs.string(doc_.view(keys[i])), entry_value);
+        entries.emplace_back(entry_key, entry_value);
       }
       return entries;
     }
@@ -1006,9 +1012,13 @@ class JsonReader {
       return json_error("bad_value", at_node(map),
                         "a Map's data must hold key, value pairs (odd length)");
     }
+    absl::flat_hash_set<AttrValueId> seen;
     for (std::size_t i = 0; i < data.size(); i += 2) {
       GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_key,
                                  value(static_cast<std::uint32_t>(data[i]), depth + 1));
+      if (!seen.insert(entry_key).second) {
+        return json_error("duplicate_key", at_data(map, i), "appears twice");
+      }
       GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_value,
                                  value(static_cast<std::uint32_t>(data[i + 1]), depth + 1));
       entries.emplace_back(entry_key, entry_value);
