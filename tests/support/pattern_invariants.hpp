@@ -224,8 +224,11 @@ inline Checked check_pattern_passes(const Pattern& pattern, const relay::Module&
   const relay::Graph& graph = module.graph;
   for (const auto& function : module.functions()) {
     for (const Match& found : find_matches(pattern, graph, function.function)) {
-      if (!match(pattern, graph, found.root())) {
-        return BrokenInvariant{"find_matches reported a node match() refuses",
+      // In find_matches' scope: post-dominance is taken under the search root, and under a
+      // `~` a dominator pattern may hold at the node alone and not in the whole function
+      // (docs/semantics.md §3.9; fuzz_pattern_graph, session 14).
+      if (!Matcher<relay::Dialect>(pattern, graph).match(found.root(), function.function)) {
+        return BrokenInvariant{"find_matches reported a node match() in its scope refuses",
                                fmt::format("@{}: {}", module.name(function), found.root())};
       }
     }
