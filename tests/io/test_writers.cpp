@@ -454,6 +454,43 @@ TEST_CASE("a field value its reader would refuse: Relay text refuses it, graph J
         "'dilation' of nn.conv2d (Array<IndexExpr>) cannot hold an int");
 }
 
+TEST_CASE("a declared field of a struct that does not fit is read as declared, or refused",
+          "[writers][relay_json]") {
+  // `dstrides` is no field of Conv2DAttrs, so the struct is kept as written; save_json wrote
+  // its int `groups` inline ("2"), and load_json, reading an object that does not fit its
+  // layout field by field, took it as the string "2" (fuzz_writer_roundtrip, session 14). A
+  // field the layout declares is read as declared now.
+  auto read = graphpat::relay::parse_text(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x, %w) {\n"
+      "  nn.conv2d(%x, %w, dstrides=[2, 2], groups=2)\n"
+      "}\n");
+  REQUIRE(read.ok());
+  auto json = graphpat::relay::save_json(*read);
+  REQUIRE(json.ok());
+  CHECK(json->find(R"("groups": "2")") != std::string::npos);
+  auto loaded = graphpat::relay::load_json(*json);
+  REQUIRE(loaded.ok());
+  CHECK(graphpat::structural_equal(*read, loaded->module));
+
+  // A value the declared kind cannot carry is refused: "x" would read back as no int at all,
+  // 2i64 as an int32.
+  for (auto [written, shown] : {std::pair{R"(groups="x")", R"("x")"}, {"groups=2i64", "2i64"}}) {
+    read = graphpat::relay::parse_text(fmt::format(
+        "#[version = \"0.0.5\"]\ndef @main(%x, %w) {{\n  nn.conv2d(%x, %w, dstrides=[2, 2], "
+        "{})\n}}\n",
+        written));
+    REQUIRE(read.ok());
+    json = graphpat::relay::save_json(*read);
+    REQUIRE_FALSE(json.ok());
+    CHECK(message(json.status()) ==
+          fmt::format("[graphpat.relay_json.unsupported] node {}: attrs of "
+                      "relay.attrs.Conv2DAttrs: field 'groups' holds {}, which its inline int "
+                      "text would read back as another value",
+                      read->graph.body(*read->find("main")), shown));
+  }
+}
+
 TEST_CASE("an op call without attributes: Relay text refuses it, graph JSON keeps it",
           "[writers][relay_text][graph_json]") {
   // A TVM JSON or graph JSON call of an op with an attrs struct may have none (graph JSON

@@ -42,6 +42,9 @@
 //   literals, INT64_MIN, ONNX-style names (`%input.1`, `%onnx::Conv_0`; `%x.0.1` is the longest
 //   such name in scope, projected by the indices after it), modules without the version header
 //   (unless TextParseOptions::require_version).
+// - read as TVM's parser reads them: a key given twice among a call's attributes, a function's
+//   attributes or a braced object's or map's entries counts once, by its last value (TVM keeps
+//   them in a Map), at the place of the last.
 // The printer departs from TVM's where TVM's text does not read back: a let chain ends at a body
 // Let used elsewhere too, which prints bound once as `%k = (...)`; TVM prints its lines again
 // and names its variable a second time `%v-malformed-ir`.

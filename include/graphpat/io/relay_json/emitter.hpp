@@ -518,6 +518,46 @@ class Emitter {
                                                       fmt::format("{}", span.end_column))});
   }
 
+  /// Whether `value`, written inline in a field of `kind`, reads back as itself: the reader
+  /// takes such a field as the kind says (reader.hpp's inline_value), whatever was stored.
+  bool reads_back_inline(AttrValueId value, FieldKind kind) const {
+    const AttrRecord& record = context_.attrs.get(value);
+    bool is_int = record.kind == AttrKind::kInt && !record.is_unsigned;
+    switch (kind) {
+      case FieldKind::kInt:
+        return is_int && record.bits == 32;
+      case FieldKind::kNDArray:
+        return is_int && record.bits == 64;
+      case FieldKind::kBool:
+        return record.kind == AttrKind::kBool;
+      case FieldKind::kDouble:
+        return record.kind == AttrKind::kFloat && record.bits == 64;
+      case FieldKind::kString:
+        return record.kind == AttrKind::kString;
+      case FieldKind::kDataType:
+        return record.kind == AttrKind::kDataType;
+      case FieldKind::kRef:
+        break;
+    }
+    return true;
+  }
+
+  /// The inline text of field `name` of an object of type `key`, declared of kind `kind`, or a
+  /// refusal (`unsupported`) when the value would read back as another.
+  std::string declared_inline_text(std::string_view key, std::string_view name,
+                                   AttrValueId value, FieldKind kind) {
+    if (!reads_back_inline(value, kind)) {
+      static constexpr std::string_view kKindWords[] = {"reference", "int",   "bool",  "double",
+                                                        "string",    "dtype", "ndarray"};
+      fail(json_error("unsupported", emitting_where(),
+                      fmt::format("attrs of {}: field '{}' holds {}, which its inline {} text "
+                                  "would read back as another value",
+                                  key, name, to_string(context_, value),
+                                  kKindWords[static_cast<std::size_t>(kind)])));
+    }
+    return inline_text(value, kind);
+  }
+
   /// The inline text of a value stored in a field of kind `kind`.
   std::string inline_text(AttrValueId id, FieldKind kind) const {
     const AttrTable& attrs = context_.attrs;
@@ -637,7 +677,8 @@ class Emitter {
         if (field.kind == FieldKind::kRef) {
           fields.push_back(objects_.ref(field.name, value ? new_value(*value) : 0));
         } else if (value) {
-          fields.push_back(objects_.inline_text(field.name, inline_text(*value, field.kind)));
+          fields.push_back(objects_.inline_text(
+              field.name, declared_inline_text(key, field.name, *value, field.kind)));
         }
       }
     }
@@ -649,7 +690,8 @@ class Emitter {
       if (declared) {
         fields.push_back(*declared == FieldKind::kRef
                              ? objects_.ref(name, new_value(value))
-                             : objects_.inline_text(name, inline_text(value, *declared)));
+                             : objects_.inline_text(
+                                   name, declared_inline_text(key, name, value, *declared)));
       } else if (attrs.kind(value) != AttrKind::kString) {
         fields.push_back(objects_.ref(name, new_value(value)));
       } else if (fits) {

@@ -281,6 +281,12 @@ class ObjectFields {
   /// through field by field, each taken by use().
   [[nodiscard]] const Layout* trusted() const { return fits_ ? layout_ : nullptr; }
 
+  /// The kind the layout declares for field `name`, fitting or not (nullopt: no layout, or a
+  /// field it does not declare).
+  [[nodiscard]] std::optional<FieldKind> declared_kind(std::string_view name) const {
+    return layout_ != nullptr ? layout_->kind_of(name) : std::nullopt;
+  }
+
   /// How field `name`, whose JSON text is `value`, is taken.
   [[nodiscard]] FieldUse use(std::string_view name, std::string_view value) const {
     if (container_) return FieldUse::kText;

@@ -963,7 +963,11 @@ class JsonReader {
           std::string_view name = doc_.names.view(field.key);
           std::string_view text_value = doc_.view(field.value);
           AttrValueId field_value;
-          if (object.use(name, text_value) == FieldUse::kReference) {
+          std::optional<FieldKind> declared = object.declared_kind(name);
+          if (declared && *declared != FieldKind::kRef) {
+            // A field the layout declares is read as declared, even among others it does not.
+            GRAPHPAT_ASSIGN_OR_RETURN(field_value, inline_value(index, name, *declared));
+          } else if (object.use(name, text_value) == FieldUse::kReference) {
             GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref_of_text(index, name, text_value));
             GRAPHPAT_ASSIGN_OR_RETURN(field_value, value(target, depth + 1));
           } else {
