@@ -281,6 +281,11 @@ def fn_attrs_keys(keys):
     return json.dumps(d, indent=2)
 H['json_map_key_twice.json'] = fn_attrs_keys(['Primitive', 'Name', 'Flag', 'Name', 'List', 'Scale'])
 H['graph_attr_map_key_twice.json'] = gdoc(attr_call({"map": [["k", 1], ["j", 0], ["k", 2]]}))
+# An attribute field TVM declares `int` past 32 bits (nn.conv2d's groups, node 59 of a golden
+# case) was kept as a 32-bit int holding 5000000000 (session 15's review).
+CONV2D = json.load(open(D + '../data/corpus/golden/attrs_conv2d/save_json.json'))
+CONV2D["nodes"][59]["attrs"]["groups"] = "5000000000"
+H['json_int_attr_past_32_bits.json'] = json.dumps(CONV2D, indent=2)
 for k, v in H.items(): w(k, v)
 # ---------------- h3-text-reader: inconsistent Relay text, and its dtypes, dimensions, values ----
 H = {}

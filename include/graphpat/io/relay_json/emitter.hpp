@@ -518,42 +518,16 @@ class Emitter {
                                                       fmt::format("{}", span.end_column))});
   }
 
-  /// Whether `value`, written inline in a field of `kind`, reads back as itself: the reader
-  /// takes such a field as the kind says (reader.hpp's inline_value), whatever was stored.
-  bool reads_back_inline(AttrValueId value, FieldKind kind) const {
-    const AttrRecord& record = context_.attrs.get(value);
-    bool is_int = record.kind == AttrKind::kInt && !record.is_unsigned;
-    switch (kind) {
-      case FieldKind::kInt:
-        return is_int && record.bits == 32;
-      case FieldKind::kNDArray:
-        return is_int && record.bits == 64;
-      case FieldKind::kBool:
-        return record.kind == AttrKind::kBool;
-      case FieldKind::kDouble:
-        return record.kind == AttrKind::kFloat && record.bits == 64;
-      case FieldKind::kString:
-        return record.kind == AttrKind::kString;
-      case FieldKind::kDataType:
-        return record.kind == AttrKind::kDataType;
-      case FieldKind::kRef:
-        break;
-    }
-    return true;
-  }
-
   /// The inline text of field `name` of an object of type `key`, declared of kind `kind`, or a
   /// refusal (`unsupported`) when the value would read back as another.
   std::string declared_inline_text(std::string_view key, std::string_view name,
                                    AttrValueId value, FieldKind kind) {
-    if (!reads_back_inline(value, kind)) {
-      static constexpr std::string_view kKindWords[] = {"reference", "int",   "bool",  "double",
-                                                        "string",    "dtype", "ndarray"};
+    if (!has_inline_form(context_.attrs.get(value), kind)) {
       fail(json_error("unsupported", emitting_where(),
                       fmt::format("attrs of {}: field '{}' holds {}, which its inline {} text "
                                   "would read back as another value",
                                   key, name, to_string(context_, value),
-                                  kKindWords[static_cast<std::size_t>(kind)])));
+                                  field_kind_name(kind))));
     }
     return inline_text(value, kind);
   }

@@ -37,6 +37,66 @@ enum class FieldKind : std::uint8_t {
   kNDArray,   // inline index into b64ndarrays (relay.Constant.data)
 };
 
+/// The word for `kind` in messages ("int", "dtype", ...).
+constexpr std::string_view field_kind_name(FieldKind kind) {
+  switch (kind) {
+    case FieldKind::kRef:
+      return "reference";
+    case FieldKind::kInt:
+      return "int";
+    case FieldKind::kBool:
+      return "bool";
+    case FieldKind::kDouble:
+      return "double";
+    case FieldKind::kString:
+      return "string";
+    case FieldKind::kDataType:
+      return "dtype";
+    case FieldKind::kNDArray:
+      return "ndarray";
+  }
+  return "reference";
+}
+
+/// The value an inline field of `kind` reads as: its attribute kind and, for a number, its
+/// width (0 for the others). The reader makes every inline field this form whatever the text,
+/// so the writer may write a value inline only if it is already in it (`has_inline_form`).
+/// A reference field has no inline form: its value is the object it refers to.
+struct InlineForm {
+  AttrKind kind;
+  std::uint8_t bits = 0;
+};
+
+constexpr std::optional<InlineForm> inline_form(FieldKind kind) {
+  switch (kind) {
+    case FieldKind::kInt:
+      return InlineForm{AttrKind::kInt, 32};
+    case FieldKind::kNDArray:
+      return InlineForm{AttrKind::kInt, 64};
+    case FieldKind::kBool:
+      return InlineForm{AttrKind::kBool};
+    case FieldKind::kDouble:
+      return InlineForm{AttrKind::kFloat, 64};
+    case FieldKind::kString:
+      return InlineForm{AttrKind::kString};
+    case FieldKind::kDataType:
+      return InlineForm{AttrKind::kDataType};
+    case FieldKind::kRef:
+      break;
+  }
+  return std::nullopt;
+}
+
+/// Whether `record`, written inline in a field of `kind`, reads back as itself (a reference
+/// field always does).
+inline bool has_inline_form(const AttrRecord& record, FieldKind kind) {
+  std::optional<InlineForm> form = inline_form(kind);
+  if (!form) return true;
+  bool is_number = form->kind == AttrKind::kInt || form->kind == AttrKind::kFloat;
+  return record.kind == form->kind && (!is_number || record.bits == form->bits) &&
+         !record.is_unsigned;
+}
+
 struct LayoutField {
   std::string_view name;
   FieldKind kind;

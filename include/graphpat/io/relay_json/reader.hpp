@@ -832,15 +832,18 @@ class JsonReader {
     return result;
   }
 
-  /// An inline field of kind `kind` as a value (the canonical forms of attr_fields.hpp).
+  /// An inline field of kind `kind` as a value, in the kind's inline form (layouts.hpp).
   absl::StatusOr<AttrValueId> inline_value(std::uint32_t index, std::string_view field,
                                            FieldKind kind) {
     AttrTable& attrs = context_.attrs;
     switch (kind) {
-      case FieldKind::kInt:
+      case FieldKind::kInt: {
+        GRAPHPAT_ASSIGN_OR_RETURN(std::int32_t value, integer32(index, field));
+        return attrs.integer(value, inline_form(kind)->bits);
+      }
       case FieldKind::kNDArray: {
         GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t value, integer(index, field));
-        return attrs.integer(value, kind == FieldKind::kInt ? 32 : 64);
+        return attrs.integer(value, inline_form(kind)->bits);
       }
       case FieldKind::kBool: {
         GRAPHPAT_ASSIGN_OR_RETURN(bool value, boolean(index, field));
