@@ -41,6 +41,9 @@ APT_PACKAGES=(
   python3
   clang
   libclang-rt-14-dev
+  libonnx-dev
+  libprotobuf-dev
+  libonnx-testdata
 )
 
 log() { printf '[setup] %s\n' "$*" >&2; }
