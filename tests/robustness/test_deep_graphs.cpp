@@ -1,10 +1,10 @@
-// A million nodes deep, a million wide, and a million-node random DAG with duplicates, each
-// through the whole pipeline: Relay text (generated here) -> parse_text -> CSE -> find_matches
-// -> partition -> print_text -> parse_text -> save_json -> load_json. Every engine is iterative,
-// so all of it must pass with the default 8 MiB stack, in the sanitizer build too. Expected
-// counts come from the construction (and, for the DAG, from value numbering done here on the
-// generated lines), never from the engines under test; partition is checked by inlining its
-// functions back (tests/support/inline_calls.hpp).
+// A million nodes deep, a million wide, and a million-node random DAG with duplicates (a quarter
+// of a million in the sanitizer build, see kNodes), each through the whole pipeline: Relay text
+// (generated here) -> parse_text -> CSE -> find_matches -> partition -> print_text -> parse_text
+// -> save_json -> load_json. Every engine is iterative, so all of it must pass with the default
+// 8 MiB stack, in the sanitizer build too. Expected counts come from the construction (and, for
+// the DAG, from value numbering done here on the generated lines), never from the engines under
+// test; partition is checked by inlining its functions back (tests/support/inline_calls.hpp).
 #include <cstdint>
 #include <map>
 #include <random>
@@ -32,7 +32,22 @@ using namespace graphpat;
 
 namespace {
 
-constexpr std::uint32_t kMillion = 1'000'000;
+// The size of the big tests below: a million nodes. The sanitizer build runs a quarter of that,
+// which still catches a walk recursing once per node (250,000 levels fill its 8 MiB stack at 34
+// bytes a level, and a sanitized frame is larger); at a million the three pipeline tests took
+// 685 s of the sanitizer suite's 1,312 s of test time (CI, session 14). The plain build runs
+// the million.
+#if defined(__SANITIZE_ADDRESS__)  // g++ -fsanitize=address
+constexpr std::uint32_t kNodes = 250'000;
+#elif defined(__has_feature)  // clang (nested: g++ cannot parse __has_feature in an #if)
+#if __has_feature(address_sanitizer)
+constexpr std::uint32_t kNodes = 250'000;
+#else
+constexpr std::uint32_t kNodes = 1'000'000;
+#endif
+#else
+constexpr std::uint32_t kNodes = 1'000'000;
+#endif
 
 /// Live nodes of `kind` in the module (reachable from its functions).
 std::uint32_t count_live(const relay::Module& module, NodeKind kind) {
@@ -101,12 +116,12 @@ const char* const kHeader = "#[version = \"0.0.5\"]\ndef @main(%x) {\n";
 
 }  // namespace
 
-// %0 = add(%x, %x); %1 = nn.relu(%0); %2 = add(%1, %x); ... a million calls, each reading the
-// one before: 500,000 relu(add) groups, all outlined.
+// %0 = add(%x, %x); %1 = nn.relu(%0); %2 = add(%1, %x); ... kNodes calls, each reading the
+// one before: kNodes / 2 relu(add) groups, all outlined.
 TEST_CASE("a 1e6-call chain goes through the pipeline", "[deep]") {
   std::string text = kHeader;
-  text.reserve(40 * std::size_t{kMillion});
-  for (std::uint32_t k = 0; k < kMillion; ++k) {
+  text.reserve(40 * std::size_t{kNodes});
+  for (std::uint32_t k = 0; k < kNodes; ++k) {
     std::string previous = k == 0 ? "%x" : fmt::format("%{}", k - 1);
     if (k % 2 == 0) {
       fmt::format_to(std::back_inserter(text), "  %{} = add({}, %x);\n", k, previous);
@@ -114,41 +129,41 @@ TEST_CASE("a 1e6-call chain goes through the pipeline", "[deep]") {
       fmt::format_to(std::back_inserter(text), "  %{} = nn.relu({});\n", k, previous);
     }
   }
-  fmt::format_to(std::back_inserter(text), "  %{}\n}}\n", kMillion - 1);
+  fmt::format_to(std::back_inserter(text), "  %{}\n}}\n", kNodes - 1);
   run_pipeline(text, pattern("is_op('nn.relu')(is_op('add')(wildcard(), wildcard()))"),
-               {.calls = kMillion, .merged = 0, .matches = kMillion / 2, .accepted = kMillion / 2});
+               {.calls = kNodes, .merged = 0, .matches = kNodes / 2, .accepted = kNodes / 2});
 }
 
-// %x read by a million calls, add(%x, <k>f) for even k and multiply(%x, <k>f) for odd k, all
-// returned in one tuple: 500,000 multiply groups (their constant embedded), all outlined.
+// %x read by kNodes calls, add(%x, <k>f) for even k and multiply(%x, <k>f) for odd k, all
+// returned in one tuple: kNodes / 2 multiply groups (their constant embedded), all outlined.
 TEST_CASE("a 1e6-wide fan-out goes through the pipeline", "[deep]") {
   std::string text = kHeader;
-  text.reserve(48 * std::size_t{kMillion});
-  for (std::uint32_t k = 0; k < kMillion; ++k) {
+  text.reserve(48 * std::size_t{kNodes});
+  for (std::uint32_t k = 0; k < kNodes; ++k) {
     fmt::format_to(std::back_inserter(text), "  %{} = {}(%x, {}f);\n", k,
                    k % 2 == 0 ? "add" : "multiply", k);
   }
   text += "  (";
-  for (std::uint32_t k = 0; k < kMillion; ++k) {
+  for (std::uint32_t k = 0; k < kNodes; ++k) {
     fmt::format_to(std::back_inserter(text), "{}%{}", k == 0 ? "" : ", ", k);
   }
   text += ")\n}\n";
   run_pipeline(text, pattern("is_op('multiply')(wildcard(), is_constant())"),
-               {.calls = kMillion, .merged = 0, .matches = kMillion / 2, .accepted = kMillion / 2});
+               {.calls = kNodes, .merged = 0, .matches = kNodes / 2, .accepted = kNodes / 2});
 }
 
-// A million random lines: add of two earlier values, nn.relu of one, or a verbatim repeat of
+// kNodes random lines: add of two earlier values, nn.relu of one, or a verbatim repeat of
 // an earlier line (an importer's duplicate); every value no line reads is returned in a tuple.
 // Value numbering over the lines gives CSE's merges, the relu(add) matches, and the groups
 // partition outlines (those whose add has no other user).
 TEST_CASE("a 1e6-node random DAG with duplicates goes through the pipeline", "[deep]") {
   std::mt19937 random(20261130);
-  std::vector<std::string> rhs(kMillion);
-  std::vector<bool> used(kMillion, false);
+  std::vector<std::string> rhs(kNodes);
+  std::vector<bool> used(kNodes, false);
   // Value numbering: line -> its value (the first line computing it), value -> key.
-  std::vector<std::uint32_t> value_of(kMillion);
+  std::vector<std::uint32_t> value_of(kNodes);
   std::map<std::tuple<bool, std::int64_t, std::int64_t>, std::uint32_t> value_by_key;
-  std::vector<std::tuple<bool, std::int64_t, std::int64_t>> key_of(kMillion);  // per value
+  std::vector<std::tuple<bool, std::int64_t, std::int64_t>> key_of(kNodes);  // per value
   auto pick = [&](std::uint32_t k) -> std::int64_t {  // an earlier line, or -1 for %x
     if (k == 0 || random() % 8 == 0) return k == 0 ? -1 : static_cast<std::int64_t>(random() % k) - 1;
     return static_cast<std::int64_t>(k - 1 - random() % std::min<std::uint32_t>(k, 16));
@@ -157,8 +172,8 @@ TEST_CASE("a 1e6-node random DAG with duplicates goes through the pipeline", "[d
   auto value = [&](std::int64_t line) {
     return line < 0 ? std::int64_t{-1} : std::int64_t{value_of[line]};
   };
-  std::vector<std::tuple<bool, std::int64_t, std::int64_t>> line_key(kMillion);
-  for (std::uint32_t k = 0; k < kMillion; ++k) {
+  std::vector<std::tuple<bool, std::int64_t, std::int64_t>> line_key(kNodes);
+  for (std::uint32_t k = 0; k < kNodes; ++k) {
     std::uint32_t choice = random() % 10;
     if (k > 0 && choice >= 7) {  // repeat an earlier line verbatim
       std::uint32_t j = k - 1 - random() % std::min<std::uint32_t>(k, 64);
@@ -182,16 +197,16 @@ TEST_CASE("a 1e6-node random DAG with duplicates goes through the pipeline", "[d
     if (inserted) key_of[k] = key;
   }
   std::string text = kHeader;
-  text.reserve(32 * std::size_t{kMillion});
-  for (std::uint32_t k = 0; k < kMillion; ++k) {
+  text.reserve(32 * std::size_t{kNodes});
+  for (std::uint32_t k = 0; k < kNodes; ++k) {
     fmt::format_to(std::back_inserter(text), "  %{} = {};\n", k, rhs[k]);
   }
   // The result: a tuple of the unread lines; its fields are users of their values too.
   text += "  (";
-  std::vector<std::uint32_t> users(kMillion, 0);  // per value: distinct user values (+ tuple)
-  std::vector<bool> tuple_reads(kMillion, false);
+  std::vector<std::uint32_t> users(kNodes, 0);  // per value: distinct user values (+ tuple)
+  std::vector<bool> tuple_reads(kNodes, false);
   bool first = true;
-  for (std::uint32_t k = 0; k < kMillion; ++k) {
+  for (std::uint32_t k = 0; k < kNodes; ++k) {
     if (used[k]) continue;
     fmt::format_to(std::back_inserter(text), "{}%{}", first ? "" : ", ", k);
     first = false;
@@ -199,17 +214,17 @@ TEST_CASE("a 1e6-node random DAG with duplicates goes through the pipeline", "[d
   }
   text += ")\n}\n";
   std::uint32_t values = 0, matches = 0, accepted = 0;
-  for (std::uint32_t v = 0; v < kMillion; ++v) {
+  for (std::uint32_t v = 0; v < kNodes; ++v) {
     if (value_of[v] != v) continue;
     ++values;
     auto [is_add, a, b] = key_of[v];
     if (a >= 0) ++users[a];
     if (b >= 0 && b != a) ++users[b];
   }
-  for (std::uint32_t v = 0; v < kMillion; ++v) {
+  for (std::uint32_t v = 0; v < kNodes; ++v) {
     if (tuple_reads[v]) ++users[v];
   }
-  for (std::uint32_t v = 0; v < kMillion; ++v) {
+  for (std::uint32_t v = 0; v < kNodes; ++v) {
     if (value_of[v] != v) continue;
     auto [is_add, a, b] = key_of[v];
     if (is_add || a < 0 || !std::get<0>(key_of[a])) continue;
@@ -217,7 +232,7 @@ TEST_CASE("a 1e6-node random DAG with duplicates goes through the pipeline", "[d
     accepted += users[a] == 1;
   }
   run_pipeline(text, pattern("is_op('nn.relu')(is_op('add')(wildcard(), wildcard()))"),
-               {.calls = kMillion, .merged = kMillion - values, .matches = matches,
+               {.calls = kNodes, .merged = kNodes - values, .matches = matches,
                 .accepted = accepted});
 }
 
@@ -304,16 +319,16 @@ TEST_CASE("fns nested 10000 deep and a 1e6-let chain print without recursion", "
     relay::Builder b(module.graph);
     NodeId x = b.var("x");
     std::vector<NodeId> vars;
-    vars.reserve(kMillion);
+    vars.reserve(kNodes);
     std::string expected = "#[version = \"0.0.5\"]\ndef @main(%x) {\n";
-    for (std::uint32_t i = 0; i < kMillion; ++i) {
+    for (std::uint32_t i = 0; i < kNodes; ++i) {
       vars.push_back(b.var(fmt::format("v{}", i)));
       fmt::format_to(std::back_inserter(expected), "  let %v{} = add(%{}, %{});\n", i,
                      i == 0 ? "x" : fmt::format("v{}", i - 1), i == 0 ? "x" : fmt::format("v{}", i - 1));
     }
-    fmt::format_to(std::back_inserter(expected), "  %v{}\n}}\n", kMillion - 1);
+    fmt::format_to(std::back_inserter(expected), "  %v{}\n}}\n", kNodes - 1);
     NodeId body = vars.back();
-    for (std::uint32_t i = kMillion; i-- > 0;) {
+    for (std::uint32_t i = kNodes; i-- > 0;) {
       NodeId input = i == 0 ? x : vars[i - 1];
       body = b.let(vars[i], b.call("add", {input, input}), body);
     }
