@@ -112,7 +112,7 @@ inline TypeId type_of(Context& context, const ::onnx::TypeProto& type) {
   dims.reserve(static_cast<std::size_t>(tensor.shape().dim_size()));
   for (const ::onnx::TensorShapeProto_Dimension& dim : tensor.shape().dim()) {
     if (dim.has_dim_value()) {
-      dims.push_back(types.dim(dim.dim_value(), 64));
+      dims.push_back(types.dim(dim.dim_value()));
     } else if (dim.has_dim_param()) {
       dims.push_back(types.symbolic_dim(dim.dim_param(), kDimParamKey));
     } else {

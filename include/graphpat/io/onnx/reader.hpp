@@ -167,7 +167,7 @@ class OnnxReader {
       std::string_view dtype = context().strings.view(tensor.dtype);
       std::vector<DimId> dims;
       dims.reserve(tensor.shape.size());
-      for (std::int64_t extent : tensor.shape) dims.push_back(context().types.dim(extent, 64));
+      for (std::int64_t extent : tensor.shape) dims.push_back(context().types.dim(extent));
       TypeId type = context().types.tensor(dtype, dims);
       TensorId id = context().tensors.add(std::move(tensor));
       origin_->initializer_of.emplace(id, static_cast<std::uint32_t>(i));
@@ -211,11 +211,12 @@ class OnnxReader {
     }
     element_count = *count;
     if (proto.data_location() == ::onnx::TensorProto::EXTERNAL) return tensor;
+    std::string dims = fmt::format("{}", fmt::join(tensor.shape, "x"));  // before `tensor` moves
     auto disagree = [&](std::string_view field, std::uint64_t found, std::uint64_t wanted) {
-      return make_error(kBadInput, "onnx.bad_tensor",
-                        fmt::format("{}: {} holds {} {}, but dims {} of {} need {}", place, field,
-                                    found, field == "raw_data" ? "bytes" : "values",
-                                    fmt::join(tensor.shape, "x"), *dtype, wanted));
+      return make_error(
+          kBadInput, "onnx.bad_tensor",
+          fmt::format("{}: {} holds {} {}, but dims {} of {} need {}", place, field, found,
+                      field == "raw_data" ? "bytes" : "values", dims, *dtype, wanted));
     };
     if (proto.has_raw_data()) {
       if (width == 0) return unsupported(place, "raw_data of a string tensor");
