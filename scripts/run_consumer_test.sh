@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs graphpat from an existing build tree into a scratch prefix, then
-# configures, builds and runs tests/consumer against it via find_package(graphpat).
+# configures, builds and runs tests/consumer against it via find_package(graphpat), and
+# tests/consumer/onnx via find_package(graphpat COMPONENTS onnx).
 #
 # usage: run_consumer_test.sh <build-dir> <source-dir> <scratch-dir>
 # env:   CMAKE_COMMAND             cmake to use (default: cmake on PATH)
@@ -54,4 +55,27 @@ fi
 
 echo "== running $consumer (README's examples)"
 "$consumer" "$source_dir/examples/models/mobilenet_v2_mxnet_style.relay"
+
+onnx_build="$scratch_dir/build-onnx"
+echo "== configuring the ONNX component's consumer in $onnx_build"
+"$cmake_bin" -S "$source_dir/tests/consumer/onnx" -B "$onnx_build" \
+  -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE="$config" \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+"$cmake_bin" --build "$onnx_build" --config "$config"
+onnx_consumer="$onnx_build/onnx_consumer"
+if [[ ! -x $onnx_consumer && -x "$onnx_build/$config/onnx_consumer" ]]; then
+  onnx_consumer="$onnx_build/$config/onnx_consumer"
+fi
+"$onnx_consumer"
+
+echo "== find_package(graphpat COMPONENTS nosuch) must fail"
+mkdir -p -- "$scratch_dir/unknown-component"
+printf '%s\n' 'cmake_minimum_required(VERSION 3.20)' 'project(unknown_component NONE)' \
+  'find_package(graphpat REQUIRED COMPONENTS nosuch)' >"$scratch_dir/unknown-component/CMakeLists.txt"
+if "$cmake_bin" -S "$scratch_dir/unknown-component" -B "$scratch_dir/unknown-component/build" \
+     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >/dev/null 2>&1; then
+  echo "error: find_package(graphpat COMPONENTS nosuch) succeeded" >&2
+  exit 1
+fi
 echo "consumer_find_package: OK"
