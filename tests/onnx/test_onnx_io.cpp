@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "graphpat/analysis/verify.hpp"
 #include "graphpat/io/onnx.hpp"
 #include "graphpat/ir/format.hpp"
 #include "support/test_files.hpp"
@@ -160,6 +161,7 @@ TEST_CASE("every libonnx-testdata model saves back byte for byte or is refused a
     }
     INFO(name);
     REQUIRE(expected == kRefused.end());
+    CHECK(graphpat::verify(loaded->module.graph).ok());
     absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
     REQUIRE(saved.ok());
     if (*saved == bytes)
@@ -195,6 +197,7 @@ TEST_CASE(
     }
     CHECK(calls == counts.at(name).at("nodes").get<std::size_t>());
     CHECK(constants == counts.at(name).at("initializers").get<std::size_t>());
+    CHECK(graphpat::verify(graph).ok());
     absl::StatusOr<std::string> saved = graphpat::onnx::save(loaded);
     REQUIRE(saved.ok());
     CHECK((*saved == bytes));

@@ -73,8 +73,8 @@ inline absl::StatusOr<LoadedOnnx> load(std::string_view bytes,
   if (bytes.size() > static_cast<std::size_t>(INT_MAX) ||
       !model->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return make_error(absl::StatusCode::kInvalidArgument, "onnx.not_onnx",
-                      fmt::format("byte 0 of {}: not a serialized onnx.ModelProto (protobuf "
-                                  "cannot parse it: truncated, or another format)",
+                      fmt::format("model: protobuf cannot parse these {} bytes as an onnx.ModelProto "
+                                  "(truncated, or another format)",
                                   bytes.size()));
   }
   if (!model->has_graph()) {
