@@ -17,6 +17,7 @@
 #include "graphpat/analysis/verify.hpp"
 #include "graphpat/io/onnx.hpp"
 #include "graphpat/ir/format.hpp"
+#include "graphpat/transform/cse.hpp"
 #include "support/test_files.hpp"
 
 namespace {
@@ -591,4 +592,155 @@ TEST_CASE("bad ONNX files get exact located errors", "[onnx][io][errors]") {
           "[graphpat.onnx.unsupported] graph: 1 sparse initializers (not yet supported by "
           "graphpat)");
   }
+}
+
+TEST_CASE("a changed node keeps its name and output names; a dropped one is gone",
+          "[onnx][io]") {
+  onnx::ModelProto model = tiny_model();
+  add_node(model, "relu_a", "Relu", {"x"}, {"a"});
+  add_node(model, "relu_b", "Relu", {"x"}, {"b"});
+  add_node(model, "add", "Add", {"a", "b"}, {"y"})->set_doc_string("the sum");
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(model.SerializeAsString());
+  REQUIRE(loaded.ok());
+  graphpat::onnx::Module& module = loaded->module;
+  graphpat::onnx::Graph& graph = module.graph;
+  NodeId main = main_of(module);
+  NodeId add = graph.body(main);
+  NodeId relu_a = graph.args(add)[0];
+  // Add(a, a): the same node (its span), other inputs; relu_b no longer read.
+  graphpat::onnx::Builder builder(graph);
+  NodeId changed = builder.call(graph.callee(add), {relu_a, relu_a},
+                                {.type = graph.type(add), .span = graph.span(add), .fresh = true});
+  std::vector<NodeId> params(graph.params(main).begin(), graph.params(main).end());
+  module.add_function("main", builder.function(params, changed));
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*saved));
+  REQUIRE(written.graph().node_size() == 2);
+  CHECK(written.graph().node(0).SerializeAsString() == model.graph().node(0).SerializeAsString());
+  const onnx::NodeProto& node = written.graph().node(1);
+  CHECK(node.name() == "add");
+  CHECK(node.op_type() == "Add");
+  CHECK(std::vector<std::string>(node.input().begin(), node.input().end()) ==
+        std::vector<std::string>{"a", "a"});
+  CHECK(std::vector<std::string>(node.output().begin(), node.output().end()) ==
+        std::vector<std::string>{"y"});
+  CHECK(node.doc_string() == "");
+  CHECK(written.graph().output(0).SerializeAsString() == model.graph().output(0).SerializeAsString());
+  CHECK(written.graph().input(0).SerializeAsString() == model.graph().input(0).SerializeAsString());
+  CHECK(written.graph().name() == "tiny");
+}
+
+TEST_CASE("a module built without a file is written with fresh names and passes the checker",
+          "[onnx][io]") {
+  graphpat::onnx::Module module;
+  graphpat::onnx::Graph& graph = module.graph;
+  graphpat::onnx::Builder builder(graph);
+  graphpat::TypeTable& types = graph.context().types;
+  graphpat::TypeId type = types.tensor("float32", {types.symbolic_dim("n", "onnx.dim_param"), types.dim(4)});
+  NodeId x = builder.var("x", type, {.type = type});
+  auto bytes = std::make_shared<std::vector<std::uint8_t>>(16, std::uint8_t{0});
+  graphpat::TensorId tensor = graph.context().tensors.add(
+      {.dtype = graph.context().strings.intern("float32"), .shape = {4}, .data = graphpat::share_bytes(bytes)});
+  NodeId bias = builder.constant(tensor, {.type = types.tensor("float32", {types.dim(4)})});
+  NodeId sum = builder.call("Add", {x, bias}, {.type = type});
+  NodeId relu = builder.call("Relu", {sum}, {.type = type});
+  module.add_function("main", builder.function({x}, relu));
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(module);
+  REQUIRE(saved.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*saved));
+  std::string problem;
+  try {
+    onnx::checker::check_model(written);
+  } catch (const std::exception& error) {
+    problem = error.what();
+  }
+  CHECK(problem == "");
+  CHECK(written.ir_version() == 8);
+  REQUIRE(written.opset_import_size() == 1);
+  CHECK(written.opset_import(0).domain() == "");
+  CHECK(written.opset_import(0).version() == 17);
+  const onnx::GraphProto& g = written.graph();
+  REQUIRE(g.initializer_size() == 1);
+  CHECK(g.initializer(0).name() == "graphpat_0");
+  CHECK(g.initializer(0).raw_data() == std::string(16, '\0'));
+  REQUIRE(g.node_size() == 2);
+  CHECK(g.node(0).name() == "graphpat_1");
+  CHECK(std::vector<std::string>(g.node(0).input().begin(), g.node(0).input().end()) ==
+        std::vector<std::string>{"x", "graphpat_0"});
+  CHECK(g.node(0).output(0) == "graphpat_2");
+  CHECK(g.node(1).name() == "graphpat_3");
+  CHECK(g.node(1).output(0) == "graphpat_4");
+  REQUIRE(g.output_size() == 1);
+  CHECK(g.output(0).name() == "graphpat_4");
+  CHECK(g.input(0).type().tensor_type().shape().dim(0).dim_param() == "n");
+  CHECK(g.input(0).type().tensor_type().shape().dim(1).dim_value() == 4);
+  REQUIRE(g.value_info_size() == 1);
+  CHECK(g.value_info(0).name() == "graphpat_2");
+
+  // Read back: the same graph.
+  absl::StatusOr<LoadedOnnx> again = graphpat::onnx::load(*saved);
+  REQUIRE(again.ok());
+  const graphpat::onnx::Graph& read = again->module.graph;
+  NodeId body = read.body(main_of(again->module));
+  CHECK(op_of(read, body) == "Relu");
+  CHECK(type_text(read, read.type(body)) == "Tensor[(n, 4), float32]");
+  CHECK(op_of(read, read.args(body)[0]) == "Add");
+}
+
+TEST_CASE("what no ModelProto holds is refused when saving", "[onnx][io][errors]") {
+  graphpat::onnx::Module module;
+  graphpat::onnx::Builder builder(module.graph);
+  NodeId x = builder.var("x");
+  NodeId y = builder.var("y");
+  absl::StatusOr<std::string> none = graphpat::onnx::save(module);
+  REQUIRE_FALSE(none.ok());
+  CHECK(message(none.status()) ==
+        "[graphpat.onnx.unsupported] the module has no function main (ONNX cannot hold it, or "
+        "graphpat does not write it yet)");
+  module.add_function("main", builder.function({x}, builder.call("Add", {x, y})));
+  absl::StatusOr<std::string> free_var = graphpat::onnx::save(module);
+  REQUIRE_FALSE(free_var.ok());
+  CHECK(message(free_var.status()) ==
+        "[graphpat.onnx.unsupported] node %1: variable 'y' is not a parameter of main (ONNX "
+        "cannot hold it, or graphpat does not write it yet)");
+}
+
+TEST_CASE("CSE's output saves with the file's names and passes the checker", "[onnx][io]") {
+  // torch's exporter writes the same Constant and Shape nodes several times; CSE merges them.
+  LoadedOnnx loaded = load_path(kOnnxData / "lstm_tagger.onnx");
+  graphpat::CseResult<graphpat::onnx::Dialect> result =
+      graphpat::eliminate_common_subexpr(loaded.module);
+  std::uint32_t merged_calls = 0;
+  for (const auto& [what, count] : result.report.merged_by) {
+    if (what.starts_with("Call ")) merged_calls += count;
+  }
+  REQUIRE(merged_calls > 0);
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(result.module, loaded.provenance);
+  REQUIRE(saved.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*saved));
+  std::string problem;
+  try {
+    onnx::checker::check_model(written);
+  } catch (const std::exception& error) {
+    problem = error.what();
+  }
+  CHECK(problem == "");
+  const onnx::GraphProto& original = loaded.provenance.model().graph();
+  CHECK(written.graph().node_size() == original.node_size() - static_cast<int>(merged_calls));
+  std::map<std::string, const onnx::NodeProto*> by_name;
+  for (const onnx::NodeProto& node : original.node()) by_name[node.name()] = &node;
+  for (const onnx::NodeProto& node : written.graph().node()) {
+    INFO(node.name());
+    REQUIRE(by_name.count(node.name()) == 1);  // no new node, every name the file's
+    const onnx::NodeProto& source = *by_name[node.name()];
+    CHECK(node.op_type() == source.op_type());
+    CHECK(std::vector<std::string>(node.output().begin(), node.output().end()) ==
+          std::vector<std::string>(source.output().begin(), source.output().end()));
+  }
+  CHECK(written.graph().output(0).SerializeAsString() == original.output(0).SerializeAsString());
+  CHECK(written.graph().initializer_size() == original.initializer_size());
 }
