@@ -128,12 +128,14 @@ class OnnxReader {
     return found == declared_types_.end() ? TypeId() : found->second;
   }
 
-  absl::Status define(const std::string& name, Producer producer, std::string_view place) {
+  /// Records where value `name` comes from; `place()` names the definer in an error.
+  template <class Place>
+  absl::Status define(const std::string& name, Producer producer, const Place& place) {
     note_name(name);
     auto [slot, inserted] = producers_.try_emplace(name, producer);
     if (!inserted) {
       return make_error(kBadInput, "onnx.duplicate_value",
-                        fmt::format("{}: value '{}' is already defined by {}", place, name,
+                        fmt::format("{}: value '{}' is already defined by {}", place(), name,
                                     describe(slot->second)));
     }
     return absl::OkStatus();
@@ -160,7 +162,7 @@ class OnnxReader {
   absl::Status read_initializers() {
     for (int i = 0; i < graph_proto_.initializer_size(); ++i) {
       const ::onnx::TensorProto& proto = graph_proto_.initializer(i);
-      std::string place = fmt::format("initializer {} '{}'", i, proto.name());
+      auto place = [&] { return fmt::format("initializer {} '{}'", i, proto.name()); };
       GRAPHPAT_RETURN_IF_ERROR(define(
           proto.name(), {Producer::Kind::kInitializer, static_cast<std::uint32_t>(i), 0}, place));
       GRAPHPAT_ASSIGN_OR_RETURN(Tensor tensor, read_tensor(proto, place));
@@ -180,12 +182,13 @@ class OnnxReader {
   /// layout is the tensor's (raw_data, and the typed fields of 4- and 8-byte elements), are
   /// converted where it is not (the narrower types ONNX stores widened in int32_data), and are
   /// absent for external data, which is never loaded.
-  absl::StatusOr<Tensor> read_tensor(const ::onnx::TensorProto& proto, std::string_view place) {
+  template <class Place>
+  absl::StatusOr<Tensor> read_tensor(const ::onnx::TensorProto& proto, const Place& place) {
     std::optional<std::string_view> dtype = dtype_of(proto.data_type());
     if (!dtype) {
-      return unsupported(place, fmt::format("element type {}", proto.data_type()));
+      return unsupported(place(), fmt::format("element type {}", proto.data_type()));
     }
-    if (proto.has_segment()) return unsupported(place, "a segmented tensor");
+    if (proto.has_segment()) return unsupported(place(), "a segmented tensor");
     Tensor tensor;
     tensor.dtype = context().strings.intern(*dtype);
     tensor.shape.assign(proto.dims().begin(), proto.dims().end());
@@ -193,7 +196,7 @@ class OnnxReader {
     for (std::int64_t extent : tensor.shape) {
       if (extent < 0) {
         return make_error(kBadInput, "onnx.bad_tensor",
-                          fmt::format("{}: dimension {} is negative", place, extent));
+                          fmt::format("{}: dimension {} is negative", place(), extent));
       }
     }
     std::optional<std::uint64_t> count = checked_tensor_bytes(tensor.shape, 1);
@@ -202,7 +205,7 @@ class OnnxReader {
     if (!count || !bytes || *bytes > limits_.max_tensor_bytes) {
       return make_error(
           kBadInput, "onnx.tensor_too_large",
-          fmt::format("{}: {}", place,
+          fmt::format("{}: {}", place(),
                       bytes ? graphpat::detail::tensor_too_large_problem("the tensor", *bytes,
                                                                          limits_.max_tensor_bytes)
                             : fmt::format("the tensor's shape has 2^64 elements or more, more than "
@@ -215,11 +218,11 @@ class OnnxReader {
     auto disagree = [&](std::string_view field, std::uint64_t found, std::uint64_t wanted) {
       return make_error(
           kBadInput, "onnx.bad_tensor",
-          fmt::format("{}: {} holds {} {}, but dims {} of {} need {}", place, field, found,
+          fmt::format("{}: {} holds {} {}, but dims {} of {} need {}", place(), field, found,
                       field == "raw_data" ? "bytes" : "values", dims, *dtype, wanted));
     };
     if (proto.has_raw_data()) {
-      if (width == 0) return unsupported(place, "raw_data of a string tensor");
+      if (width == 0) return unsupported(place(), "raw_data of a string tensor");
       if (proto.raw_data().size() != *bytes)
         return disagree("raw_data", proto.raw_data().size(), *bytes);
       tensor.data = alias(proto.raw_data().data(), proto.raw_data().size());
@@ -271,7 +274,7 @@ class OnnxReader {
         }
         return tensor;
       default:
-        return unsupported(place, fmt::format("element type {}", proto.data_type()));
+        return unsupported(place(), fmt::format("element type {}", proto.data_type()));
     }
   }
 
@@ -314,7 +317,7 @@ class OnnxReader {
     origin_->input_types.reserve(static_cast<std::size_t>(graph_proto_.input_size()));
     for (int i = 0; i < graph_proto_.input_size(); ++i) {
       const ::onnx::ValueInfoProto& input = graph_proto_.input(i);
-      std::string place = fmt::format("graph input {} '{}'", i, input.name());
+      auto place = [&] { return fmt::format("graph input {} '{}'", i, input.name()); };
       if (auto found = producers_.find(input.name());
           found != producers_.end() && found->second.kind == Producer::Kind::kInitializer &&
           !initializer_listed_[input.name()]) {
@@ -344,7 +347,7 @@ class OnnxReader {
         GRAPHPAT_RETURN_IF_ERROR(define(
             node.output(k),
             {Producer::Kind::kNode, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k)},
-            node_place(static_cast<std::size_t>(i), node)));
+            [&] { return node_place(static_cast<std::size_t>(i), node); }));
       }
     }
     return absl::OkStatus();
@@ -414,12 +417,11 @@ class OnnxReader {
 
   absl::Status read_node(std::uint32_t index) {
     const ::onnx::NodeProto& node = graph_proto_.node(static_cast<int>(index));
-    std::string place = node_place(index, node);
     std::vector<NodeId> args;
     args.reserve(static_cast<std::size_t>(node.input_size()));
     for (const std::string& input : node.input()) args.push_back(value(input));
     std::string name = op_name(node.domain(), node.op_type());
-    GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId attrs, read_attributes(node, name, place));
+    GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId attrs, read_attributes(index, node, name));
     TypeId type;
     if (node.output_size() == 1) {
       type = declared_type(node.output(0));
@@ -445,13 +447,15 @@ class OnnxReader {
 
   /// The node's attributes as an object value whose type key is the op's name (the key of its
   /// schema in the dialect's registry), fields in the file's order; none when it has none.
-  absl::StatusOr<AttrValueId> read_attributes(const ::onnx::NodeProto& node, std::string_view op,
-                                              std::string_view place) {
+  absl::StatusOr<AttrValueId> read_attributes(std::uint32_t index, const ::onnx::NodeProto& node,
+                                              std::string_view op) {
     if (node.attribute_size() == 0) return AttrValueId();
     std::vector<AttrField> fields;
     fields.reserve(static_cast<std::size_t>(node.attribute_size()));
     for (const ::onnx::AttributeProto& attribute : node.attribute()) {
-      std::string where = fmt::format("{}: attribute '{}'", place, attribute.name());
+      auto where = [&] {
+        return fmt::format("{}: attribute '{}'", node_place(index, node), attribute.name());
+      };
       GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId value, read_attribute(attribute, where));
       fields.push_back({context().strings.intern(attribute.name()), value});
     }
@@ -486,21 +490,21 @@ class OnnxReader {
                                   {{"proto", context().attrs.string(tensor.SerializeAsString())}});
   }
 
-  absl::StatusOr<AttrValueId> read_attribute(const ::onnx::AttributeProto& a,
-                                             std::string_view where) {
+  template <class Place>
+  absl::StatusOr<AttrValueId> read_attribute(const ::onnx::AttributeProto& a, const Place& where) {
     using A = ::onnx::AttributeProto;
     AttrTable& attrs = context().attrs;
     if (!a.ref_attr_name().empty()) {
-      return unsupported(where, "a reference to a function's attribute");
+      return unsupported(where(), "a reference to a function's attribute");
     }
     if (!A::AttributeType_IsValid(a.type()) || a.type() == A::UNDEFINED) {
       return make_error(kBadInput, "onnx.bad_attribute",
-                        fmt::format("{}: declared type {} is not an attribute type", where,
+                        fmt::format("{}: declared type {} is not an attribute type", where(),
                                     static_cast<int>(a.type())));
     }
     if (other_fields_set(a) > 0) {
       return make_error(kBadInput, "onnx.bad_attribute",
-                        fmt::format("{}: declared {} but holds a value of another type", where,
+                        fmt::format("{}: declared {} but holds a value of another type", where(),
                                     A::AttributeType_Name(a.type())));
     }
     std::vector<AttrValueId> elements;
@@ -526,7 +530,7 @@ class OnnxReader {
         for (const ::onnx::TensorProto& t : a.tensors()) elements.push_back(tensor_value(t));
         return attrs.array(elements);
       default:
-        return unsupported(where, fmt::format("{} attributes", A::AttributeType_Name(a.type())));
+        return unsupported(where(), fmt::format("{} attributes", A::AttributeType_Name(a.type())));
     }
   }
 

@@ -453,33 +453,40 @@ class OnnxWriter {
   }
 
   void write_inputs(NodeId main) {
-    std::vector<bool> taken;
     const ::onnx::GraphProto* original = origin_ != nullptr ? &origin_->model->graph() : nullptr;
-    if (original != nullptr) taken.assign(static_cast<std::size_t>(original->input_size()), false);
+    std::size_t input_count =
+        original != nullptr ? static_cast<std::size_t>(original->input_size()) : 0;
+    absl::flat_hash_map<std::string_view, std::uint32_t> var_inputs;  // by name, not yet taken
+    for (std::size_t i = 0; i < input_count; ++i) {
+      if (!origin_->input_is_initializer[i]) {
+        var_inputs.emplace(original->input(static_cast<int>(i)).name(),
+                           static_cast<std::uint32_t>(i));
+      }
+    }
     for (NodeId param : graph_.params(main)) {
       std::string name(graph_.name(param));
-      std::optional<std::uint32_t> match;
-      for (std::size_t i = 0; i < taken.size() && !match; ++i) {
-        if (!taken[i] && !origin_->input_is_initializer[i] &&
-            original->input(static_cast<int>(i)).name() == name &&
-            origin_->input_types[i] == graph_.annotation(param)) {
-          match = static_cast<std::uint32_t>(i);
-        }
-      }
-      if (match) {
-        taken[*match] = true;
-        input_sources_.push_back(*match);
-        inputs_written_.push_back(original->input(static_cast<int>(*match)));
+      auto match = var_inputs.find(name);
+      if (match != var_inputs.end() &&
+          origin_->input_types[match->second] == graph_.annotation(param)) {
+        input_sources_.push_back(match->second);
+        inputs_written_.push_back(original->input(static_cast<int>(match->second)));
+        var_inputs.erase(match);
       } else {
         input_sources_.push_back(kNew);
         inputs_written_.push_back(value_info(name, graph_.annotation(param)));
       }
     }
     // Inputs naming an initializer stay while the initializer does.
-    for (std::size_t i = 0; i < taken.size(); ++i) {
+    absl::flat_hash_set<std::string_view> unread;
+    if (origin_ != nullptr) {
+      for (std::uint32_t index : origin_->unread_initializers) {
+        unread.insert(original->initializer(static_cast<int>(index)).name());
+      }
+    }
+    for (std::size_t i = 0; i < input_count; ++i) {
       const ::onnx::ValueInfoProto& input = original->input(static_cast<int>(i));
       if (origin_->input_is_initializer[i] &&
-          (used_.contains(input.name()) || unread(input.name()))) {
+          (used_.contains(input.name()) || unread.contains(input.name()))) {
         input_sources_.push_back(static_cast<std::uint32_t>(i));
         inputs_written_.push_back(input);
       }
@@ -506,13 +513,6 @@ class OnnxWriter {
       input_sources_ = std::move(sources);
       inputs_written_ = std::move(written);
     }
-  }
-
-  [[nodiscard]] bool unread(const std::string& name) const {
-    const ::onnx::GraphProto& graph = origin_->model->graph();
-    return std::any_of(
-        origin_->unread_initializers.begin(), origin_->unread_initializers.end(),
-        [&](std::uint32_t i) { return graph.initializer(static_cast<int>(i)).name() == name; });
   }
 
   void write_initializers() {
