@@ -594,8 +594,7 @@ TEST_CASE("bad ONNX files get exact located errors", "[onnx][io][errors]") {
   }
 }
 
-TEST_CASE("a changed node keeps its name and output names; a dropped one is gone",
-          "[onnx][io]") {
+TEST_CASE("a changed node keeps its name and output names; a dropped one is gone", "[onnx][io]") {
   onnx::ModelProto model = tiny_model();
   add_node(model, "relu_a", "Relu", {"x"}, {"a"});
   add_node(model, "relu_b", "Relu", {"x"}, {"b"});
@@ -627,7 +626,8 @@ TEST_CASE("a changed node keeps its name and output names; a dropped one is gone
   CHECK(std::vector<std::string>(node.output().begin(), node.output().end()) ==
         std::vector<std::string>{"y"});
   CHECK(node.doc_string() == "");
-  CHECK(written.graph().output(0).SerializeAsString() == model.graph().output(0).SerializeAsString());
+  CHECK(written.graph().output(0).SerializeAsString() ==
+        model.graph().output(0).SerializeAsString());
   CHECK(written.graph().input(0).SerializeAsString() == model.graph().input(0).SerializeAsString());
   CHECK(written.graph().name() == "tiny");
 }
@@ -638,11 +638,14 @@ TEST_CASE("a module built without a file is written with fresh names and passes 
   graphpat::onnx::Graph& graph = module.graph;
   graphpat::onnx::Builder builder(graph);
   graphpat::TypeTable& types = graph.context().types;
-  graphpat::TypeId type = types.tensor("float32", {types.symbolic_dim("n", "onnx.dim_param"), types.dim(4)});
+  graphpat::TypeId type =
+      types.tensor("float32", {types.symbolic_dim("n", "onnx.dim_param"), types.dim(4)});
   NodeId x = builder.var("x", type, {.type = type});
   auto bytes = std::make_shared<std::vector<std::uint8_t>>(16, std::uint8_t{0});
-  graphpat::TensorId tensor = graph.context().tensors.add(
-      {.dtype = graph.context().strings.intern("float32"), .shape = {4}, .data = graphpat::share_bytes(bytes)});
+  graphpat::TensorId tensor =
+      graph.context().tensors.add({.dtype = graph.context().strings.intern("float32"),
+                                   .shape = {4},
+                                   .data = graphpat::share_bytes(bytes)});
   NodeId bias = builder.constant(tensor, {.type = types.tensor("float32", {types.dim(4)})});
   NodeId sum = builder.call("Add", {x, bias}, {.type = type});
   NodeId relu = builder.call("Relu", {sum}, {.type = type});
@@ -743,4 +746,38 @@ TEST_CASE("CSE's output saves with the file's names and passes the checker", "[o
   }
   CHECK(written.graph().output(0).SerializeAsString() == original.output(0).SerializeAsString());
   CHECK(written.graph().initializer_size() == original.initializer_size());
+}
+
+TEST_CASE(
+    "node names and value names are separate namespaces; dead nodes and unread "
+    "initializers are kept",
+    "[onnx][io]") {
+  onnx::ModelProto model = tiny_model();
+  add_node(model, "y", "Relu", {"x"}, {"y"});                  // a node named as its output
+  add_node(model, "dead", "Neg", {"x"}, {"unused"});           // nothing reads `unused`
+  add_initializer(model, "spare", {1})->add_float_data(3.0F);  // nothing reads `spare`
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  CHECK((*saved == bytes));
+
+  // Changed (a Relu on the output): the dead node and the spare initializer stay.
+  graphpat::onnx::Module& module = loaded->module;
+  graphpat::onnx::Graph& graph = module.graph;
+  NodeId main = main_of(module);
+  graphpat::onnx::Builder builder(graph);
+  NodeId relu = builder.call("Relu", {graph.body(main)}, {.type = graph.type(graph.body(main))});
+  std::vector<NodeId> params(graph.params(main).begin(), graph.params(main).end());
+  module.add_function("main", builder.function(params, relu));
+  absl::StatusOr<std::string> changed = graphpat::onnx::save(*loaded);
+  REQUIRE(changed.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*changed));
+  std::vector<std::string> nodes;
+  for (const onnx::NodeProto& node : written.graph().node()) nodes.push_back(node.name());
+  CHECK(nodes == std::vector<std::string>{"y", "graphpat_0", "dead"});
+  REQUIRE(written.graph().initializer_size() == 1);
+  CHECK(written.graph().initializer(0).name() == "spare");
 }

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -46,7 +47,7 @@ struct OnnxOrigin {
   std::vector<std::uint32_t> dead_nodes;
   /// Every name the file uses (nodes, values, graph inputs and outputs), so that new names
   /// collide with none.
-  absl::flat_hash_set<std::string> names;
+  absl::flat_hash_set<std::string_view> names;  // views into `model`
 };
 
 }  // namespace detail

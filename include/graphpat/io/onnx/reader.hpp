@@ -68,6 +68,12 @@ class OnnxReader {
           kBadInput, "onnx.too_many_nodes",
           fmt::format("graph: {}", graphpat::detail::too_many_nodes_problem(limits_.max_nodes)));
     }
+    std::size_t values = node_count + static_cast<std::size_t>(graph_proto_.initializer_size()) +
+                         static_cast<std::size_t>(graph_proto_.input_size());
+    producers_.reserve(values);
+    values_.reserve(values);
+    origin_->names.reserve(2 * values);
+    loaded_.module.graph.reserve(2 * values, 2 * values);
     GRAPHPAT_RETURN_IF_ERROR(read_value_types());
     GRAPHPAT_RETURN_IF_ERROR(read_initializers());
     GRAPHPAT_ASSIGN_OR_RETURN(std::vector<NodeId> params, read_inputs());
@@ -123,7 +129,7 @@ class OnnxReader {
     return absl::OkStatus();
   }
 
-  [[nodiscard]] TypeId declared_type(const std::string& name) const {
+  [[nodiscard]] TypeId declared_type(std::string_view name) const {
     auto found = declared_types_.find(name);
     return found == declared_types_.end() ? TypeId() : found->second;
   }
@@ -155,7 +161,7 @@ class OnnxReader {
     return {};
   }
 
-  void note_name(const std::string& name) {
+  void note_name(std::string_view name) {
     if (!name.empty()) origin_->names.insert(name);
   }
 
@@ -320,8 +326,8 @@ class OnnxReader {
       auto place = [&] { return fmt::format("graph input {} '{}'", i, input.name()); };
       if (auto found = producers_.find(input.name());
           found != producers_.end() && found->second.kind == Producer::Kind::kInitializer &&
-          !initializer_listed_[input.name()]) {
-        initializer_listed_[input.name()] = true;  // an initializer's input: the constant
+          listed_initializers_.insert(input.name()).second) {
+        // an initializer's input: the constant
         origin_->input_types.push_back(TypeId());
         origin_->input_is_initializer.push_back(true);
         continue;
@@ -404,7 +410,7 @@ class OnnxReader {
 
   /// The node for value `name`: a Var, a Constant, a Call, a TupleGetItem of a Call of several
   /// outputs, or the empty tuple `()` for the empty name of an absent optional input.
-  NodeId value(const std::string& name) {
+  NodeId value(std::string_view name) {
     if (name.empty()) return builder_.tuple(std::span<const NodeId>{});
     auto found = values_.find(name);
     if (found != values_.end()) return found->second;
@@ -588,10 +594,11 @@ class OnnxReader {
   std::shared_ptr<OnnxOrigin> origin_;
   LoadedOnnx loaded_;
   Builder builder_{loaded_.module.graph};
-  absl::flat_hash_map<std::string, Producer> producers_;
-  absl::flat_hash_map<std::string, TypeId> declared_types_;
-  absl::flat_hash_map<std::string, bool> initializer_listed_;
-  absl::flat_hash_map<std::string, NodeId> values_;
+  // Keyed by views of the names in model_, which outlives the reader.
+  absl::flat_hash_map<std::string_view, Producer> producers_;
+  absl::flat_hash_map<std::string_view, TypeId> declared_types_;
+  absl::flat_hash_set<std::string_view> listed_initializers_;
+  absl::flat_hash_map<std::string_view, NodeId> values_;
   std::vector<NodeId> calls_ =
       std::vector<NodeId>(static_cast<std::size_t>(graph_proto_.node_size()));
 };
