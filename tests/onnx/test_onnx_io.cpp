@@ -781,3 +781,71 @@ TEST_CASE(
   REQUIRE(written.graph().initializer_size() == 1);
   CHECK(written.graph().initializer(0).name() == "spare");
 }
+
+TEST_CASE("unknown dims are Any; a type graphpat does not model is an opaque type of its text",
+          "[onnx][io]") {
+  onnx::ModelProto model = tiny_model();
+  onnx::GraphProto* graph_proto = model.mutable_graph();
+  // x: float tensor with dims [unknown, batch]; s: a sequence of float tensors of shape [2].
+  graph_proto->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->clear_dim_value();
+  graph_proto->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->add_dim()
+      ->set_dim_param("batch");
+  onnx::ValueInfoProto* s = graph_proto->add_input();
+  s->set_name("s");
+  onnx::TypeProto_Tensor* element =
+      s->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
+  element->set_elem_type(onnx::TensorProto::FLOAT);
+  element->mutable_shape()->add_dim()->set_dim_value(2);
+  add_node(model, "at", "SequenceAt", {"s", "i"}, {"y"});
+  onnx::TensorProto* i = graph_proto->add_initializer();
+  i->set_name("i");
+  i->set_data_type(onnx::TensorProto::INT64);
+  i->add_int64_data(0);
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  graphpat::onnx::Module& module = loaded->module;
+  graphpat::onnx::Graph& graph = module.graph;
+  NodeId main = main_of(module);
+  REQUIRE(graph.params(main).size() == 2);
+  CHECK(type_text(graph, graph.annotation(graph.params(main)[0])) == "Tensor[(?, batch), float32]");
+  graphpat::TypeId sequence = graph.annotation(graph.params(main)[1]);
+  REQUIRE(graph.context().types.kind(sequence) == graphpat::TypeKind::kOpaque);
+  CHECK(graph.context().strings.view(graph.context().types.get(sequence).name) ==
+        "onnx.TypeProto{sequence_type { elem_type { tensor_type { elem_type: 1 shape { dim { "
+        "dim_value: 2 } } } } }}");
+  // The int64 initializer's bytes alias int64_data.
+  NodeId index = graph.args(graph.body(main))[1];
+  REQUIRE(graph.kind(index) == NodeKind::kConstant);
+  CHECK(static_cast<const void*>(graph.tensor(index).data->data.get()) ==
+        static_cast<const void*>(
+            loaded->provenance.model().graph().initializer(0).int64_data().data()));
+
+  // Both types written back for new parameters: a module of the same graph under new Vars.
+  graphpat::onnx::Builder builder(graph);
+  NodeId x2 = builder.var("x2", graph.annotation(graph.params(main)[0]));
+  NodeId s2 = builder.var("s2", sequence);
+  NodeId at = builder.call("SequenceAt", {s2, index}, {.type = graph.type(graph.body(main))});
+  NodeId add = builder.call("Add", {at, x2}, {.type = graph.type(graph.body(main))});
+  module.add_function("main", builder.function({x2, s2}, add));
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*saved));
+  REQUIRE(written.graph().input_size() == 2);
+  CHECK(written.graph().input(0).name() == "x2");
+  CHECK(written.graph().input(0).type().SerializeAsString() ==
+        model.graph().input(0).type().SerializeAsString());
+  CHECK(written.graph().input(1).name() == "s2");
+  CHECK(written.graph().input(1).type().SerializeAsString() ==
+        model.graph().input(1).type().SerializeAsString());
+}

@@ -198,7 +198,6 @@ class OnnxReader {
     Tensor tensor;
     tensor.dtype = context().strings.intern(*dtype);
     tensor.shape.assign(proto.dims().begin(), proto.dims().end());
-    std::uint64_t element_count = 1;
     for (std::int64_t extent : tensor.shape) {
       if (extent < 0) {
         return make_error(kBadInput, "onnx.bad_tensor",
@@ -218,7 +217,7 @@ class OnnxReader {
                                           "the limit of {} bytes (max_tensor_bytes)",
                                           limits_.max_tensor_bytes)));
     }
-    element_count = *count;
+    std::uint64_t element_count = *count;
     if (proto.data_location() == ::onnx::TensorProto::EXTERNAL) return tensor;
     std::string dims = fmt::format("{}", fmt::join(tensor.shape, "x"));  // before `tensor` moves
     auto disagree = [&](std::string_view field, std::uint64_t found, std::uint64_t wanted) {
@@ -295,9 +294,11 @@ class OnnxReader {
     if (static_cast<std::uint64_t>(field.size()) != wanted) {
       return disagree(name, static_cast<std::uint64_t>(field.size()), wanted);
     }
+    // An empty field's data() may be null: the bytes are then an empty span.
     tensor.data =
-        alias(field.data(), static_cast<std::size_t>(field.size()) * sizeof(field.Get(0)));
-    if (field.empty()) tensor.data = TensorBytes{};
+        field.empty()
+            ? TensorBytes{}
+            : alias(field.data(), static_cast<std::size_t>(field.size()) * sizeof(field.Get(0)));
     return tensor;
   }
 
