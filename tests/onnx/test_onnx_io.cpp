@@ -703,6 +703,13 @@ TEST_CASE("what no ModelProto holds is refused when saving", "[onnx][io][errors]
   CHECK(message(none.status()) ==
         "[graphpat.onnx.unsupported] the module has no function main (ONNX cannot hold it, or "
         "graphpat does not write it yet)");
+  LoadedOnnx relu = load_path(kTestdata / "node/test_relu/model.onnx");
+  absl::StatusOr<std::string> foreign = graphpat::onnx::save(module, relu.provenance);
+  REQUIRE_FALSE(foreign.ok());
+  CHECK(message(foreign.status()) ==
+        "[graphpat.onnx.unsupported] a provenance of a graph of another context (pass the "
+        "provenance of the load that made this graph, or of the graph a pass made of it) (ONNX "
+        "cannot hold it, or graphpat does not write it yet)");
   module.add_function("main", builder.function({x}, builder.call("Add", {x, y})));
   absl::StatusOr<std::string> free_var = graphpat::onnx::save(module);
   REQUIRE_FALSE(free_var.ok());

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/ir/context.hpp"
 #include "graphpat/ir/ids.hpp"
 
 namespace graphpat::onnx {
@@ -28,6 +29,8 @@ namespace detail {
 /// The reader's record of one file.
 struct OnnxOrigin {
   std::shared_ptr<const ::onnx::ModelProto> model;
+  /// The context of the graph the file was read into: the ids below are its ids.
+  std::shared_ptr<const Context> context;
   /// Per NodeProto (file order): the attributes value the reader made of it, so a node built
   /// later with the same value is written with the original AttributeProtos.
   std::vector<AttrValueId> node_attrs;

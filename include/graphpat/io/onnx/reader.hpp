@@ -55,6 +55,7 @@ class OnnxReader {
       : model_(std::move(model)), graph_proto_(model_->graph()), limits_(limits) {
     origin_ = std::make_shared<OnnxOrigin>();
     origin_->model = model_;
+    origin_->context = loaded_.module.graph.shared_context();
     origin_->node_attrs.resize(static_cast<std::size_t>(graph_proto_.node_size()));
   }
 

@@ -56,6 +56,11 @@ class OnnxWriter {
   }
 
   absl::StatusOr<std::string> write() {
+    if (origin_ != nullptr && origin_->context.get() != &context_) {
+      return unsupported(
+          "a provenance of a graph of another context (pass the provenance of the load that made "
+          "this graph, or of the graph a pass made of it)");
+    }
     GRAPHPAT_ASSIGN_OR_RETURN(NodeId main, find_main());
     std::vector<bool> reached = reachable(main);
     for (NodeId param : graph_.params(main)) {
