@@ -1,0 +1,605 @@
+// The ONNX reader's internals: a parsed ModelProto -> an onnx::Module (see io/onnx.hpp for the
+// mapping and the errors). One forward pass over the initializers, the graph inputs and the
+// nodes in a topological order found with Kahn's algorithm; nothing recursive.
+//
+//   auto model = std::make_shared<onnx::ModelProto>();  // parsed by onnx::load
+//   graphpat::onnx::detail::OnnxReader reader(model, limits);
+//   absl::StatusOr<graphpat::onnx::LoadedOnnx> loaded = reader.read();
+#pragma once
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/status/statusor.h>
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graphpat/io/onnx/conversions.hpp"
+#include "graphpat/io/onnx/provenance.hpp"
+#include "graphpat/ir/errors.hpp"
+#include "graphpat/ir/limits.hpp"
+#include "graphpat/onnx/dialect.hpp"
+
+// Last, and undefined at the end of this file (see status_macros.hpp).
+#include "graphpat/detail/status_macros.hpp"
+
+namespace graphpat::onnx {
+
+/// A loaded file: the module (function `main`) and what writing it back needs.
+struct LoadedOnnx {
+  Module module;
+  OnnxProvenance provenance;
+};
+
+namespace detail {
+
+inline constexpr absl::StatusCode kBadInput = absl::StatusCode::kInvalidArgument;
+
+/// "node 3 'Conv_0'": how messages name a NodeProto.
+inline std::string node_place(std::size_t index, const ::onnx::NodeProto& node) {
+  return fmt::format("node {} '{}' ({})", index, node.name(),
+                     op_name(node.domain(), node.op_type()));
+}
+
+class OnnxReader {
+ public:
+  OnnxReader(std::shared_ptr<const ::onnx::ModelProto> model, const InputLimits& limits)
+      : model_(std::move(model)), graph_proto_(model_->graph()), limits_(limits) {
+    origin_ = std::make_shared<OnnxOrigin>();
+    origin_->model = model_;
+    origin_->context = loaded_.module.graph.shared_context();
+    origin_->node_attrs.resize(static_cast<std::size_t>(graph_proto_.node_size()));
+  }
+
+  absl::StatusOr<LoadedOnnx> read() {
+    GRAPHPAT_RETURN_IF_ERROR(check_supported());
+    std::size_t node_count = static_cast<std::size_t>(graph_proto_.node_size());
+    if (node_count + static_cast<std::size_t>(graph_proto_.initializer_size()) +
+            static_cast<std::size_t>(graph_proto_.input_size()) >
+        limits_.max_nodes) {
+      return make_error(
+          kBadInput, "onnx.too_many_nodes",
+          fmt::format("graph: {}", graphpat::detail::too_many_nodes_problem(limits_.max_nodes)));
+    }
+    std::size_t values = node_count + static_cast<std::size_t>(graph_proto_.initializer_size()) +
+                         static_cast<std::size_t>(graph_proto_.input_size());
+    producers_.reserve(values);
+    values_.reserve(values);
+    origin_->names.reserve(2 * values);
+    loaded_.module.graph.reserve(2 * values, 2 * values);
+    GRAPHPAT_RETURN_IF_ERROR(read_value_types());
+    GRAPHPAT_RETURN_IF_ERROR(read_initializers());
+    GRAPHPAT_ASSIGN_OR_RETURN(std::vector<NodeId> params, read_inputs());
+    GRAPHPAT_RETURN_IF_ERROR(index_node_outputs());
+    GRAPHPAT_ASSIGN_OR_RETURN(std::vector<std::uint32_t> order, topological_order());
+    for (std::uint32_t index : order) GRAPHPAT_RETURN_IF_ERROR(read_node(index));
+    GRAPHPAT_ASSIGN_OR_RETURN(NodeId body, read_outputs());
+    NodeId function = builder_.function(params, body);
+    loaded_.module.add_function("main", function);
+    note_unreached(function, order);
+    loaded_.provenance = OnnxProvenance(std::move(origin_));
+    return std::move(loaded_);
+  }
+
+ private:
+  /// Where a value name comes from.
+  struct Producer {
+    enum class Kind : std::uint8_t { kInput, kInitializer, kNode };
+    Kind kind = Kind::kInput;
+    std::uint32_t index = 0;   // graph input, initializer or node index
+    std::uint32_t output = 0;  // kNode: which output
+  };
+
+  absl::Status unsupported(std::string_view place, std::string_view what) const {
+    return make_error(kBadInput, "onnx.unsupported",
+                      fmt::format("{}: {} (not yet supported by graphpat)", place, what));
+  }
+
+  absl::Status check_supported() const {
+    if (model_->functions_size() > 0) {
+      return unsupported("model", fmt::format("{} model-local functions (FunctionProto)",
+                                              model_->functions_size()));
+    }
+    if (graph_proto_.sparse_initializer_size() > 0) {
+      return unsupported(
+          "graph", fmt::format("{} sparse initializers", graph_proto_.sparse_initializer_size()));
+    }
+    return absl::OkStatus();
+  }
+
+  /// value_info and graph outputs: the declared type of each value, by name.
+  absl::Status read_value_types() {
+    for (const ::onnx::ValueInfoProto& info : graph_proto_.value_info()) {
+      if (info.has_type()) declared_types_[info.name()] = type_of(context(), info.type());
+    }
+    origin_->output_types.reserve(static_cast<std::size_t>(graph_proto_.output_size()));
+    for (const ::onnx::ValueInfoProto& info : graph_proto_.output()) {
+      TypeId type = info.has_type() ? type_of(context(), info.type()) : TypeId();
+      if (type.valid()) declared_types_[info.name()] = type;
+      origin_->output_types.push_back(type);
+    }
+    return absl::OkStatus();
+  }
+
+  [[nodiscard]] TypeId declared_type(std::string_view name) const {
+    auto found = declared_types_.find(name);
+    return found == declared_types_.end() ? TypeId() : found->second;
+  }
+
+  /// Records where value `name` comes from; `place()` names the definer in an error.
+  template <class Place>
+  absl::Status define(const std::string& name, Producer producer, const Place& place) {
+    note_name(name);
+    auto [slot, inserted] = producers_.try_emplace(name, producer);
+    if (!inserted) {
+      return make_error(kBadInput, "onnx.duplicate_value",
+                        fmt::format("{}: value '{}' is already defined by {}", place(), name,
+                                    describe(slot->second)));
+    }
+    return absl::OkStatus();
+  }
+
+  [[nodiscard]] std::string describe(const Producer& producer) const {
+    switch (producer.kind) {
+      case Producer::Kind::kInput:
+        return fmt::format("graph input {}", producer.index);
+      case Producer::Kind::kInitializer:
+        return fmt::format("initializer {}", producer.index);
+      case Producer::Kind::kNode:
+        return fmt::format(
+            "output {} of {}", producer.output,
+            node_place(producer.index, graph_proto_.node(static_cast<int>(producer.index))));
+    }
+    return {};
+  }
+
+  void note_name(std::string_view name) {
+    if (!name.empty()) origin_->names.insert(name);
+  }
+
+  absl::Status read_initializers() {
+    for (int i = 0; i < graph_proto_.initializer_size(); ++i) {
+      const ::onnx::TensorProto& proto = graph_proto_.initializer(i);
+      auto place = [&] { return fmt::format("initializer {} '{}'", i, proto.name()); };
+      GRAPHPAT_RETURN_IF_ERROR(define(
+          proto.name(), {Producer::Kind::kInitializer, static_cast<std::uint32_t>(i), 0}, place));
+      GRAPHPAT_ASSIGN_OR_RETURN(Tensor tensor, read_tensor(proto, place));
+      std::string_view dtype = context().strings.view(tensor.dtype);
+      std::vector<DimId> dims;
+      dims.reserve(tensor.shape.size());
+      for (std::int64_t extent : tensor.shape) dims.push_back(context().types.dim(extent));
+      TypeId type = context().types.tensor(dtype, dims);
+      TensorId id = context().tensors.add(std::move(tensor));
+      origin_->initializer_of.emplace(id, static_cast<std::uint32_t>(i));
+      NodeId constant = builder_.constant(id, {.type = type, .fresh = true});
+      constants_.push_back(constant);
+      values_.emplace(proto.name(), constant);
+    }
+    return absl::OkStatus();
+  }
+
+  /// A TensorProto as a graphpat tensor whose bytes alias the parsed model where the file's
+  /// layout is the tensor's (raw_data, and the typed fields of 4- and 8-byte elements), are
+  /// converted where it is not (the narrower types ONNX stores widened in int32_data), and are
+  /// absent for external data, which is never loaded.
+  template <class Place>
+  absl::StatusOr<Tensor> read_tensor(const ::onnx::TensorProto& proto, const Place& place) {
+    std::optional<std::string_view> dtype = dtype_of(proto.data_type());
+    if (!dtype) {
+      return unsupported(place(), fmt::format("element type {}", proto.data_type()));
+    }
+    if (proto.has_segment()) return unsupported(place(), "a segmented tensor");
+    Tensor tensor;
+    tensor.dtype = context().strings.intern(*dtype);
+    tensor.shape.assign(proto.dims().begin(), proto.dims().end());
+    for (std::int64_t extent : tensor.shape) {
+      if (extent < 0) {
+        return make_error(kBadInput, "onnx.bad_tensor",
+                          fmt::format("{}: dimension {} is negative", place(), extent));
+      }
+    }
+    std::optional<std::uint64_t> count = checked_tensor_bytes(tensor.shape, 1);
+    std::uint64_t width = element_bytes(proto.data_type());
+    std::optional<std::uint64_t> bytes = checked_tensor_bytes(tensor.shape, width == 0 ? 1 : width);
+    if (!count || !bytes || *bytes > limits_.max_tensor_bytes) {
+      return make_error(
+          kBadInput, "onnx.tensor_too_large",
+          fmt::format("{}: {}", place(),
+                      bytes ? graphpat::detail::tensor_too_large_problem("the tensor", *bytes,
+                                                                         limits_.max_tensor_bytes)
+                            : fmt::format("the tensor's shape has 2^64 elements or more, more than "
+                                          "the limit of {} bytes (max_tensor_bytes)",
+                                          limits_.max_tensor_bytes)));
+    }
+    std::uint64_t element_count = *count;
+    if (proto.data_location() == ::onnx::TensorProto::EXTERNAL) return tensor;
+    std::string dims = fmt::format("{}", fmt::join(tensor.shape, "x"));  // before `tensor` moves
+    auto disagree = [&](std::string_view field, std::uint64_t found, std::uint64_t wanted) {
+      return make_error(
+          kBadInput, "onnx.bad_tensor",
+          fmt::format("{}: {} holds {} {}, but dims {} of {} need {}", place(), field, found,
+                      field == "raw_data" ? "bytes" : "values", dims, *dtype, wanted));
+    };
+    if (proto.has_raw_data()) {
+      if (width == 0) return unsupported(place(), "raw_data of a string tensor");
+      if (proto.raw_data().size() != *bytes)
+        return disagree("raw_data", proto.raw_data().size(), *bytes);
+      tensor.data = alias(proto.raw_data().data(), proto.raw_data().size());
+      return tensor;
+    }
+    using P = ::onnx::TensorProto;
+    switch (proto.data_type()) {
+      case P::FLOAT:
+        return typed(std::move(tensor), proto.float_data(), "float_data", element_count, disagree);
+      case P::COMPLEX64:
+        return typed(std::move(tensor), proto.float_data(), "float_data", 2 * element_count,
+                     disagree);
+      case P::INT64:
+        return typed(std::move(tensor), proto.int64_data(), "int64_data", element_count, disagree);
+      case P::INT32:
+        return typed(std::move(tensor), proto.int32_data(), "int32_data", element_count, disagree);
+      case P::DOUBLE:
+        return typed(std::move(tensor), proto.double_data(), "double_data", element_count,
+                     disagree);
+      case P::COMPLEX128:
+        return typed(std::move(tensor), proto.double_data(), "double_data", 2 * element_count,
+                     disagree);
+      case P::UINT64:
+        return typed(std::move(tensor), proto.uint64_data(), "uint64_data", element_count,
+                     disagree);
+      case P::UINT32:
+        return narrowed<std::uint32_t>(std::move(tensor), proto.uint64_data(), "uint64_data",
+                                       element_count, disagree);
+      case P::UINT8:
+      case P::BOOL:
+        return narrowed<std::uint8_t>(std::move(tensor), proto.int32_data(), "int32_data",
+                                      element_count, disagree);
+      case P::INT8:
+        return narrowed<std::int8_t>(std::move(tensor), proto.int32_data(), "int32_data",
+                                     element_count, disagree);
+      case P::UINT16:
+      case P::FLOAT16:
+      case P::BFLOAT16:
+        return narrowed<std::uint16_t>(std::move(tensor), proto.int32_data(), "int32_data",
+                                       element_count, disagree);
+      case P::INT16:
+        return narrowed<std::int16_t>(std::move(tensor), proto.int32_data(), "int32_data",
+                                      element_count, disagree);
+      case P::STRING:
+        // Strings have no byte form: the constant keeps dtype and shape, the writer the proto.
+        if (static_cast<std::uint64_t>(proto.string_data_size()) != element_count) {
+          return disagree("string_data", static_cast<std::uint64_t>(proto.string_data_size()),
+                          element_count);
+        }
+        return tensor;
+      default:
+        return unsupported(place(), fmt::format("element type {}", proto.data_type()));
+    }
+  }
+
+  TensorBytes alias(const void* data, std::size_t size) const {
+    return TensorBytes{
+        std::shared_ptr<const std::uint8_t>(model_, static_cast<const std::uint8_t*>(data)), size};
+  }
+
+  template <class Field, class Disagree>
+  absl::StatusOr<Tensor> typed(Tensor tensor, const Field& field, std::string_view name,
+                               std::uint64_t wanted, Disagree& disagree) const {
+    if (static_cast<std::uint64_t>(field.size()) != wanted) {
+      return disagree(name, static_cast<std::uint64_t>(field.size()), wanted);
+    }
+    // An empty field's data() may be null: the bytes are then an empty span.
+    tensor.data =
+        field.empty()
+            ? TensorBytes{}
+            : alias(field.data(), static_cast<std::size_t>(field.size()) * sizeof(field.Get(0)));
+    return tensor;
+  }
+
+  template <class Element, class Field, class Disagree>
+  absl::StatusOr<Tensor> narrowed(Tensor tensor, const Field& field, std::string_view name,
+                                  std::uint64_t wanted, Disagree& disagree) const {
+    if (static_cast<std::uint64_t>(field.size()) != wanted) {
+      return disagree(name, static_cast<std::uint64_t>(field.size()), wanted);
+    }
+    auto buffer = std::make_shared<std::vector<std::uint8_t>>(
+        static_cast<std::size_t>(field.size()) * sizeof(Element));
+    for (int i = 0; i < field.size(); ++i) {
+      auto value = static_cast<Element>(field.Get(i));
+      std::memcpy(buffer->data() + static_cast<std::size_t>(i) * sizeof(Element), &value,
+                  sizeof(Element));
+    }
+    tensor.data = share_bytes(std::shared_ptr<const std::vector<std::uint8_t>>(std::move(buffer)));
+    return tensor;
+  }
+
+  absl::StatusOr<std::vector<NodeId>> read_inputs() {
+    std::vector<NodeId> params;
+    origin_->input_types.reserve(static_cast<std::size_t>(graph_proto_.input_size()));
+    for (int i = 0; i < graph_proto_.input_size(); ++i) {
+      const ::onnx::ValueInfoProto& input = graph_proto_.input(i);
+      auto place = [&] { return fmt::format("graph input {} '{}'", i, input.name()); };
+      if (auto found = producers_.find(input.name());
+          found != producers_.end() && found->second.kind == Producer::Kind::kInitializer &&
+          listed_initializers_.insert(input.name()).second) {
+        // an initializer's input: the constant
+        origin_->input_types.push_back(TypeId());
+        origin_->input_is_initializer.push_back(true);
+        continue;
+      }
+      GRAPHPAT_RETURN_IF_ERROR(
+          define(input.name(), {Producer::Kind::kInput, static_cast<std::uint32_t>(i), 0}, place));
+      TypeId type = input.has_type() ? type_of(context(), input.type()) : TypeId();
+      origin_->input_types.push_back(type);
+      origin_->input_is_initializer.push_back(false);
+      NodeId var = builder_.var(input.name(), type, {.type = type});
+      values_.emplace(input.name(), var);
+      params.push_back(var);
+    }
+    return params;
+  }
+
+  absl::Status index_node_outputs() {
+    for (int i = 0; i < graph_proto_.node_size(); ++i) {
+      const ::onnx::NodeProto& node = graph_proto_.node(i);
+      note_name(node.name());
+      for (int k = 0; k < node.output_size(); ++k) {
+        if (node.output(k).empty()) continue;
+        GRAPHPAT_RETURN_IF_ERROR(define(
+            node.output(k),
+            {Producer::Kind::kNode, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k)},
+            [&] { return node_place(static_cast<std::size_t>(i), node); }));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  /// Kahn's algorithm, taking the lowest ready index first: a file already in order keeps it.
+  absl::StatusOr<std::vector<std::uint32_t>> topological_order() {
+    auto count = static_cast<std::uint32_t>(graph_proto_.node_size());
+    std::vector<std::uint32_t> waiting(count, 0);
+    std::vector<std::vector<std::uint32_t>> readers(count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const ::onnx::NodeProto& node = graph_proto_.node(static_cast<int>(i));
+      for (int k = 0; k < node.input_size(); ++k) {
+        const std::string& name = node.input(k);
+        if (name.empty()) continue;
+        auto found = producers_.find(name);
+        if (found == producers_.end()) {
+          return make_error(kBadInput, "onnx.dangling_value",
+                            fmt::format("{}: input {} '{}' is not a graph input, an initializer "
+                                        "or an output of any node",
+                                        node_place(i, node), k, name));
+        }
+        if (found->second.kind == Producer::Kind::kNode) {
+          ++waiting[i];
+          readers[found->second.index].push_back(i);
+        }
+      }
+    }
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      if (waiting[i] == 0) ready.push(i);
+    }
+    std::vector<std::uint32_t> order;
+    order.reserve(count);
+    while (!ready.empty()) {
+      std::uint32_t next = ready.top();
+      ready.pop();
+      order.push_back(next);
+      for (std::uint32_t reader : readers[next]) {
+        if (--waiting[reader] == 0) ready.push(reader);
+      }
+    }
+    if (order.size() != count) {
+      for (std::uint32_t i = 0; i < count; ++i) {
+        if (waiting[i] == 0) continue;
+        return make_error(kBadInput, "onnx.cycle",
+                          fmt::format("{}: the node is on a cycle or reads one (its inputs "
+                                      "depend on its own outputs)",
+                                      node_place(i, graph_proto_.node(static_cast<int>(i)))));
+      }
+    }
+    return order;
+  }
+
+  /// The node for value `name`: a Var, a Constant, a Call, a TupleGetItem of a Call of several
+  /// outputs, or the empty tuple `()` for the empty name of an absent optional input.
+  NodeId value(std::string_view name) {
+    if (name.empty()) return builder_.tuple(std::span<const NodeId>{});
+    auto found = values_.find(name);
+    if (found != values_.end()) return found->second;
+    const Producer& producer = producers_.at(name);
+    NodeId call = calls_[producer.index];
+    NodeId item = builder_.tuple_get_item(call, producer.output, {.type = declared_type(name)});
+    values_.emplace(name, item);
+    return item;
+  }
+
+  absl::Status read_node(std::uint32_t index) {
+    const ::onnx::NodeProto& node = graph_proto_.node(static_cast<int>(index));
+    std::vector<NodeId> args;
+    args.reserve(static_cast<std::size_t>(node.input_size()));
+    for (const std::string& input : node.input()) args.push_back(value(input));
+    std::string name = op_name(node.domain(), node.op_type());
+    GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId attrs, read_attributes(index, node, name));
+    TypeId type;
+    if (node.output_size() == 1) {
+      type = declared_type(node.output(0));
+    } else {
+      std::vector<TypeId> fields;
+      fields.reserve(static_cast<std::size_t>(node.output_size()));
+      for (const std::string& output : node.output()) {
+        TypeId field = output.empty() ? TypeId() : declared_type(output);
+        fields.push_back(field.valid() ? field : context().types.incomplete());
+      }
+      type = context().types.tuple(fields);
+    }
+    SpanId span = context().spans.intern({.source = context().strings.intern(node.name()),
+                                          .line = static_cast<std::int32_t>(index) + 1});
+    NodeId callee = builder_.opaque_op(name);
+    NodeId call =
+        builder_.call(callee, args, {.attrs = attrs, .type = type, .span = span, .fresh = true});
+    calls_[index] = call;
+    origin_->node_attrs[index] = attrs;
+    if (node.output_size() == 1 && !node.output(0).empty()) values_.emplace(node.output(0), call);
+    return absl::OkStatus();
+  }
+
+  /// The node's attributes as an object value whose type key is the op's name (the key of its
+  /// schema in the dialect's registry), fields in the file's order; none when it has none.
+  absl::StatusOr<AttrValueId> read_attributes(std::uint32_t index, const ::onnx::NodeProto& node,
+                                              std::string_view op) {
+    if (node.attribute_size() == 0) return AttrValueId();
+    std::vector<AttrField> fields;
+    fields.reserve(static_cast<std::size_t>(node.attribute_size()));
+    for (const ::onnx::AttributeProto& attribute : node.attribute()) {
+      auto where = [&] {
+        return fmt::format("{}: attribute '{}'", node_place(index, node), attribute.name());
+      };
+      GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId value, read_attribute(attribute, where));
+      fields.push_back({context().strings.intern(attribute.name()), value});
+    }
+    return context().attrs.object(op, fields);
+  }
+
+  /// How many of the attribute's value fields are set, the declared one excepted.
+  static int other_fields_set(const ::onnx::AttributeProto& a) {
+    using A = ::onnx::AttributeProto;
+    std::array<std::pair<A::AttributeType, bool>, 14> set = {
+        {{A::FLOAT, a.has_f()},
+         {A::INT, a.has_i()},
+         {A::STRING, a.has_s()},
+         {A::TENSOR, a.has_t()},
+         {A::GRAPH, a.has_g()},
+         {A::SPARSE_TENSOR, a.has_sparse_tensor()},
+         {A::TYPE_PROTO, a.has_tp()},
+         {A::FLOATS, a.floats_size() > 0},
+         {A::INTS, a.ints_size() > 0},
+         {A::STRINGS, a.strings_size() > 0},
+         {A::TENSORS, a.tensors_size() > 0},
+         {A::GRAPHS, a.graphs_size() > 0},
+         {A::SPARSE_TENSORS, a.sparse_tensors_size() > 0},
+         {A::TYPE_PROTOS, a.type_protos_size() > 0}}};
+    int others = 0;
+    for (auto [type, present] : set) others += (present && type != a.type()) ? 1 : 0;
+    return others;
+  }
+
+  AttrValueId tensor_value(const ::onnx::TensorProto& tensor) {
+    return context().attrs.object(kTensorTypeKey,
+                                  {{"proto", context().attrs.string(tensor.SerializeAsString())}});
+  }
+
+  template <class Place>
+  absl::StatusOr<AttrValueId> read_attribute(const ::onnx::AttributeProto& a, const Place& where) {
+    using A = ::onnx::AttributeProto;
+    AttrTable& attrs = context().attrs;
+    if (!a.ref_attr_name().empty()) {
+      return unsupported(where(), "a reference to a function's attribute");
+    }
+    if (!A::AttributeType_IsValid(a.type()) || a.type() == A::UNDEFINED) {
+      return make_error(kBadInput, "onnx.bad_attribute",
+                        fmt::format("{}: declared type {} is not an attribute type", where(),
+                                    static_cast<int>(a.type())));
+    }
+    if (other_fields_set(a) > 0) {
+      return make_error(kBadInput, "onnx.bad_attribute",
+                        fmt::format("{}: declared {} but holds a value of another type", where(),
+                                    A::AttributeType_Name(a.type())));
+    }
+    std::vector<AttrValueId> elements;
+    switch (a.type()) {
+      case A::FLOAT:
+        return attrs.floating(a.f(), 32);
+      case A::INT:
+        return attrs.integer(a.i(), 64);
+      case A::STRING:
+        return attrs.string(a.s());
+      case A::TENSOR:
+        return tensor_value(a.t());
+      case A::FLOATS:
+        for (float f : a.floats()) elements.push_back(attrs.floating(f, 32));
+        return attrs.array(elements);
+      case A::INTS:
+        for (std::int64_t i : a.ints()) elements.push_back(attrs.integer(i, 64));
+        return attrs.array(elements);
+      case A::STRINGS:
+        for (const std::string& s : a.strings()) elements.push_back(attrs.string(s));
+        return attrs.array(elements);
+      case A::TENSORS:
+        for (const ::onnx::TensorProto& t : a.tensors()) elements.push_back(tensor_value(t));
+        return attrs.array(elements);
+      default:
+        return unsupported(where(), fmt::format("{} attributes", A::AttributeType_Name(a.type())));
+    }
+  }
+
+  absl::StatusOr<NodeId> read_outputs() {
+    std::vector<NodeId> fields;
+    fields.reserve(static_cast<std::size_t>(graph_proto_.output_size()));
+    for (int i = 0; i < graph_proto_.output_size(); ++i) {
+      const ::onnx::ValueInfoProto& output = graph_proto_.output(i);
+      note_name(output.name());
+      if (!producers_.contains(output.name())) {
+        return make_error(kBadInput, "onnx.dangling_value",
+                          fmt::format("graph output {} '{}': no graph input, initializer or node "
+                                      "defines the value",
+                                      i, output.name()));
+      }
+      fields.push_back(value(output.name()));
+    }
+    if (fields.size() == 1) return fields.front();
+    return builder_.tuple(fields);
+  }
+
+  /// Nodes no graph output depends on, and initializers only such nodes (or nothing) read, are
+  /// not in main; the writer keeps them as they were.
+  void note_unreached(NodeId function, const std::vector<std::uint32_t>& order) {
+    const Graph& graph = loaded_.module.graph;
+    std::vector<bool> reached(function.index() + 1, false);
+    reached[function.index()] = true;
+    for (std::uint32_t index = function.index() + 1; index-- > 0;) {
+      if (!reached[index]) continue;
+      for (NodeId operand : graph.operands(NodeId(index))) reached[operand.index()] = true;
+    }
+    for (std::uint32_t index : order) {
+      if (!reached[calls_[index].index()]) origin_->dead_nodes.push_back(index);
+    }
+    for (std::size_t i = 0; i < constants_.size(); ++i) {
+      if (!reached[constants_[i].index()]) {
+        origin_->unreached_initializers.push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+
+  [[nodiscard]] Context& context() const { return loaded_.module.graph.context(); }
+
+  std::shared_ptr<const ::onnx::ModelProto> model_;
+  const ::onnx::GraphProto& graph_proto_;
+  InputLimits limits_;
+  std::shared_ptr<OnnxOrigin> origin_;
+  LoadedOnnx loaded_;
+  Builder builder_{loaded_.module.graph};
+  // Keyed by views of the names in model_, which outlives the reader.
+  absl::flat_hash_map<std::string_view, Producer> producers_;
+  absl::flat_hash_map<std::string_view, TypeId> declared_types_;
+  absl::flat_hash_set<std::string_view> listed_initializers_;
+  absl::flat_hash_map<std::string_view, NodeId> values_;
+  std::vector<NodeId> constants_;  // per initializer
+  std::vector<NodeId> calls_ =
+      std::vector<NodeId>(static_cast<std::size_t>(graph_proto_.node_size()));
+};
+
+}  // namespace detail
+}  // namespace graphpat::onnx
+
+#include "graphpat/detail/status_macros_undef.hpp"
