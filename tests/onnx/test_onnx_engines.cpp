@@ -141,3 +141,170 @@ TEST_CASE("every corpus model's motif counts equal counts.json", "[onnx][pattern
     }
   }
 }
+
+namespace {
+
+/// An op's name as the ONNX dialect spells it (docs/onnx.md, "Op naming").
+std::string op_name_of(const onnx::NodeProto& node) {
+  if (node.domain().empty() || node.domain() == "ai.onnx") return node.op_type();
+  return node.domain() + "." + node.op_type();
+}
+
+/// The ints of `node`'s INTS attribute `name`, or nullopt.
+std::optional<std::vector<std::int64_t>> ints_attribute(const onnx::NodeProto& node,
+                                                        std::string_view name) {
+  for (const onnx::AttributeProto& attribute : node.attribute()) {
+    if (attribute.name() == name && attribute.type() == onnx::AttributeProto::INTS) {
+      return std::vector<std::int64_t>(attribute.ints().begin(), attribute.ints().end());
+    }
+  }
+  return std::nullopt;
+}
+
+/// What CSE should merge, found over the protobuf alone: value numbering of the nodes the graph
+/// outputs depend on. Two nodes are one value when they have the same op, the same attributes
+/// (serialized AttributeProtos, in order) and inputs of the same values; initializers when their
+/// dtype, dims and bytes are equal (external ones have no bytes: each is its own); the ops the
+/// ONNX spec calls random (and Dropout, which may be) never merge. Counted by "Call <op>" and
+/// "Constant", as CseReport::merged_by names them.
+std::map<std::string, std::uint32_t> merges_by_value_numbering(const onnx::GraphProto& graph) {
+  const std::set<std::string> kRandom = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+                                         "RandomUniformLike", "Multinomial", "Bernoulli",
+                                         "Dropout"};
+  std::map<std::string, int> producer;  // value name -> node index
+  for (int i = 0; i < graph.node_size(); ++i) {
+    for (const std::string& output : graph.node(i).output()) producer[output] = i;
+  }
+  // The nodes the outputs depend on.
+  std::vector<bool> live(graph.node_size(), false);
+  std::vector<std::string> work;
+  for (const onnx::ValueInfoProto& output : graph.output()) work.push_back(output.name());
+  std::set<std::string> seen_values;
+  while (!work.empty()) {
+    std::string value = work.back();
+    work.pop_back();
+    if (!seen_values.insert(value).second || !producer.count(value)) continue;
+    int node = producer[value];
+    live[node] = true;
+    for (const std::string& input : graph.node(node).input()) work.push_back(input);
+  }
+  std::map<std::string, std::uint32_t> merged;
+  std::map<std::string, std::string> number;  // value name -> its value number
+  std::map<std::string, std::string> first;   // key -> value number of its first holder
+  std::set<std::string> read;                 // values some live node or output reads
+  for (const onnx::ValueInfoProto& output : graph.output()) read.insert(output.name());
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (!live[i]) continue;
+    for (const std::string& input : graph.node(i).input()) read.insert(input);
+  }
+  // Graph inputs are variables, each its own value; an initializer of the same name wins.
+  for (const onnx::ValueInfoProto& input : graph.input()) number[input.name()] = "input:" + input.name();
+  for (const onnx::TensorProto& tensor : graph.initializer()) {
+    std::string key = "tensor:" + std::to_string(tensor.data_type()) + ":";
+    for (std::int64_t dim : tensor.dims()) key += std::to_string(dim) + ",";
+    if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+      key += "external:" + tensor.name();
+    } else if (tensor.has_raw_data()) {
+      key += "raw:" + tensor.raw_data();
+    } else {
+      onnx::TensorProto data = tensor;
+      data.clear_name();
+      data.clear_doc_string();
+      key += "typed:" + data.SerializeAsString();
+    }
+    auto [it, fresh] = first.emplace(key, "init:" + tensor.name());
+    if (!fresh && read.count(tensor.name())) ++merged["Constant"];
+    number[tensor.name()] = it->second;
+  }
+  // torch writes its nodes in a topological order; a node reading a value made later would make
+  // its number unknown, which the REQUIRE below catches.
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (!live[i]) continue;
+    const onnx::NodeProto& node = graph.node(i);
+    std::string key = op_name_of(node) + "(";
+    for (const std::string& input : node.input()) {
+      if (input.empty()) {
+        key += "(),";
+        continue;
+      }
+      INFO(node.name() << " reads " << input);
+      REQUIRE(number.count(input) == 1);
+      key += number[input] + ",";
+    }
+    key += ")" + std::to_string(node.output_size()) + "{";
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      key += attribute.SerializeAsString() + ";";
+    }
+    if (kRandom.count(node.op_type())) key += "node " + std::to_string(i);
+    auto [it, fresh] = first.emplace(key, "node:" + std::to_string(i));
+    if (!fresh) ++merged["Call " + op_name_of(node)];
+    for (int k = 0; k < node.output_size(); ++k) {
+      number[node.output(k)] = it->second + "." + std::to_string(k);
+    }
+  }
+  return merged;
+}
+
+/// The calls that `main` reaches.
+std::uint32_t reachable_calls(const graphpat::onnx::Module& module) {
+  std::vector<bool> live = graphpat::reachable_from(module.graph, module.roots());
+  std::uint32_t calls = 0;
+  for (std::uint32_t i = 0; i < module.graph.size(); ++i) {
+    calls += live[i] && module.graph.kind(NodeId(i)) == NodeKind::kCall;
+  }
+  return calls;
+}
+
+}  // namespace
+
+TEST_CASE("has_attr with small ints matches an INTS attribute of 64-bit ints",
+          "[onnx][pattern]") {
+  LoadedOnnx loaded = load_path(kOnnxData / "resnet18.external.onnx");
+  std::map<std::vector<std::int64_t>, std::size_t> by_kernel;
+  for (const onnx::NodeProto& node : loaded.provenance.model().graph().node()) {
+    if (node.op_type() != "Conv") continue;
+    std::optional<std::vector<std::int64_t>> kernel = ints_attribute(node, "kernel_shape");
+    REQUIRE(kernel.has_value());
+    ++by_kernel[*kernel];
+  }
+  // torchvision's resnet18: the 7x7 stem, sixteen 3x3 convs in the blocks, three 1x1
+  // downsamples.
+  CHECK(by_kernel == std::map<std::vector<std::int64_t>, std::size_t>{
+                         {{1, 1}, 3}, {{3, 3}, 16}, {{7, 7}, 1}});
+  CHECK(count_matches("is_op('Conv')(None).has_attr({'kernel_shape': [3, 3]})", loaded.module) ==
+        16);
+  CHECK(count_matches("has_attr({'kernel_shape': [7, 7]}, is_op('Conv')(None))", loaded.module) ==
+        1);
+  CHECK(count_matches("is_op('Conv')(None).has_attr({'kernel_shape': [1, 1], 'strides': [2, 2]})",
+                      loaded.module) == 3);
+  // A list of another length, or a scalar for a list, is no match.
+  CHECK(count_matches("is_op('Conv')(None).has_attr({'kernel_shape': [3]})", loaded.module) == 0);
+  CHECK(count_matches("is_op('Conv')(None).has_attr({'kernel_shape': 3})", loaded.module) == 0);
+}
+
+TEST_CASE("CSE merges what a value numbering of the protobuf finds equal, and verifies",
+          "[onnx][cse][corpus]") {
+  std::uint32_t total = 0;
+  for (const fs::path& path : corpus_models()) {
+    INFO(path.filename().string());
+    LoadedOnnx loaded = load_path(path);
+    std::map<std::string, std::uint32_t> expected =
+        merges_by_value_numbering(loaded.provenance.model().graph());
+    graphpat::CseResult<graphpat::onnx::Dialect> result =
+        graphpat::eliminate_common_subexpr(loaded.module);
+    CHECK(graphpat::verify(result.module.graph).ok());
+    // A TupleGetItem merges with its tuple's; the value numbering counts the tuple once.
+    std::map<std::string, std::uint32_t> merged = result.report.merged_by;
+    merged.erase("TupleGetItem");
+    CHECK(merged == expected);
+    std::uint32_t calls_before = reachable_calls(loaded.module);
+    std::uint32_t calls_after = reachable_calls(result.module);
+    std::uint32_t merged_calls = 0;
+    for (const auto& [what, count] : expected) {
+      if (what.starts_with("Call ")) merged_calls += count;
+    }
+    CHECK(calls_after == calls_before - merged_calls);
+    total += merged_calls;
+  }
+  CHECK(total > 0);
+}
