@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@
 #include "graphpat/transform/cse.hpp"
 #include "graphpat/transform/merge_composite.hpp"
 #include "graphpat/transform/partition.hpp"
+#include "graphpat/transform/rewrite.hpp"
 #include "support/inline_calls.hpp"
 #include "support/test_files.hpp"
 
@@ -168,9 +170,9 @@ std::optional<std::vector<std::int64_t>> ints_attribute(const onnx::NodeProto& n
 /// ONNX spec calls random (and Dropout, which may be) never merge. Counted by "Call <op>" and
 /// "Constant", as CseReport::merged_by names them.
 std::map<std::string, std::uint32_t> merges_by_value_numbering(const onnx::GraphProto& graph) {
-  const std::set<std::string> kRandom = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-                                         "RandomUniformLike", "Multinomial", "Bernoulli",
-                                         "Dropout"};
+  const std::set<std::string> kRandom = {
+      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+      "Multinomial",  "Bernoulli",     "Dropout"};
   std::map<std::string, int> producer;  // value name -> node index
   for (int i = 0; i < graph.node_size(); ++i) {
     for (const std::string& output : graph.node(i).output()) producer[output] = i;
@@ -198,7 +200,8 @@ std::map<std::string, std::uint32_t> merges_by_value_numbering(const onnx::Graph
     for (const std::string& input : graph.node(i).input()) read.insert(input);
   }
   // Graph inputs are variables, each its own value; an initializer of the same name wins.
-  for (const onnx::ValueInfoProto& input : graph.input()) number[input.name()] = "input:" + input.name();
+  for (const onnx::ValueInfoProto& input : graph.input())
+    number[input.name()] = "input:" + input.name();
   for (const onnx::TensorProto& tensor : graph.initializer()) {
     std::string key = "tensor:" + std::to_string(tensor.data_type()) + ":";
     for (std::int64_t dim : tensor.dims()) key += std::to_string(dim) + ",";
@@ -257,8 +260,7 @@ std::uint32_t reachable_calls(const graphpat::onnx::Module& module) {
 
 }  // namespace
 
-TEST_CASE("has_attr with small ints matches an INTS attribute of 64-bit ints",
-          "[onnx][pattern]") {
+TEST_CASE("has_attr with small ints matches an INTS attribute of 64-bit ints", "[onnx][pattern]") {
   LoadedOnnx loaded = load_path(kOnnxData / "resnet18.external.onnx");
   std::map<std::vector<std::int64_t>, std::size_t> by_kernel;
   for (const onnx::NodeProto& node : loaded.provenance.model().graph().node()) {
@@ -269,8 +271,8 @@ TEST_CASE("has_attr with small ints matches an INTS attribute of 64-bit ints",
   }
   // torchvision's resnet18: the 7x7 stem, sixteen 3x3 convs in the blocks, three 1x1
   // downsamples.
-  CHECK(by_kernel == std::map<std::vector<std::int64_t>, std::size_t>{
-                         {{1, 1}, 3}, {{3, 3}, 16}, {{7, 7}, 1}});
+  CHECK(by_kernel ==
+        std::map<std::vector<std::int64_t>, std::size_t>{{{1, 1}, 3}, {{3, 3}, 16}, {{7, 7}, 1}});
   CHECK(count_matches("is_op('Conv')(None).has_attr({'kernel_shape': [3, 3]})", loaded.module) ==
         16);
   CHECK(count_matches("has_attr({'kernel_shape': [7, 7]}, is_op('Conv')(None))", loaded.module) ==
@@ -357,8 +359,8 @@ TEST_CASE("partition outlines every BatchNormalization of mobilenet_v2's trainin
     graphpat::onnx::Module inlined = graphpat::testing::inline_function_calls(result.module);
     if (merge_duplicates_first) {
       CHECK(result.report.cse.merged == 68);  // as the CSE test's value numbering counts
-      CHECK(graphpat::structural_equal(
-          inlined, graphpat::eliminate_common_subexpr(loaded.module).module));
+      CHECK(graphpat::structural_equal(inlined,
+                                       graphpat::eliminate_common_subexpr(loaded.module).module));
     } else {
       CHECK(graphpat::structural_equal(inlined, loaded.module));
     }
@@ -377,12 +379,11 @@ TEST_CASE("merge_composite fuses resnet18's conv/add/relu and gemm, and inlines 
   };
   // The three motifs claim disjoint nodes: a Relu reads a Conv or an Add, and the Conv under an
   // Add is read by that Add alone (torchvision's BasicBlock).
-  const std::map<std::string, std::size_t> expected = {
-      {"conv_add_relu", motifs["conv_add_relu"]},
-      {"conv_relu", motifs["conv_relu"]},
-      {"gemm", motifs["gemm"]}};
-  CHECK(expected == std::map<std::string, std::size_t>{
-                        {"conv_add_relu", 8}, {"conv_relu", 9}, {"gemm", 1}});
+  const std::map<std::string, std::size_t> expected = {{"conv_add_relu", motifs["conv_add_relu"]},
+                                                       {"conv_relu", motifs["conv_relu"]},
+                                                       {"gemm", motifs["gemm"]}};
+  CHECK(expected ==
+        std::map<std::string, std::size_t>{{"conv_add_relu", 8}, {"conv_relu", 9}, {"gemm", 1}});
   for (bool merge_duplicates_first : {false, true}) {
     CAPTURE(merge_duplicates_first);
     auto result = graphpat::merge_composite(table, loaded.module,
@@ -395,8 +396,8 @@ TEST_CASE("merge_composite fuses resnet18's conv/add/relu and gemm, and inlines 
     graphpat::onnx::Module inlined = graphpat::testing::inline_function_calls(result.module);
     if (merge_duplicates_first) {
       CHECK(result.report.cse.merged == 12);  // the duplicated Identity nodes (CSE test)
-      CHECK(graphpat::structural_equal(
-          inlined, graphpat::eliminate_common_subexpr(loaded.module).module));
+      CHECK(graphpat::structural_equal(inlined,
+                                       graphpat::eliminate_common_subexpr(loaded.module).module));
     } else {
       CHECK(graphpat::structural_equal(inlined, loaded.module));
     }
@@ -442,8 +443,7 @@ TEST_CASE("explain says why a residual Relu of resnet18 is no conv_relu", "[onnx
   REQUIRE(graph.args(relu_id)[0] == add_id);
   Pattern conv_relu = pattern_of("is_op('Relu')(is_op('Conv')(None))");
   CHECK(graphpat::explain(conv_relu, graph, relu_id) ==
-        fmt::format("expected op Conv, got Add; in operand 0 of %{} = Relu(...)",
-                    relu_id.index()));
+        fmt::format("expected op Conv, got Add; in operand 0 of %{} = Relu(...)", relu_id.index()));
   // At the root itself there is no path to name.
   CHECK(graphpat::explain(conv_relu, graph, add_id) == "expected op Relu, got Add");
   CHECK(graphpat::explain(pattern_of("is_op('Relu')(is_op('Add')(is_op('Conv')(None), "
@@ -525,8 +525,8 @@ TEST_CASE("dominator patterns on resnet18 find what the rule worked over the pro
     std::set<std::string> names;
     for (const graphpat::Match& match :
          graphpat::find_matches(pattern_of(text), graph, main_of(loaded.module))) {
-      names.insert(std::string(
-          context.strings.view(context.spans.get(graph.span(match.root())).source)));
+      names.insert(
+          std::string(context.strings.view(context.spans.get(graph.span(match.root())).source)));
     }
     return names;
   };
@@ -587,4 +587,135 @@ TEST_CASE("dominator patterns on resnet18 find what the rule worked over the pro
                       "on the dominator path at operand 0 of %{} = Add(...)",
                       identity.index(), conv1.index(), relu.index(), conv2.index(), add.index()));
   }
+}
+
+namespace {
+
+const fs::path kTestdata = GRAPHPAT_ONNX_TESTDATA_DIR;
+
+/// A callback that fuses the decomposition ONNX 1.12's LayerNormalization function body writes
+/// (onnx/defs/nn/defs.cc; the `*_expanded` test models are it inlined) back into one
+/// LayerNormalization node read through its three outputs, as the fused test models are. The
+/// pattern is the whole body, rooted at the graph's output tuple (Y, Mean, InvStdDev): its
+/// values are the three outputs, so no single output is the root.
+graphpat::RewriteCallback<graphpat::onnx::Dialect> layer_norm_fusion() {
+  using namespace graphpat::dsl;
+  Pattern x = wildcard(), w = wildcard(), b = wildcard();
+  Pattern epsilon = is_op("Constant")(any_args);
+  Pattern axis_1d = is_op("Constant")(any_args);
+  Pattern shape = is_op("Shape")(x);
+  Pattern prefix = is_op("Slice")(shape, is_op("Constant")(any_args), axis_1d);
+  // The number of reduced axes: rank - axis, or -axis for a negative axis.
+  Pattern suffix =
+      is_op("ConstantOfShape")(is_op("Sub")(is_op("Size")(shape), axis_1d) | is_op("Neg")(axis_1d));
+  Pattern reduced_shape = is_op("Concat")(prefix, suffix);
+  Pattern flatten = is_op("Flatten")(x);
+  Pattern xu = is_op("Cast")(flatten);
+  Pattern mean = is_op("ReduceMean")(xu);
+  Pattern variance =
+      is_op("Sub")(is_op("ReduceMean")(is_op("Mul")(xu, xu)), is_op("Mul")(mean, mean));
+  Pattern std_dev = is_op("Sqrt")(is_op("Add")(variance, is_op("Cast")(epsilon)));
+  Pattern normalized = is_op("Cast")(is_op("Div")(is_op("Sub")(xu, mean), std_dev));
+  Pattern y = is_op("Reshape")(
+      is_op("Add")(is_op("Mul")(normalized, is_op("Flatten")(w)), is_op("Flatten")(b)), shape);
+  Pattern body = is_tuple({y, is_op("Reshape")(mean, reduced_shape),
+                           is_op("Reshape")(is_op("Reciprocal")(std_dev), reduced_shape)});
+  auto rewrite = [=](NodeId, NodeId post, const graphpat::RewriteBindings& bound,
+                     graphpat::Rewriter<graphpat::onnx::Dialect>& rewriter) {
+    const graphpat::onnx::Graph& graph = rewriter.graph();
+    graphpat::AttrTable& attrs = rewriter.attrs();
+    // axis: the Flatten of X's; epsilon: the Constant's one-float tensor.
+    std::optional<graphpat::AttrValueId> axis =
+        attrs.find_field(graph.attrs(bound.bound(flatten)), "axis");
+    std::optional<graphpat::AttrValueId> value =
+        attrs.find_field(graph.attrs(bound.bound(epsilon)), "value");
+    if (!axis || !value) return post;
+    std::optional<graphpat::AttrValueId> proto = attrs.find_field(*value, "proto");
+    onnx::TensorProto tensor;
+    if (!proto || !tensor.ParseFromString(std::string(attrs.text(*proto))) ||
+        tensor.data_type() != onnx::TensorProto::FLOAT) {
+      return post;
+    }
+    float epsilon_value = 0;
+    if (tensor.float_data_size() == 1) {
+      epsilon_value = tensor.float_data(0);
+    } else if (tensor.raw_data().size() == sizeof(float)) {
+      std::memcpy(&epsilon_value, tensor.raw_data().data(), sizeof(float));
+    } else {
+      return post;
+    }
+    // The attributes that differ from the schema's defaults (axis -1, epsilon 1e-05), in the
+    // schema's order: a value equal to its default may have been written or not, which the
+    // decomposition does not say.
+    std::vector<graphpat::AttrField> fields;
+    if (attrs.as_int(*axis) != -1) {
+      fields.push_back(
+          {graph.context().strings.intern("axis"), attrs.integer(attrs.as_int(*axis), 64)});
+    }
+    if (epsilon_value != 1e-05f) {
+      fields.push_back(
+          {graph.context().strings.intern("epsilon"), attrs.floating(epsilon_value, 32)});
+    }
+    graphpat::onnx::Builder& builder = rewriter.builder();
+    graphpat::CallOptions options{.fresh = true};
+    if (!fields.empty()) options.attrs = attrs.object("LayerNormalization", fields);
+    NodeId fused = builder.call("LayerNormalization",
+                                {bound.bound(x), bound.bound(w), bound.bound(b)}, options);
+    return builder.tuple({builder.tuple_get_item(fused, 0), builder.tuple_get_item(fused, 1),
+                          builder.tuple_get_item(fused, 2)});
+  };
+  return {.name = "layer_norm", .pattern = body, .rewrite = rewrite};
+}
+
+}  // namespace
+
+TEST_CASE("a rewrite re-fuses test_layer_normalization_*_expanded into its fused twin",
+          "[onnx][rewrite]") {
+  std::vector<std::string> tests;
+  for (const fs::directory_entry& entry : fs::directory_iterator(kTestdata / "node")) {
+    std::string name = entry.path().filename().string();
+    if (name.starts_with("test_layer_normalization_") && name.ends_with("_expanded")) {
+      tests.push_back(name.substr(0, name.size() - std::string_view("_expanded").size()));
+    }
+  }
+  std::sort(tests.begin(), tests.end());
+  CHECK(tests.size() == 19);
+  std::map<std::string, std::string> default_written;  // twin -> how it differs
+  for (const std::string& test : tests) {
+    INFO(test);
+    LoadedOnnx expanded = load_path(kTestdata / "node" / (test + "_expanded") / "model.onnx");
+    LoadedOnnx fused = load_path(kTestdata / "node" / test / "model.onnx");
+    std::vector<graphpat::RewriteCallback<graphpat::onnx::Dialect>> callbacks = {
+        layer_norm_fusion()};
+    auto result = graphpat::rewrite(callbacks, expanded.module);
+    CHECK(result.converged);
+    CHECK(result.rewrites == 1);
+    CHECK(graphpat::verify(result.module.graph).ok());
+    // The twin's one node: LayerNormalization(X, W, B) with its attributes.
+    const onnx::GraphProto& twin = fused.provenance.model().graph();
+    REQUIRE(twin.node_size() == 1);
+    REQUIRE(twin.node(0).op_type() == "LayerNormalization");
+    bool writes_default = false;
+    for (const onnx::AttributeProto& attribute : twin.node(0).attribute()) {
+      writes_default |= attribute.name() == "axis" && attribute.i() == -1;
+      writes_default |= attribute.name() == "epsilon" && attribute.f() == 1e-05f;
+    }
+    // Value names aside (structural equality pairs variables by position and ignores types).
+    std::optional<graphpat::Difference> difference = graphpat::first_difference(
+        result.module.graph, main_of(result.module), fused.module.graph, main_of(fused.module));
+    if (!writes_default) {
+      CHECK_FALSE(difference.has_value());
+    } else {
+      REQUIRE(difference.has_value());
+      default_written[test] = difference->reason;
+    }
+  }
+  // The twins whose generator passed axis=-1 explicitly; their expansions are the same as
+  // default_axis's, which writes none, so no rewrite can tell them apart.
+  CHECK(default_written ==
+        std::map<std::string, std::string>{
+            {"test_layer_normalization_2d_axis_negative_1", "attrs none vs {axis=-1i64}"},
+            {"test_layer_normalization_3d_axis_negative_1_epsilon",
+             "attrs {epsilon=0.1f} vs {axis=-1i64, epsilon=0.1f}"},
+            {"test_layer_normalization_4d_axis_negative_1", "attrs none vs {axis=-1i64}"}});
 }
