@@ -760,8 +760,9 @@ TEST_CASE(
     "initializers are kept",
     "[onnx][io]") {
   onnx::ModelProto model = tiny_model();
-  add_node(model, "y", "Relu", {"x"}, {"y"});                  // a node named as its output
-  add_node(model, "dead", "Neg", {"x"}, {"unused"});           // nothing reads `unused`
+  add_node(model, "y", "Relu", {"x"}, {"y"});                      // a node named as its output
+  add_node(model, "dead", "Add", {"x", "only_dead"}, {"unused"});  // nothing reads `unused`
+  add_initializer(model, "only_dead", {2})->set_raw_data(std::string(8, '\0'));
   add_initializer(model, "spare", {1})->add_float_data(3.0F);  // nothing reads `spare`
   std::string bytes = model.SerializeAsString();
   absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
@@ -785,8 +786,9 @@ TEST_CASE(
   std::vector<std::string> nodes;
   for (const onnx::NodeProto& node : written.graph().node()) nodes.push_back(node.name());
   CHECK(nodes == std::vector<std::string>{"y", "graphpat_0", "dead"});
-  REQUIRE(written.graph().initializer_size() == 1);
-  CHECK(written.graph().initializer(0).name() == "spare");
+  REQUIRE(written.graph().initializer_size() == 2);
+  CHECK(written.graph().initializer(0).name() == "only_dead");  // in the file's order
+  CHECK(written.graph().initializer(1).name() == "spare");
 }
 
 TEST_CASE("unknown dims are Any; a type graphpat does not model is an opaque type of its text",

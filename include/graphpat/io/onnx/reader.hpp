@@ -84,8 +84,7 @@ class OnnxReader {
     GRAPHPAT_ASSIGN_OR_RETURN(NodeId body, read_outputs());
     NodeId function = builder_.function(params, body);
     loaded_.module.add_function("main", function);
-    note_unread_initializers();
-    note_dead_nodes(function, order);
+    note_unreached(function, order);
     loaded_.provenance = OnnxProvenance(std::move(origin_));
     return std::move(loaded_);
   }
@@ -180,7 +179,9 @@ class OnnxReader {
       TypeId type = context().types.tensor(dtype, dims);
       TensorId id = context().tensors.add(std::move(tensor));
       origin_->initializer_of.emplace(id, static_cast<std::uint32_t>(i));
-      values_.emplace(proto.name(), builder_.constant(id, {.type = type, .fresh = true}));
+      NodeId constant = builder_.constant(id, {.type = type, .fresh = true});
+      constants_.push_back(constant);
+      values_.emplace(proto.name(), constant);
     }
     return absl::OkStatus();
   }
@@ -560,22 +561,9 @@ class OnnxReader {
     return builder_.tuple(fields);
   }
 
-  /// Initializers nothing reads are not in the graph; the writer keeps them as they were.
-  void note_unread_initializers() {
-    absl::flat_hash_set<std::string_view> read;
-    for (const ::onnx::NodeProto& node : graph_proto_.node()) {
-      for (const std::string& input : node.input()) read.insert(input);
-    }
-    for (const ::onnx::ValueInfoProto& output : graph_proto_.output()) read.insert(output.name());
-    for (int i = 0; i < graph_proto_.initializer_size(); ++i) {
-      if (!read.contains(graph_proto_.initializer(i).name())) {
-        origin_->unread_initializers.push_back(static_cast<std::uint32_t>(i));
-      }
-    }
-  }
-
-  /// Nodes no graph output depends on are not in main; the writer keeps them as they were.
-  void note_dead_nodes(NodeId function, const std::vector<std::uint32_t>& order) {
+  /// Nodes no graph output depends on, and initializers only such nodes (or nothing) read, are
+  /// not in main; the writer keeps them as they were.
+  void note_unreached(NodeId function, const std::vector<std::uint32_t>& order) {
     const Graph& graph = loaded_.module.graph;
     std::vector<bool> reached(function.index() + 1, false);
     reached[function.index()] = true;
@@ -585,6 +573,11 @@ class OnnxReader {
     }
     for (std::uint32_t index : order) {
       if (!reached[calls_[index].index()]) origin_->dead_nodes.push_back(index);
+    }
+    for (std::size_t i = 0; i < constants_.size(); ++i) {
+      if (!reached[constants_[i].index()]) {
+        origin_->unreached_initializers.push_back(static_cast<std::uint32_t>(i));
+      }
     }
   }
 
@@ -601,6 +594,7 @@ class OnnxReader {
   absl::flat_hash_map<std::string_view, TypeId> declared_types_;
   absl::flat_hash_set<std::string_view> listed_initializers_;
   absl::flat_hash_map<std::string_view, NodeId> values_;
+  std::vector<NodeId> constants_;  // per initializer
   std::vector<NodeId> calls_ =
       std::vector<NodeId>(static_cast<std::size_t>(graph_proto_.node_size()));
 };

@@ -72,9 +72,9 @@ class OnnxWriter {
       GRAPHPAT_RETURN_IF_ERROR(write_node(NodeId(index), body));
     }
     GRAPHPAT_RETURN_IF_ERROR(write_outputs(body));
+    write_initializers();
     write_dead_nodes();
     write_inputs(main);
-    write_initializers();
     write_value_info();
     if (unchanged()) return origin_->model->SerializeAsString();
     return serialize();
@@ -489,16 +489,9 @@ class OnnxWriter {
       }
     }
     // Inputs naming an initializer stay while the initializer does.
-    absl::flat_hash_set<std::string_view> unread;
-    if (origin_ != nullptr) {
-      for (std::uint32_t index : origin_->unread_initializers) {
-        unread.insert(original->initializer(static_cast<int>(index)).name());
-      }
-    }
     for (std::size_t i = 0; i < input_count; ++i) {
       const ::onnx::ValueInfoProto& input = original->input(static_cast<int>(i));
-      if (origin_->input_is_initializer[i] &&
-          (used_values_.contains(input.name()) || unread.contains(input.name()))) {
+      if (origin_->input_is_initializer[i] && used_values_.contains(input.name())) {
         input_sources_.push_back(static_cast<std::uint32_t>(i));
         inputs_written_.push_back(input);
       }
@@ -529,7 +522,7 @@ class OnnxWriter {
 
   void write_initializers() {
     if (origin_ == nullptr) return;
-    for (std::uint32_t index : origin_->unread_initializers) {
+    for (std::uint32_t index : origin_->unreached_initializers) {
       if (claim_value(origin_->model->graph().initializer(static_cast<int>(index)).name())) {
         kept_initializers_.push_back(index);
       }
