@@ -24,6 +24,7 @@
 #include "graphpat/transform/partition.hpp"
 #include "graphpat/transform/rewrite.hpp"
 #include "support/inline_calls.hpp"
+#include "support/onnx_files.hpp"
 #include "support/test_files.hpp"
 
 namespace {
@@ -33,27 +34,16 @@ using graphpat::NodeId;
 using graphpat::NodeKind;
 using graphpat::Pattern;
 using graphpat::onnx::LoadedOnnx;
-
-const fs::path kOnnxData = fs::path(GRAPHPAT_TEST_DATA_DIR) / "onnx";
-
-LoadedOnnx load_path(const fs::path& path) {
-  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(graphpat::testing::read_file(path));
-  INFO(path.string());
-  REQUIRE(loaded.ok());
-  return std::move(*loaded);
-}
+using graphpat::testing::kOnnxData;
+using graphpat::testing::kOnnxTestdata;
+using graphpat::testing::load_path;
+using graphpat::testing::main_of;
 
 Pattern pattern_of(std::string_view text) {
   absl::StatusOr<Pattern> pattern = graphpat::parse_pattern(text);
   INFO(text);
   REQUIRE(pattern.ok());
   return *pattern;
-}
-
-NodeId main_of(const graphpat::onnx::Module& module) {
-  std::optional<NodeId> main = module.find("main");
-  REQUIRE(main.has_value());
-  return *main;
 }
 
 std::size_t count_matches(std::string_view pattern, const graphpat::onnx::Module& module) {
@@ -591,8 +581,6 @@ TEST_CASE("dominator patterns on resnet18 find what the rule worked over the pro
 
 namespace {
 
-const fs::path kTestdata = GRAPHPAT_ONNX_TESTDATA_DIR;
-
 /// A callback that fuses the decomposition ONNX 1.12's LayerNormalization function body writes
 /// (onnx/defs/nn/defs.cc; the `*_expanded` test models are it inlined) back into one
 /// LayerNormalization node read through its three outputs, as the fused test models are. The
@@ -672,7 +660,7 @@ graphpat::RewriteCallback<graphpat::onnx::Dialect> layer_norm_fusion() {
 TEST_CASE("a rewrite re-fuses test_layer_normalization_*_expanded into its fused twin",
           "[onnx][rewrite]") {
   std::vector<std::string> tests;
-  for (const fs::directory_entry& entry : fs::directory_iterator(kTestdata / "node")) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(kOnnxTestdata / "node")) {
     std::string name = entry.path().filename().string();
     if (name.starts_with("test_layer_normalization_") && name.ends_with("_expanded")) {
       tests.push_back(name.substr(0, name.size() - std::string_view("_expanded").size()));
@@ -683,8 +671,8 @@ TEST_CASE("a rewrite re-fuses test_layer_normalization_*_expanded into its fused
   std::map<std::string, std::string> default_written;  // twin -> how it differs
   for (const std::string& test : tests) {
     INFO(test);
-    LoadedOnnx expanded = load_path(kTestdata / "node" / (test + "_expanded") / "model.onnx");
-    LoadedOnnx fused = load_path(kTestdata / "node" / test / "model.onnx");
+    LoadedOnnx expanded = load_path(kOnnxTestdata / "node" / (test + "_expanded") / "model.onnx");
+    LoadedOnnx fused = load_path(kOnnxTestdata / "node" / test / "model.onnx");
     std::vector<graphpat::RewriteCallback<graphpat::onnx::Dialect>> callbacks = {
         layer_norm_fusion()};
     auto result = graphpat::rewrite(callbacks, expanded.module);
