@@ -657,53 +657,105 @@ graphpat::RewriteCallback<graphpat::onnx::Dialect> layer_norm_fusion() {
 
 }  // namespace
 
-TEST_CASE("a rewrite re-fuses test_layer_normalization_*_expanded into its fused twin",
-          "[onnx][rewrite]") {
-  std::vector<std::string> tests;
+namespace {
+
+/// The softmax ops of opset 13 as their function bodies write them (onnx/defs/math/defs.cc;
+/// the `test_softmax_*_expanded` and `test_logsoftmax_*_expanded` models), fused back into
+/// one node: Softmax is exp / sum(exp), LogSoftmax is (x - max) - log(sum(exp)), both with
+/// exp = Exp(x - ReduceMax(x)) over the op's axis.
+std::vector<graphpat::RewriteCallback<graphpat::onnx::Dialect>> softmax_fusions() {
+  using namespace graphpat::dsl;
+  Pattern x = wildcard();
+  Pattern reduce_max = is_op("ReduceMax")(x);
+  Pattern shifted = is_op("Sub")(x, reduce_max);
+  Pattern exp = is_op("Exp")(shifted);
+  Pattern sum = is_op("ReduceSum")(exp, is_op("Constant")(any_args));
+  auto fuse = [=](std::string op) {
+    return [=](NodeId, NodeId post, const graphpat::RewriteBindings& bound,
+               graphpat::Rewriter<graphpat::onnx::Dialect>& rewriter) {
+      const graphpat::onnx::Graph& graph = rewriter.graph();
+      graphpat::AttrTable& attrs = rewriter.attrs();
+      std::optional<graphpat::AttrValueId> axes =
+          attrs.find_field(graph.attrs(bound.bound(reduce_max)), "axes");
+      if (!axes || attrs.elements(*axes).size() != 1) return post;
+      std::int64_t axis = attrs.as_int(attrs.elements(*axes)[0]);
+      // The axis when it is not the default (-1); see layer_norm_fusion.
+      graphpat::CallOptions options{.fresh = true};
+      if (axis != -1) {
+        options.attrs = attrs.object(op, {{"axis", attrs.integer(axis, 64)}});
+      }
+      return rewriter.builder().call(op, {bound.bound(x)}, options);
+    };
+  };
+  return {{.name = "softmax", .pattern = is_op("Div")(exp, sum), .rewrite = fuse("Softmax")},
+          {.name = "log_softmax",
+           .pattern = is_op("Sub")(shifted, is_op("Log")(sum)),
+           .rewrite = fuse("LogSoftmax")}};
+}
+
+/// Rewrites each `<test>_expanded` model of libonnx-testdata whose name starts with `prefix`
+/// with `callbacks` (one rewrite each, verified), and compares it with the fused `<test>`
+/// structurally, value names aside (variables pair by position; types are not compared).
+/// Returns how the models that differ differ, by test name; `tests` counts them all.
+std::map<std::string, std::string> refusion_differences(
+    const std::vector<graphpat::RewriteCallback<graphpat::onnx::Dialect>>& callbacks,
+    std::string_view prefix, std::size_t& tests) {
+  std::vector<std::string> names;
   for (const fs::directory_entry& entry : fs::directory_iterator(kOnnxTestdata / "node")) {
     std::string name = entry.path().filename().string();
-    if (name.starts_with("test_layer_normalization_") && name.ends_with("_expanded")) {
-      tests.push_back(name.substr(0, name.size() - std::string_view("_expanded").size()));
+    if (name.starts_with(prefix) && name.ends_with("_expanded")) {
+      names.push_back(name.substr(0, name.size() - std::string_view("_expanded").size()));
     }
   }
-  std::sort(tests.begin(), tests.end());
-  CHECK(tests.size() == 19);
-  std::map<std::string, std::string> default_written;  // twin -> how it differs
-  for (const std::string& test : tests) {
+  std::sort(names.begin(), names.end());
+  tests = names.size();
+  std::map<std::string, std::string> differences;
+  for (const std::string& test : names) {
     INFO(test);
     LoadedOnnx expanded = load_path(kOnnxTestdata / "node" / (test + "_expanded") / "model.onnx");
     LoadedOnnx fused = load_path(kOnnxTestdata / "node" / test / "model.onnx");
-    std::vector<graphpat::RewriteCallback<graphpat::onnx::Dialect>> callbacks = {
-        layer_norm_fusion()};
+    REQUIRE(fused.provenance.model().graph().node_size() == 1);
     auto result = graphpat::rewrite(callbacks, expanded.module);
     CHECK(result.converged);
     CHECK(result.rewrites == 1);
     CHECK(graphpat::verify(result.module.graph).ok());
-    // The twin's one node: LayerNormalization(X, W, B) with its attributes.
-    const onnx::GraphProto& twin = fused.provenance.model().graph();
-    REQUIRE(twin.node_size() == 1);
-    REQUIRE(twin.node(0).op_type() == "LayerNormalization");
-    bool writes_default = false;
-    for (const onnx::AttributeProto& attribute : twin.node(0).attribute()) {
-      writes_default |= attribute.name() == "axis" && attribute.i() == -1;
-      writes_default |= attribute.name() == "epsilon" && attribute.f() == 1e-05f;
-    }
-    // Value names aside (structural equality pairs variables by position and ignores types).
     std::optional<graphpat::Difference> difference = graphpat::first_difference(
         result.module.graph, main_of(result.module), fused.module.graph, main_of(fused.module));
-    if (!writes_default) {
-      CHECK_FALSE(difference.has_value());
-    } else {
-      REQUIRE(difference.has_value());
-      default_written[test] = difference->reason;
-    }
+    if (difference) differences[test] = difference->reason;
   }
-  // The twins whose generator passed axis=-1 explicitly; their expansions are the same as
-  // default_axis's, which writes none, so no rewrite can tell them apart.
-  CHECK(default_written ==
+  return differences;
+}
+
+}  // namespace
+
+TEST_CASE("a rewrite re-fuses test_layer_normalization_*_expanded into its fused twin",
+          "[onnx][rewrite]") {
+  std::size_t tests = 0;
+  std::map<std::string, std::string> differences =
+      refusion_differences({layer_norm_fusion()}, "test_layer_normalization_", tests);
+  CHECK(tests == 19);
+  // All but the twins whose generator passed axis=-1 explicitly: their expansions are the same
+  // as default_axis's, which writes no axis, so no rewrite can tell them apart.
+  CHECK(differences ==
         std::map<std::string, std::string>{
             {"test_layer_normalization_2d_axis_negative_1", "attrs none vs {axis=-1i64}"},
             {"test_layer_normalization_3d_axis_negative_1_epsilon",
              "attrs {epsilon=0.1f} vs {axis=-1i64, epsilon=0.1f}"},
             {"test_layer_normalization_4d_axis_negative_1", "attrs none vs {axis=-1i64}"}});
+}
+
+TEST_CASE("a rewrite re-fuses test_softmax_* and test_logsoftmax_*_expanded into their twins",
+          "[onnx][rewrite]") {
+  for (std::string_view op : {"softmax", "logsoftmax"}) {
+    CAPTURE(op);
+    std::size_t tests = 0;
+    std::map<std::string, std::string> differences =
+        refusion_differences(softmax_fusions(), fmt::format("test_{}_", op), tests);
+    CHECK(tests == 7);
+    // As for LayerNormalization: negative_axis's twin writes axis=-1, default_axis's (the
+    // same expansion) does not.
+    CHECK(differences ==
+          std::map<std::string, std::string>{
+              {fmt::format("test_{}_negative_axis", op), "attrs none vs {axis=-1i64}"}});
+  }
 }
