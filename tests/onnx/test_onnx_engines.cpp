@@ -759,3 +759,37 @@ TEST_CASE("a rewrite re-fuses test_softmax_* and test_logsoftmax_*_expanded into
               {fmt::format("test_{}_negative_axis", op), "attrs none vs {axis=-1i64}"}});
   }
 }
+
+TEST_CASE("merge_composite finds bert_gelu_opset13's 8 LayerNorms and 4 GELUs",
+          "[onnx][merge_composite]") {
+  // torch's opset-13 export writes LayerNorm as (x - mean) / sqrt(mean((x - mean)^2) + eps)
+  // * weight + bias and GELU as x * (erf(x / sqrt(2)) + 1) * 0.5: one Sqrt per LayerNorm and
+  // one Erf per GELU, and no other.
+  LoadedOnnx loaded = load_path(kOnnxData / "bert_gelu_opset13.onnx");
+  std::map<std::string, std::size_t> ops;
+  for (const onnx::NodeProto& node : loaded.provenance.model().graph().node())
+    ++ops[node.op_type()];
+  CHECK(ops["Sqrt"] == 8);
+  CHECK(ops["Erf"] == 4);
+  std::vector<graphpat::CompositePattern<graphpat::onnx::Dialect>> table = {
+      {.name = "layer_norm", .pattern = pattern_of(R"(
+           x = wildcard()
+           centered = is_op('Sub')(x, is_op('ReduceMean')(x))
+           variance = is_op('ReduceMean')(is_op('Pow')(centered, wildcard()))
+           normalized = is_op('Div')(centered, is_op('Sqrt')(is_op('Add')(variance, wildcard())))
+           is_op('Add')(is_op('Mul')(normalized, wildcard()), wildcard()))")},
+      {.name = "gelu", .pattern = pattern_of(R"(
+           x = wildcard()
+           erf = is_op('Erf')(is_op('Div')(x, wildcard()))
+           is_op('Mul')(is_op('Mul')(x, is_op('Add')(erf, wildcard())), wildcard()))")},
+  };
+  auto result = graphpat::merge_composite(table, loaded.module);
+  CHECK(result.report.accepted == 12);
+  CHECK(result.report.rejected.empty());
+  CHECK(graphpat::verify(result.module.graph).ok());
+  CHECK(functions_by(result.module, "graphpat.composite") ==
+        std::map<std::string, std::size_t>{{"gelu", 4}, {"layer_norm", 8}});
+  // Inlined back: what CSE makes of the input (merge_composite merges duplicates first).
+  CHECK(graphpat::structural_equal(graphpat::testing::inline_function_calls(result.module),
+                                   graphpat::eliminate_common_subexpr(loaded.module).module));
+}
