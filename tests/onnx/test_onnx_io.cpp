@@ -18,6 +18,7 @@
 #include "graphpat/io/onnx.hpp"
 #include "graphpat/ir/format.hpp"
 #include "graphpat/transform/cse.hpp"
+#include "support/onnx_files.hpp"
 #include "support/test_files.hpp"
 
 namespace {
@@ -26,16 +27,10 @@ namespace fs = std::filesystem;
 using graphpat::NodeId;
 using graphpat::NodeKind;
 using graphpat::onnx::LoadedOnnx;
-
-const fs::path kOnnxData = fs::path(GRAPHPAT_TEST_DATA_DIR) / "onnx";
-const fs::path kTestdata = GRAPHPAT_ONNX_TESTDATA_DIR;
-
-LoadedOnnx load_path(const fs::path& path) {
-  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(graphpat::testing::read_file(path));
-  INFO(path.string());
-  REQUIRE(loaded.ok());
-  return std::move(*loaded);
-}
+using graphpat::testing::kOnnxData;
+using graphpat::testing::kOnnxTestdata;
+using graphpat::testing::load_path;
+using graphpat::testing::main_of;
 
 std::string message(const absl::Status& status) {
   return std::string(status.message().data(), status.message().size());
@@ -87,12 +82,6 @@ onnx::TensorProto* add_initializer(onnx::ModelProto& model, const std::string& n
   return tensor;
 }
 
-NodeId main_of(const graphpat::onnx::Module& module) {
-  std::optional<NodeId> main = module.find("main");
-  REQUIRE(main.has_value());
-  return *main;
-}
-
 std::string type_text(const graphpat::onnx::Graph& graph, graphpat::TypeId type) {
   return fmt::format("{}", graphpat::show(graph.context(), type));
 }
@@ -142,14 +131,14 @@ TEST_CASE("every libonnx-testdata model saves back byte for byte or is refused a
       {"node/test_sequence_map_identity_2_sequences_expanded", graph_attribute(4, "Loop", "body")},
   };
   std::vector<fs::path> models;
-  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(kTestdata)) {
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(kOnnxTestdata)) {
     if (entry.path().filename() == "model.onnx") models.push_back(entry.path());
   }
   std::sort(models.begin(), models.end());
   std::size_t identical = 0;
   std::size_t refused = 0;
   for (const fs::path& path : models) {
-    std::string name = path.parent_path().lexically_relative(kTestdata).generic_string();
+    std::string name = path.parent_path().lexically_relative(kOnnxTestdata).generic_string();
     std::string bytes = graphpat::testing::read_file(path);
     absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
     auto expected = kRefused.find(name);
@@ -209,7 +198,7 @@ TEST_CASE(
 TEST_CASE("test_relu reads as main(%x) { Relu(%x) } with the declared types", "[onnx][io]") {
   // ONNX's generator (onnx/backend/test/case/node/relu.py): x = randn(3, 4, 5) float32, one
   // node Relu(x) -> y.
-  LoadedOnnx loaded = load_path(kTestdata / "node/test_relu/model.onnx");
+  LoadedOnnx loaded = load_path(kOnnxTestdata / "node/test_relu/model.onnx");
   const graphpat::onnx::Graph& graph = loaded.module.graph;
   NodeId main = main_of(loaded.module);
   REQUIRE(graph.params(main).size() == 1);
@@ -235,7 +224,7 @@ TEST_CASE("a node of several outputs is a tuple-typed call read through TupleGet
   SECTION("test_batchnorm_example_training_mode: all three outputs are graph outputs") {
     // batchnorm.py: x (2, 3, 4, 5); s, bias, mean, var (3); outputs y, output_mean, output_var.
     LoadedOnnx loaded =
-        load_path(kTestdata / "node/test_batchnorm_example_training_mode/model.onnx");
+        load_path(kOnnxTestdata / "node/test_batchnorm_example_training_mode/model.onnx");
     const graphpat::onnx::Graph& graph = loaded.module.graph;
     NodeId body = graph.body(main_of(loaded.module));
     REQUIRE(graph.kind(body) == NodeKind::kTuple);
@@ -320,7 +309,7 @@ TEST_CASE("external initializers are constants without bytes; inline ones alias 
 
 TEST_CASE("an absent optional input is the empty tuple, and saves back as \"\"", "[onnx][io]") {
   // clip.py, test_clip_default_int8_max: Clip(x, "", max) on int8 x (3, 4, 5).
-  LoadedOnnx loaded = load_path(kTestdata / "node/test_clip_default_int8_max/model.onnx");
+  LoadedOnnx loaded = load_path(kOnnxTestdata / "node/test_clip_default_int8_max/model.onnx");
   const graphpat::onnx::Graph& graph = loaded.module.graph;
   NodeId main = main_of(loaded.module);
   NodeId body = graph.body(main);
@@ -475,7 +464,7 @@ TEST_CASE("a changed model passes onnx's checker and keeps its names", "[onnx][i
 
 TEST_CASE("bad ONNX files get exact located errors", "[onnx][io][errors]") {
   SECTION("not a ModelProto") {
-    std::string bytes = graphpat::testing::read_file(kTestdata / "node/test_relu/model.onnx");
+    std::string bytes = graphpat::testing::read_file(kOnnxTestdata / "node/test_relu/model.onnx");
     std::string half = bytes.substr(0, bytes.size() / 2);
     absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(half);
     REQUIRE_FALSE(loaded.ok());
@@ -703,7 +692,7 @@ TEST_CASE("what no ModelProto holds is refused when saving", "[onnx][io][errors]
   CHECK(message(none.status()) ==
         "[graphpat.onnx.unsupported] the module has no function main (ONNX cannot hold it, or "
         "graphpat does not write it yet)");
-  LoadedOnnx relu = load_path(kTestdata / "node/test_relu/model.onnx");
+  LoadedOnnx relu = load_path(kOnnxTestdata / "node/test_relu/model.onnx");
   absl::StatusOr<std::string> foreign = graphpat::onnx::save(module, relu.provenance);
   REQUIRE_FALSE(foreign.ok());
   CHECK(message(foreign.status()) ==
