@@ -120,15 +120,16 @@ FUZZERS=(fuzz_relay_text:50000 fuzz_relay_json:200000 fuzz_pattern_text:1000000
 # different inputs: hash seeds (abseil's) come from addresses, which differ between processes,
 # and they steer which inputs reach new code. So a clean run here is evidence, not proof.
 run_fuzzer() {
-  local name=${1%%:*} runs=${1#*:} dict=()
+  local name=${1%%:*} runs=${1#*:} dict=() max_len=4096
   local work="$BUILD_DIR/fuzz-runs/$name"
   rm -rf -- "$work" && mkdir -p -- "$work/corpus"
   case $name in
     fuzz_relay_text) dict=(-dict=tests/fuzz/relay_text.dict) ;;
     fuzz_pattern_text) dict=(-dict=tests/fuzz/pattern_text.dict) ;;
+    fuzz_onnx) dict=(-dict=tests/fuzz/onnx.dict) max_len=20480 ;;
   esac
   "$BUILD_DIR/tests/fuzz/$name" -runs="$runs" -max_total_time="${FUZZ_SECONDS:-120}" \
-    -seed="${FUZZ_SEED:-1}" -max_len=4096 \
+    -seed="${FUZZ_SEED:-1}" -max_len="$max_len" \
     -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" \
     -artifact_prefix="$work/" "$work/corpus" "tests/fuzz/corpus/$name" >"$work/log" 2>&1 || {
     log "$name failed (its log: $work/log):"
