@@ -744,3 +744,18 @@ TEST_CASE("CSE's output saves with the file's names and passes the checker", "[o
   CHECK(written.graph().output(0).SerializeAsString() == original.output(0).SerializeAsString());
   CHECK(written.graph().initializer_size() == original.initializer_size());
 }
+
+TEST_CASE("an initializer only a dead node reads is kept with the node (fuzz_onnx finding)",
+          "[onnx][io]") {
+  // y = Relu(x) is the output; dead = Add(x, w) feeds nothing, and only it reads `w`, which is
+  // also listed as a graph input. Nothing changed, so the save is the file byte for byte.
+  onnx::ModelProto model = tiny_model();
+  add_initializer(model, "w", {2})->set_raw_data(std::string(8, '\0'));
+  model.mutable_graph()->add_input()->set_name("w");
+  add_node(model, "relu", "Relu", {"x"}, {"y"});
+  add_node(model, "dead", "Add", {"x", "w"}, {"unused"});
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  CHECK(graphpat::onnx::save(*loaded).value() == bytes);
+}

@@ -39,7 +39,8 @@ struct OnnxOrigin {
   std::vector<TypeId> output_types;
   /// The initializer each constant the reader made holds, by TensorId.
   absl::flat_hash_map<TensorId, std::uint32_t> initializer_of;
-  /// Initializers no node and no graph output reads: the writer keeps them as they are.
+  /// Initializers main does not read (no node reads them, or only nodes in dead_nodes): the
+  /// writer keeps them as they are.
   std::vector<std::uint32_t> unread_initializers;
   /// NodeProtos no graph output depends on (so not in main), in a topological order: the
   /// writer keeps each while every value it reads is still written.

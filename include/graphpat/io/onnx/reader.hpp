@@ -77,8 +77,9 @@ class OnnxReader {
     GRAPHPAT_ASSIGN_OR_RETURN(NodeId body, read_outputs());
     NodeId function = builder_.function(params, body);
     loaded_.module.add_function("main", function);
-    note_unread_initializers();
-    note_dead_nodes(function, order);
+    std::vector<bool> reached = reached_from(function);
+    note_unread_initializers(reached);
+    note_dead_nodes(reached, order);
     loaded_.provenance = OnnxProvenance(std::move(origin_));
     return std::move(loaded_);
   }
@@ -552,22 +553,8 @@ class OnnxReader {
     return builder_.tuple(fields);
   }
 
-  /// Initializers nothing reads are not in the graph; the writer keeps them as they were.
-  void note_unread_initializers() {
-    absl::flat_hash_set<std::string_view> read;
-    for (const ::onnx::NodeProto& node : graph_proto_.node()) {
-      for (const std::string& input : node.input()) read.insert(input);
-    }
-    for (const ::onnx::ValueInfoProto& output : graph_proto_.output()) read.insert(output.name());
-    for (int i = 0; i < graph_proto_.initializer_size(); ++i) {
-      if (!read.contains(graph_proto_.initializer(i).name())) {
-        origin_->unread_initializers.push_back(static_cast<std::uint32_t>(i));
-      }
-    }
-  }
-
-  /// Nodes no graph output depends on are not in main; the writer keeps them as they were.
-  void note_dead_nodes(NodeId function, const std::vector<std::uint32_t>& order) {
+  /// Which nodes `function` (main) reaches.
+  [[nodiscard]] std::vector<bool> reached_from(NodeId function) const {
     const Graph& graph = loaded_.module.graph;
     std::vector<bool> reached(function.index() + 1, false);
     reached[function.index()] = true;
@@ -575,6 +562,21 @@ class OnnxReader {
       if (!reached[index]) continue;
       for (NodeId operand : graph.operands(NodeId(index))) reached[operand.index()] = true;
     }
+    return reached;
+  }
+
+  /// Initializers main does not read (read by no node, or only by nodes no output depends
+  /// on) are not in the graph; the writer keeps them as they were.
+  void note_unread_initializers(const std::vector<bool>& reached) {
+    for (int i = 0; i < graph_proto_.initializer_size(); ++i) {
+      if (!reached[values_.at(graph_proto_.initializer(i).name()).index()]) {
+        origin_->unread_initializers.push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+
+  /// Nodes no graph output depends on are not in main; the writer keeps them as they were.
+  void note_dead_nodes(const std::vector<bool>& reached, const std::vector<std::uint32_t>& order) {
     for (std::uint32_t index : order) {
       if (!reached[calls_[index].index()]) origin_->dead_nodes.push_back(index);
     }

@@ -66,9 +66,9 @@ class OnnxWriter {
       GRAPHPAT_RETURN_IF_ERROR(write_node(NodeId(index), body));
     }
     GRAPHPAT_RETURN_IF_ERROR(write_outputs(body));
+    write_initializers();  // before the dead nodes, which may read them
     write_dead_nodes();
     write_inputs(main);
-    write_initializers();
     write_value_info();
     if (unchanged()) return origin_->model->SerializeAsString();
     return serialize();
