@@ -759,3 +759,35 @@ TEST_CASE("an initializer only a dead node reads is kept with the node (fuzz_onn
   REQUIRE(loaded.ok());
   CHECK(graphpat::onnx::save(*loaded).value() == bytes);
 }
+
+TEST_CASE("two nodes of one name both keep it (fuzz_onnx finding)", "[onnx][io]") {
+  // Node names are for diagnostics only; a file may repeat one, and an unchanged model still
+  // saves byte for byte. A changed node keeps its name even when another node has it too.
+  onnx::ModelProto model = tiny_model();
+  add_node(model, "same", "Relu", {"x"}, {"a"});
+  add_node(model, "same", "Relu", {"a"}, {"y"});
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  CHECK(graphpat::onnx::save(*loaded).value() == bytes);
+
+  // The second Relu reads x instead of a (same span, other input): changed, still "same".
+  graphpat::onnx::Module& module = loaded->module;
+  graphpat::onnx::Graph& graph = module.graph;
+  NodeId main = main_of(module);
+  NodeId second = graph.body(main);
+  NodeId x = graph.params(main)[0];
+  graphpat::onnx::Builder builder(graph);
+  NodeId changed = builder.call(graph.callee(second), {x},
+                                {.type = graph.type(second), .span = graph.span(second),
+                                 .fresh = true});
+  module.add_function("main", builder.function(std::vector<NodeId>{x}, changed));
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(graphpat::onnx::save(*loaded).value()));
+  REQUIRE(written.graph().node_size() == 1);
+  CHECK(written.graph().node(0).name() == "same");
+  CHECK(std::vector<std::string>(written.graph().node(0).input().begin(),
+                                 written.graph().node(0).input().end()) ==
+        std::vector<std::string>{"x"});
+  CHECK(written.graph().node(0).output(0) == "y");
+}

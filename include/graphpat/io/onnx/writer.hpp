@@ -115,7 +115,8 @@ class OnnxWriter {
     }
   }
 
-  /// Claims `name` for a value or node of this write; false when something already has it.
+  /// Claims value name `name` for this write; false when a value already has it. (Node names
+  /// are not claimed: each original node keeps its own, new nodes get fresh ones.)
   bool claim_name(const std::string& name) { return used_.insert(name).second; }
 
   absl::Status write_node(NodeId id, NodeId body) {
@@ -250,8 +251,8 @@ class OnnxWriter {
       for (const std::string& output : source->output()) {
         if (!output.empty() && used_.contains(output)) names_free = false;
       }
-      if (names_free && (source->name().empty() || !used_.contains(source->name()))) {
-        if (!source->name().empty()) used_.insert(source->name());
+      // Node names are not claimed: a file may give two nodes one name, and each keeps it.
+      if (names_free) {
         std::vector<std::string> outputs(source->output().begin(), source->output().end());
         for (const std::string& output : outputs) {
           if (!output.empty()) used_.insert(output);
@@ -263,7 +264,7 @@ class OnnxWriter {
     }
 
     ::onnx::NodeProto proto;
-    if (source != nullptr && !source->name().empty() && claim_name(source->name())) {
+    if (source != nullptr && !source->name().empty()) {
       proto.set_name(source->name());
     } else {
       proto.set_name(fresh_name());
