@@ -791,3 +791,21 @@ TEST_CASE("two nodes of one name both keep it (fuzz_onnx finding)", "[onnx][io]"
         std::vector<std::string>{"x"});
   CHECK(written.graph().node(0).output(0) == "y");
 }
+
+TEST_CASE("a value output twice is read when both outputs declare one type (fuzz_onnx finding)",
+          "[onnx][io][errors]") {
+  onnx::ModelProto model = tiny_model();
+  add_node(model, "relu", "Relu", {"x"}, {"y"});
+  *model.mutable_graph()->add_output() = model.graph().output(0);
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  CHECK(graphpat::onnx::save(*loaded).value() == bytes);
+
+  // The second declares shape [4]: y cannot have both types.
+  model.mutable_graph()->mutable_output(1)->mutable_type()->mutable_tensor_type()
+      ->mutable_shape()->mutable_dim(0)->set_dim_value(4);
+  CHECK(load_error(model) ==
+        "[graphpat.onnx.duplicate_value] graph output 1 'y': the value is already graph output "
+        "0, declared with another type");
+}

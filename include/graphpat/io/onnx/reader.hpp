@@ -116,8 +116,18 @@ class OnnxReader {
       if (info.has_type()) declared_types_[info.name()] = type_of(context(), info.type());
     }
     origin_->output_types.reserve(static_cast<std::size_t>(graph_proto_.output_size()));
-    for (const ::onnx::ValueInfoProto& info : graph_proto_.output()) {
+    // A value may be output twice, but one value has one type.
+    absl::flat_hash_map<std::string_view, int> first_output;
+    for (int i = 0; i < graph_proto_.output_size(); ++i) {
+      const ::onnx::ValueInfoProto& info = graph_proto_.output(i);
       TypeId type = info.has_type() ? type_of(context(), info.type()) : TypeId();
+      auto [first, inserted] = first_output.try_emplace(info.name(), i);
+      if (!inserted && origin_->output_types[static_cast<std::size_t>(first->second)] != type) {
+        return make_error(kBadInput, "onnx.duplicate_value",
+                          fmt::format("graph output {} '{}': the value is already graph output "
+                                      "{}, declared with another type",
+                                      i, info.name(), first->second));
+      }
       if (type.valid()) declared_types_[info.name()] = type;
       origin_->output_types.push_back(type);
     }
