@@ -809,3 +809,14 @@ TEST_CASE("a value output twice is read when both outputs declare one type (fuzz
         "[graphpat.onnx.duplicate_value] graph output 1 'y': the value is already graph output "
         "0, declared with another type");
 }
+
+TEST_CASE("a value_info naming no value of the file is kept as it was (fuzz_onnx finding)",
+          "[onnx][io]") {
+  onnx::ModelProto model = tiny_model();
+  add_node(model, "relu", "Relu", {"x"}, {"y"});
+  model.mutable_graph()->add_value_info()->set_name("stale");
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  CHECK(graphpat::onnx::save(*loaded).value() == bytes);
+}

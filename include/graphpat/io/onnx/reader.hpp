@@ -75,6 +75,7 @@ class OnnxReader {
     GRAPHPAT_ASSIGN_OR_RETURN(std::vector<std::uint32_t> order, topological_order());
     for (std::uint32_t index : order) GRAPHPAT_RETURN_IF_ERROR(read_node(index));
     GRAPHPAT_ASSIGN_OR_RETURN(NodeId body, read_outputs());
+    note_value_info_of_nothing();
     NodeId function = builder_.function(params, body);
     loaded_.module.add_function("main", function);
     std::vector<bool> reached = reached_from(function);
@@ -113,6 +114,7 @@ class OnnxReader {
   /// value_info and graph outputs: the declared type of each value, by name.
   absl::Status read_value_types() {
     for (const ::onnx::ValueInfoProto& info : graph_proto_.value_info()) {
+      note_name(info.name());  // fresh names must not take it, even when it names no value
       if (info.has_type()) declared_types_[info.name()] = type_of(context(), info.type());
     }
     origin_->output_types.reserve(static_cast<std::size_t>(graph_proto_.output_size()));
@@ -561,6 +563,15 @@ class OnnxReader {
     }
     if (fields.size() == 1) return fields.front();
     return builder_.tuple(fields);
+  }
+
+  /// value_info entries naming no value of the file (stale after an edit, or misspelt).
+  void note_value_info_of_nothing() {
+    for (int i = 0; i < graph_proto_.value_info_size(); ++i) {
+      if (!producers_.contains(graph_proto_.value_info(i).name())) {
+        origin_->value_info_of_nothing.insert(static_cast<std::uint32_t>(i));
+      }
+    }
   }
 
   /// Which nodes `function` (main) reaches.

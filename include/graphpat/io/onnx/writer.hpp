@@ -526,12 +526,17 @@ class OnnxWriter {
     std::sort(kept_initializers_.begin(), kept_initializers_.end());
   }
 
-  /// value_info of the loaded file for the values still written, and of the new values whose
-  /// type is known.
+  /// value_info of the loaded file for the values still written (and, as they were, the
+  /// entries that describe no value of the file), and of the new values whose type is known.
   void write_value_info() {
     if (origin_ != nullptr) {
-      for (const ::onnx::ValueInfoProto& info : origin_->model->graph().value_info()) {
-        if (used_.contains(info.name())) kept_value_info_.push_back(&info);
+      const ::onnx::GraphProto& graph = origin_->model->graph();
+      for (int i = 0; i < graph.value_info_size(); ++i) {
+        const ::onnx::ValueInfoProto& info = graph.value_info(i);
+        if (used_.contains(info.name()) ||
+            origin_->value_info_of_nothing.contains(static_cast<std::uint32_t>(i))) {
+          kept_value_info_.push_back(&info);
+        }
       }
     }
     absl::flat_hash_set<std::string_view> outputs;
