@@ -594,8 +594,7 @@ TEST_CASE("bad ONNX files get exact located errors", "[onnx][io][errors]") {
   }
 }
 
-TEST_CASE("a changed node keeps its name and output names; a dropped one is gone",
-          "[onnx][io]") {
+TEST_CASE("a changed node keeps its name and output names; a dropped one is gone", "[onnx][io]") {
   onnx::ModelProto model = tiny_model();
   add_node(model, "relu_a", "Relu", {"x"}, {"a"});
   add_node(model, "relu_b", "Relu", {"x"}, {"b"});
@@ -627,7 +626,8 @@ TEST_CASE("a changed node keeps its name and output names; a dropped one is gone
   CHECK(std::vector<std::string>(node.output().begin(), node.output().end()) ==
         std::vector<std::string>{"y"});
   CHECK(node.doc_string() == "");
-  CHECK(written.graph().output(0).SerializeAsString() == model.graph().output(0).SerializeAsString());
+  CHECK(written.graph().output(0).SerializeAsString() ==
+        model.graph().output(0).SerializeAsString());
   CHECK(written.graph().input(0).SerializeAsString() == model.graph().input(0).SerializeAsString());
   CHECK(written.graph().name() == "tiny");
 }
@@ -638,11 +638,14 @@ TEST_CASE("a module built without a file is written with fresh names and passes 
   graphpat::onnx::Graph& graph = module.graph;
   graphpat::onnx::Builder builder(graph);
   graphpat::TypeTable& types = graph.context().types;
-  graphpat::TypeId type = types.tensor("float32", {types.symbolic_dim("n", "onnx.dim_param"), types.dim(4)});
+  graphpat::TypeId type =
+      types.tensor("float32", {types.symbolic_dim("n", "onnx.dim_param"), types.dim(4)});
   NodeId x = builder.var("x", type, {.type = type});
   auto bytes = std::make_shared<std::vector<std::uint8_t>>(16, std::uint8_t{0});
-  graphpat::TensorId tensor = graph.context().tensors.add(
-      {.dtype = graph.context().strings.intern("float32"), .shape = {4}, .data = graphpat::share_bytes(bytes)});
+  graphpat::TensorId tensor =
+      graph.context().tensors.add({.dtype = graph.context().strings.intern("float32"),
+                                   .shape = {4},
+                                   .data = graphpat::share_bytes(bytes)});
   NodeId bias = builder.constant(tensor, {.type = types.tensor("float32", {types.dim(4)})});
   NodeId sum = builder.call("Add", {x, bias}, {.type = type});
   NodeId relu = builder.call("Relu", {sum}, {.type = type});
@@ -700,6 +703,13 @@ TEST_CASE("what no ModelProto holds is refused when saving", "[onnx][io][errors]
   CHECK(message(none.status()) ==
         "[graphpat.onnx.unsupported] the module has no function main (ONNX cannot hold it, or "
         "graphpat does not write it yet)");
+  LoadedOnnx relu = load_path(kTestdata / "node/test_relu/model.onnx");
+  absl::StatusOr<std::string> foreign = graphpat::onnx::save(module, relu.provenance);
+  REQUIRE_FALSE(foreign.ok());
+  CHECK(message(foreign.status()) ==
+        "[graphpat.onnx.unsupported] a provenance of a graph of another context (pass the "
+        "provenance of the load that made this graph, or of the graph a pass made of it) (ONNX "
+        "cannot hold it, or graphpat does not write it yet)");
   module.add_function("main", builder.function({x}, builder.call("Add", {x, y})));
   absl::StatusOr<std::string> free_var = graphpat::onnx::save(module);
   REQUIRE_FALSE(free_var.ok());
@@ -745,8 +755,113 @@ TEST_CASE("CSE's output saves with the file's names and passes the checker", "[o
   CHECK(written.graph().initializer_size() == original.initializer_size());
 }
 
-TEST_CASE("an initializer only a dead node reads is kept with the node (fuzz_onnx finding)",
+TEST_CASE(
+    "node names and value names are separate namespaces; dead nodes and unread "
+    "initializers are kept",
+    "[onnx][io]") {
+  onnx::ModelProto model = tiny_model();
+  add_node(model, "y", "Relu", {"x"}, {"y"});                      // a node named as its output
+  add_node(model, "dead", "Add", {"x", "only_dead"}, {"unused"});  // nothing reads `unused`
+  add_initializer(model, "only_dead", {2})->set_raw_data(std::string(8, '\0'));
+  add_initializer(model, "spare", {1})->add_float_data(3.0F);  // nothing reads `spare`
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  CHECK((*saved == bytes));
+
+  // Changed (a Relu on the output): the dead node and the spare initializer stay.
+  graphpat::onnx::Module& module = loaded->module;
+  graphpat::onnx::Graph& graph = module.graph;
+  NodeId main = main_of(module);
+  graphpat::onnx::Builder builder(graph);
+  NodeId relu = builder.call("Relu", {graph.body(main)}, {.type = graph.type(graph.body(main))});
+  std::vector<NodeId> params(graph.params(main).begin(), graph.params(main).end());
+  module.add_function("main", builder.function(params, relu));
+  absl::StatusOr<std::string> changed = graphpat::onnx::save(*loaded);
+  REQUIRE(changed.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*changed));
+  std::vector<std::string> nodes;
+  for (const onnx::NodeProto& node : written.graph().node()) nodes.push_back(node.name());
+  CHECK(nodes == std::vector<std::string>{"y", "graphpat_0", "dead"});
+  REQUIRE(written.graph().initializer_size() == 2);
+  CHECK(written.graph().initializer(0).name() == "only_dead");  // in the file's order
+  CHECK(written.graph().initializer(1).name() == "spare");
+}
+
+TEST_CASE("unknown dims are Any; a type graphpat does not model is an opaque type of its text",
           "[onnx][io]") {
+  onnx::ModelProto model = tiny_model();
+  onnx::GraphProto* graph_proto = model.mutable_graph();
+  // x: float tensor with dims [unknown, batch]; s: a sequence of float tensors of shape [2].
+  graph_proto->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->clear_dim_value();
+  graph_proto->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->add_dim()
+      ->set_dim_param("batch");
+  onnx::ValueInfoProto* s = graph_proto->add_input();
+  s->set_name("s");
+  onnx::TypeProto_Tensor* element =
+      s->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type();
+  element->set_elem_type(onnx::TensorProto::FLOAT);
+  element->mutable_shape()->add_dim()->set_dim_value(2);
+  add_node(model, "at", "SequenceAt", {"s", "i"}, {"y"});
+  onnx::TensorProto* i = graph_proto->add_initializer();
+  i->set_name("i");
+  i->set_data_type(onnx::TensorProto::INT64);
+  i->add_int64_data(0);
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  graphpat::onnx::Module& module = loaded->module;
+  graphpat::onnx::Graph& graph = module.graph;
+  NodeId main = main_of(module);
+  REQUIRE(graph.params(main).size() == 2);
+  CHECK(type_text(graph, graph.annotation(graph.params(main)[0])) == "Tensor[(?, batch), float32]");
+  graphpat::TypeId sequence = graph.annotation(graph.params(main)[1]);
+  REQUIRE(graph.context().types.kind(sequence) == graphpat::TypeKind::kOpaque);
+  CHECK(graph.context().strings.view(graph.context().types.get(sequence).name) ==
+        "onnx.TypeProto{sequence_type { elem_type { tensor_type { elem_type: 1 shape { dim { "
+        "dim_value: 2 } } } } }}");
+  // The int64 initializer's bytes alias int64_data.
+  NodeId index = graph.args(graph.body(main))[1];
+  REQUIRE(graph.kind(index) == NodeKind::kConstant);
+  CHECK(static_cast<const void*>(graph.tensor(index).data->data.get()) ==
+        static_cast<const void*>(
+            loaded->provenance.model().graph().initializer(0).int64_data().data()));
+
+  // Both types written back for new parameters: a module of the same graph under new Vars.
+  graphpat::onnx::Builder builder(graph);
+  NodeId x2 = builder.var("x2", graph.annotation(graph.params(main)[0]));
+  NodeId s2 = builder.var("s2", sequence);
+  NodeId at = builder.call("SequenceAt", {s2, index}, {.type = graph.type(graph.body(main))});
+  NodeId add = builder.call("Add", {at, x2}, {.type = graph.type(graph.body(main))});
+  module.add_function("main", builder.function({x2, s2}, add));
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*saved));
+  REQUIRE(written.graph().input_size() == 2);
+  CHECK(written.graph().input(0).name() == "x2");
+  CHECK(written.graph().input(0).type().SerializeAsString() ==
+        model.graph().input(0).type().SerializeAsString());
+  CHECK(written.graph().input(1).name() == "s2");
+  CHECK(written.graph().input(1).type().SerializeAsString() ==
+        model.graph().input(1).type().SerializeAsString());
+}
+
+TEST_CASE(
+    "an initializer only a dead node reads, listed as a graph input, is kept (fuzz_onnx finding)",
+    "[onnx][io]") {
   // y = Relu(x) is the output; dead = Add(x, w) feeds nothing, and only it reads `w`, which is
   // also listed as a graph input. Nothing changed, so the save is the file byte for byte.
   onnx::ModelProto model = tiny_model();

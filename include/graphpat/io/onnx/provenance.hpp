@@ -15,9 +15,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "graphpat/ir/context.hpp"
 #include "graphpat/ir/ids.hpp"
 
 namespace graphpat::onnx {
@@ -27,6 +29,8 @@ namespace detail {
 /// The reader's record of one file.
 struct OnnxOrigin {
   std::shared_ptr<const ::onnx::ModelProto> model;
+  /// The context of the graph the file was read into: the ids below are its ids.
+  std::shared_ptr<const Context> context;
   /// Per NodeProto (file order): the attributes value the reader made of it, so a node built
   /// later with the same value is written with the original AttributeProtos.
   std::vector<AttrValueId> node_attrs;
@@ -39,9 +43,9 @@ struct OnnxOrigin {
   std::vector<TypeId> output_types;
   /// The initializer each constant the reader made holds, by TensorId.
   absl::flat_hash_map<TensorId, std::uint32_t> initializer_of;
-  /// Initializers main does not read (no node reads them, or only nodes in dead_nodes): the
-  /// writer keeps them as they are.
-  std::vector<std::uint32_t> unread_initializers;
+  /// Initializers main does not reach (read by no node, or only by dead_nodes): the writer
+  /// keeps them as they are.
+  std::vector<std::uint32_t> unreached_initializers;
   /// NodeProtos no graph output depends on (so not in main), in a topological order: the
   /// writer keeps each while every value it reads is still written.
   std::vector<std::uint32_t> dead_nodes;
@@ -50,7 +54,7 @@ struct OnnxOrigin {
   absl::flat_hash_set<std::uint32_t> value_info_of_nothing;
   /// Every name the file uses (nodes, values, graph inputs and outputs), so that new names
   /// collide with none.
-  absl::flat_hash_set<std::string> names;
+  absl::flat_hash_set<std::string_view> names;  // views into `model`
 };
 
 }  // namespace detail

@@ -55,6 +55,7 @@ class OnnxReader {
       : model_(std::move(model)), graph_proto_(model_->graph()), limits_(limits) {
     origin_ = std::make_shared<OnnxOrigin>();
     origin_->model = model_;
+    origin_->context = loaded_.module.graph.shared_context();
     origin_->node_attrs.resize(static_cast<std::size_t>(graph_proto_.node_size()));
   }
 
@@ -68,6 +69,12 @@ class OnnxReader {
           kBadInput, "onnx.too_many_nodes",
           fmt::format("graph: {}", graphpat::detail::too_many_nodes_problem(limits_.max_nodes)));
     }
+    std::size_t values = node_count + static_cast<std::size_t>(graph_proto_.initializer_size()) +
+                         static_cast<std::size_t>(graph_proto_.input_size());
+    producers_.reserve(values);
+    values_.reserve(values);
+    origin_->names.reserve(2 * values);
+    loaded_.module.graph.reserve(2 * values, 2 * values);
     GRAPHPAT_RETURN_IF_ERROR(read_value_types());
     GRAPHPAT_RETURN_IF_ERROR(read_initializers());
     GRAPHPAT_ASSIGN_OR_RETURN(std::vector<NodeId> params, read_inputs());
@@ -78,9 +85,7 @@ class OnnxReader {
     note_value_info_of_nothing();
     NodeId function = builder_.function(params, body);
     loaded_.module.add_function("main", function);
-    std::vector<bool> reached = reached_from(function);
-    note_unread_initializers(reached);
-    note_dead_nodes(reached, order);
+    note_unreached(function, order);
     loaded_.provenance = OnnxProvenance(std::move(origin_));
     return std::move(loaded_);
   }
@@ -136,7 +141,7 @@ class OnnxReader {
     return absl::OkStatus();
   }
 
-  [[nodiscard]] TypeId declared_type(const std::string& name) const {
+  [[nodiscard]] TypeId declared_type(std::string_view name) const {
     auto found = declared_types_.find(name);
     return found == declared_types_.end() ? TypeId() : found->second;
   }
@@ -168,7 +173,7 @@ class OnnxReader {
     return {};
   }
 
-  void note_name(const std::string& name) {
+  void note_name(std::string_view name) {
     if (!name.empty()) origin_->names.insert(name);
   }
 
@@ -186,7 +191,9 @@ class OnnxReader {
       TypeId type = context().types.tensor(dtype, dims);
       TensorId id = context().tensors.add(std::move(tensor));
       origin_->initializer_of.emplace(id, static_cast<std::uint32_t>(i));
-      values_.emplace(proto.name(), builder_.constant(id, {.type = type, .fresh = true}));
+      NodeId constant = builder_.constant(id, {.type = type, .fresh = true});
+      constants_.push_back(constant);
+      values_.emplace(proto.name(), constant);
     }
     return absl::OkStatus();
   }
@@ -205,7 +212,6 @@ class OnnxReader {
     Tensor tensor;
     tensor.dtype = context().strings.intern(*dtype);
     tensor.shape.assign(proto.dims().begin(), proto.dims().end());
-    std::uint64_t element_count = 1;
     for (std::int64_t extent : tensor.shape) {
       if (extent < 0) {
         return make_error(kBadInput, "onnx.bad_tensor",
@@ -225,7 +231,7 @@ class OnnxReader {
                                           "the limit of {} bytes (max_tensor_bytes)",
                                           limits_.max_tensor_bytes)));
     }
-    element_count = *count;
+    std::uint64_t element_count = *count;
     if (proto.data_location() == ::onnx::TensorProto::EXTERNAL) return tensor;
     std::string dims = fmt::format("{}", fmt::join(tensor.shape, "x"));  // before `tensor` moves
     auto disagree = [&](std::string_view field, std::uint64_t found, std::uint64_t wanted) {
@@ -302,9 +308,11 @@ class OnnxReader {
     if (static_cast<std::uint64_t>(field.size()) != wanted) {
       return disagree(name, static_cast<std::uint64_t>(field.size()), wanted);
     }
+    // An empty field's data() may be null: the bytes are then an empty span.
     tensor.data =
-        alias(field.data(), static_cast<std::size_t>(field.size()) * sizeof(field.Get(0)));
-    if (field.empty()) tensor.data = TensorBytes{};
+        field.empty()
+            ? TensorBytes{}
+            : alias(field.data(), static_cast<std::size_t>(field.size()) * sizeof(field.Get(0)));
     return tensor;
   }
 
@@ -333,8 +341,8 @@ class OnnxReader {
       auto place = [&] { return fmt::format("graph input {} '{}'", i, input.name()); };
       if (auto found = producers_.find(input.name());
           found != producers_.end() && found->second.kind == Producer::Kind::kInitializer &&
-          !initializer_listed_[input.name()]) {
-        initializer_listed_[input.name()] = true;  // an initializer's input: the constant
+          listed_initializers_.insert(input.name()).second) {
+        // an initializer's input: the constant
         origin_->input_types.push_back(TypeId());
         origin_->input_is_initializer.push_back(true);
         continue;
@@ -417,7 +425,7 @@ class OnnxReader {
 
   /// The node for value `name`: a Var, a Constant, a Call, a TupleGetItem of a Call of several
   /// outputs, or the empty tuple `()` for the empty name of an absent optional input.
-  NodeId value(const std::string& name) {
+  NodeId value(std::string_view name) {
     if (name.empty()) return builder_.tuple(std::span<const NodeId>{});
     auto found = values_.find(name);
     if (found != values_.end()) return found->second;
@@ -574,8 +582,9 @@ class OnnxReader {
     }
   }
 
-  /// Which nodes `function` (main) reaches.
-  [[nodiscard]] std::vector<bool> reached_from(NodeId function) const {
+  /// Nodes no graph output depends on, and initializers only such nodes (or nothing) read, are
+  /// not in main; the writer keeps them as they were.
+  void note_unreached(NodeId function, const std::vector<std::uint32_t>& order) {
     const Graph& graph = loaded_.module.graph;
     std::vector<bool> reached(function.index() + 1, false);
     reached[function.index()] = true;
@@ -583,23 +592,13 @@ class OnnxReader {
       if (!reached[index]) continue;
       for (NodeId operand : graph.operands(NodeId(index))) reached[operand.index()] = true;
     }
-    return reached;
-  }
-
-  /// Initializers main does not read (read by no node, or only by nodes no output depends
-  /// on) are not in the graph; the writer keeps them as they were.
-  void note_unread_initializers(const std::vector<bool>& reached) {
-    for (int i = 0; i < graph_proto_.initializer_size(); ++i) {
-      if (!reached[values_.at(graph_proto_.initializer(i).name()).index()]) {
-        origin_->unread_initializers.push_back(static_cast<std::uint32_t>(i));
-      }
-    }
-  }
-
-  /// Nodes no graph output depends on are not in main; the writer keeps them as they were.
-  void note_dead_nodes(const std::vector<bool>& reached, const std::vector<std::uint32_t>& order) {
     for (std::uint32_t index : order) {
       if (!reached[calls_[index].index()]) origin_->dead_nodes.push_back(index);
+    }
+    for (std::size_t i = 0; i < constants_.size(); ++i) {
+      if (!reached[constants_[i].index()]) {
+        origin_->unreached_initializers.push_back(static_cast<std::uint32_t>(i));
+      }
     }
   }
 
@@ -611,10 +610,12 @@ class OnnxReader {
   std::shared_ptr<OnnxOrigin> origin_;
   LoadedOnnx loaded_;
   Builder builder_{loaded_.module.graph};
-  absl::flat_hash_map<std::string, Producer> producers_;
-  absl::flat_hash_map<std::string, TypeId> declared_types_;
-  absl::flat_hash_map<std::string, bool> initializer_listed_;
-  absl::flat_hash_map<std::string, NodeId> values_;
+  // Keyed by views of the names in model_, which outlives the reader.
+  absl::flat_hash_map<std::string_view, Producer> producers_;
+  absl::flat_hash_map<std::string_view, TypeId> declared_types_;
+  absl::flat_hash_set<std::string_view> listed_initializers_;
+  absl::flat_hash_map<std::string_view, NodeId> values_;
+  std::vector<NodeId> constants_;  // per initializer
   std::vector<NodeId> calls_ =
       std::vector<NodeId>(static_cast<std::size_t>(graph_proto_.node_size()));
 };

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,11 @@ class OnnxWriter {
   }
 
   absl::StatusOr<std::string> write() {
+    if (origin_ != nullptr && origin_->context.get() != &context_) {
+      return unsupported(
+          "a provenance of a graph of another context (pass the provenance of the load that made "
+          "this graph, or of the graph a pass made of it)");
+    }
     GRAPHPAT_ASSIGN_OR_RETURN(NodeId main, find_main());
     std::vector<bool> reached = reachable(main);
     for (NodeId param : graph_.params(main)) {
@@ -66,7 +72,7 @@ class OnnxWriter {
       GRAPHPAT_RETURN_IF_ERROR(write_node(NodeId(index), body));
     }
     GRAPHPAT_RETURN_IF_ERROR(write_outputs(body));
-    write_initializers();  // before the dead nodes, which may read them
+    write_initializers();
     write_dead_nodes();
     write_inputs(main);
     write_value_info();
@@ -103,21 +109,22 @@ class OnnxWriter {
     return reached;
   }
 
-  /// A name no part of the file and nothing written so far uses.
-  std::string fresh_name() {
+  /// A name no part of the file and nothing written so far uses, claimed in `names`.
+  std::string_view fresh_name(absl::flat_hash_set<std::string_view>& names) {
     while (true) {
       std::string name = fmt::format("graphpat_{}", next_fresh_++);
-      bool taken = used_.contains(name) || (origin_ != nullptr && origin_->names.contains(name));
+      bool taken = used_values_.contains(name) || used_nodes_.contains(name) ||
+                   (origin_ != nullptr && origin_->names.contains(name));
       if (!taken) {
-        used_.insert(name);
-        return name;
+        std::string_view kept = fresh_names_.emplace_back(std::move(name));
+        names.insert(kept);
+        return kept;
       }
     }
   }
 
-  /// Claims value name `name` for this write; false when a value already has it. (Node names
-  /// are not claimed: each original node keeps its own, new nodes get fresh ones.)
-  bool claim_name(const std::string& name) { return used_.insert(name).second; }
+  /// Claims value name `name` (which outlives the write); false when a value already has it.
+  bool claim_value(std::string_view name) { return used_values_.insert(name).second; }
 
   absl::Status write_node(NodeId id, NodeId body) {
     switch (graph_.kind(id)) {
@@ -154,12 +161,12 @@ class OnnxWriter {
   }
 
   absl::Status write_var(NodeId id) {
-    std::string name(graph_.name(id));
+    std::string_view name = graph_.name(id);
     if (!params_.contains(id)) {
       return unsupported(
           fmt::format("node %{}: variable '{}' is not a parameter of main", id.index(), name));
     }
-    if (name.empty() || !claim_name(name)) {
+    if (name.empty() || !claim_value(name)) {
       return unsupported(fmt::format(
           "node %{}: parameter name '{}' is empty or names another value", id.index(), name));
     }
@@ -173,12 +180,12 @@ class OnnxWriter {
       names_[id] = named->second;
       return absl::OkStatus();
     }
-    std::string name;
     if (origin_ != nullptr) {
       if (auto found = origin_->initializer_of.find(tensor);
           found != origin_->initializer_of.end()) {
-        name = origin_->model->graph().initializer(static_cast<int>(found->second)).name();
-        if (claim_name(name)) {
+        std::string_view name =
+            origin_->model->graph().initializer(static_cast<int>(found->second)).name();
+        if (claim_value(name)) {
           kept_initializers_.push_back(found->second);
           constant_names_[tensor] = name;
           names_[id] = name;
@@ -186,7 +193,7 @@ class OnnxWriter {
         }
       }
     }
-    name = fresh_name();
+    std::string_view name = fresh_name(used_values_);
     const Tensor& value = context_.tensors.get(tensor);
     std::string_view dtype = context_.strings.view(value.dtype);
     std::int32_t data_type = data_type_of(dtype);
@@ -195,7 +202,7 @@ class OnnxWriter {
                                      value.has_data() ? "" : "without bytes"));
     }
     ::onnx::TensorProto& proto = new_initializers_.emplace_back();
-    proto.set_name(name);
+    proto.set_name(std::string(name));
     proto.set_data_type(data_type);
     for (std::int64_t extent : value.shape) proto.add_dims(extent);
     std::span<const std::uint8_t> bytes = value.data->view();
@@ -227,7 +234,7 @@ class OnnxWriter {
           fmt::format("node %{}: a call of a {}", id.index(), node_kind_name(graph_.kind(callee))));
     }
     std::string_view op = context_.op_name(graph_.op(callee));
-    std::vector<std::string> inputs;
+    std::vector<std::string_view> inputs;
     for (NodeId arg : graph_.args(id)) {
       auto found = names_.find(arg);
       if (found == names_.end()) {
@@ -249,13 +256,13 @@ class OnnxWriter {
         std::equal(inputs.begin(), inputs.end(), source->input().begin(), source->input().end())) {
       bool names_free = true;
       for (const std::string& output : source->output()) {
-        if (!output.empty() && used_.contains(output)) names_free = false;
+        if (!output.empty() && used_values_.contains(output)) names_free = false;
       }
       // Node names are not claimed: a file may give two nodes one name, and each keeps it.
       if (names_free) {
-        std::vector<std::string> outputs(source->output().begin(), source->output().end());
-        for (const std::string& output : outputs) {
-          if (!output.empty()) used_.insert(output);
+        std::vector<std::string_view> outputs(source->output().begin(), source->output().end());
+        for (std::string_view output : outputs) {
+          if (!output.empty()) used_values_.insert(output);
         }
         set_outputs(id, tuple_typed, std::move(outputs));
         nodes_.push_back({*original, {}});
@@ -267,7 +274,7 @@ class OnnxWriter {
     if (source != nullptr && !source->name().empty()) {
       proto.set_name(source->name());
     } else {
-      proto.set_name(fresh_name());
+      proto.set_name(std::string(fresh_name(used_nodes_)));
     }
     OpIdentity identity = split_op_name(op, domains_);
     proto.set_op_type(std::string(identity.op_type));
@@ -278,19 +285,19 @@ class OnnxWriter {
       }
       used_domains_.insert(std::string(identity.domain));
     }
-    for (std::string& input : inputs) proto.add_input(std::move(input));
-    std::vector<std::string> outputs;
+    for (std::string_view input : inputs) proto.add_input(std::string(input));
+    std::vector<std::string_view> outputs;
     for (std::size_t k = 0; k < output_count; ++k) {
-      std::string name;
+      std::string_view name;
       if (source != nullptr && k < static_cast<std::size_t>(source->output_size())) {
         name = source->output(static_cast<int>(k));
-        if (!name.empty() && !claim_name(name)) name = fresh_name();
+        if (!name.empty() && !claim_value(name)) name = fresh_name(used_values_);
       } else {
-        name = fresh_name();
+        name = fresh_name(used_values_);
         new_value_types_.emplace_back(name, tuple_typed ? context_.types.children(type)[k] : type);
       }
-      proto.add_output(name);
-      outputs.push_back(std::move(name));
+      proto.add_output(std::string(name));
+      outputs.push_back(name);
     }
     GRAPHPAT_RETURN_IF_ERROR(write_attributes(id, proto));
     set_outputs(id, tuple_typed, std::move(outputs));
@@ -299,9 +306,12 @@ class OnnxWriter {
   }
 
   /// Records a call's output names; a call of one output (not tuple-typed) is that value.
-  void set_outputs(NodeId call, bool tuple_typed, std::vector<std::string> outputs) {
-    if (!tuple_typed) names_[call] = outputs.front();
-    outputs_[call] = std::move(outputs);
+  void set_outputs(NodeId call, bool tuple_typed, std::vector<std::string_view> outputs) {
+    if (tuple_typed) {
+      outputs_[call] = std::move(outputs);
+    } else {
+      names_[call] = outputs.front();
+    }
   }
 
   /// The call's attributes: a loaded node's AttributeProtos when the value is one the reader
@@ -400,14 +410,15 @@ class OnnxWriter {
       const ::onnx::NodeProto& node = origin_->model->graph().node(static_cast<int>(index));
       bool inputs_written = std::all_of(
           node.input().begin(), node.input().end(),
-          [&](const std::string& input) { return input.empty() || used_.contains(input); });
-      bool outputs_free = std::none_of(
-          node.output().begin(), node.output().end(),
-          [&](const std::string& output) { return !output.empty() && used_.contains(output); });
+          [&](const std::string& input) { return input.empty() || used_values_.contains(input); });
+      bool outputs_free =
+          std::none_of(node.output().begin(), node.output().end(), [&](const std::string& output) {
+            return !output.empty() && used_values_.contains(output);
+          });
       if (!inputs_written || !outputs_free) continue;
       claimed_[index] = true;
       for (const std::string& output : node.output()) {
-        if (!output.empty()) used_.insert(output);
+        if (!output.empty()) used_values_.insert(output);
       }
       nodes_.push_back({index, {}});
     }
@@ -442,9 +453,9 @@ class OnnxWriter {
     return absl::OkStatus();
   }
 
-  [[nodiscard]] ::onnx::ValueInfoProto value_info(const std::string& name, TypeId type) const {
+  [[nodiscard]] ::onnx::ValueInfoProto value_info(std::string_view name, TypeId type) const {
     ::onnx::ValueInfoProto info;
-    info.set_name(name);
+    info.set_name(std::string(name));
     if (type.valid()) {
       if (std::optional<::onnx::TypeProto> proto = type_proto_of(context_, type)) {
         *info.mutable_type() = std::move(*proto);
@@ -465,7 +476,7 @@ class OnnxWriter {
       }
     }
     for (NodeId param : graph_.params(main)) {
-      std::string name(graph_.name(param));
+      std::string_view name = graph_.name(param);
       auto match = var_inputs.find(name);
       if (match != var_inputs.end() &&
           origin_->input_types[match->second] == graph_.annotation(param)) {
@@ -478,16 +489,9 @@ class OnnxWriter {
       }
     }
     // Inputs naming an initializer stay while the initializer does.
-    absl::flat_hash_set<std::string_view> unread;
-    if (origin_ != nullptr) {
-      for (std::uint32_t index : origin_->unread_initializers) {
-        unread.insert(original->initializer(static_cast<int>(index)).name());
-      }
-    }
     for (std::size_t i = 0; i < input_count; ++i) {
       const ::onnx::ValueInfoProto& input = original->input(static_cast<int>(i));
-      if (origin_->input_is_initializer[i] &&
-          (used_.contains(input.name()) || unread.contains(input.name()))) {
+      if (origin_->input_is_initializer[i] && used_values_.contains(input.name())) {
         input_sources_.push_back(static_cast<std::uint32_t>(i));
         inputs_written_.push_back(input);
       }
@@ -518,8 +522,8 @@ class OnnxWriter {
 
   void write_initializers() {
     if (origin_ == nullptr) return;
-    for (std::uint32_t index : origin_->unread_initializers) {
-      if (claim_name(origin_->model->graph().initializer(static_cast<int>(index)).name())) {
+    for (std::uint32_t index : origin_->unreached_initializers) {
+      if (claim_value(origin_->model->graph().initializer(static_cast<int>(index)).name())) {
         kept_initializers_.push_back(index);
       }
     }
@@ -533,7 +537,7 @@ class OnnxWriter {
       const ::onnx::GraphProto& graph = origin_->model->graph();
       for (int i = 0; i < graph.value_info_size(); ++i) {
         const ::onnx::ValueInfoProto& info = graph.value_info(i);
-        if (used_.contains(info.name()) ||
+        if (used_values_.contains(info.name()) ||
             origin_->value_info_of_nothing.contains(static_cast<std::uint32_t>(i))) {
           kept_value_info_.push_back(&info);
         }
@@ -545,7 +549,7 @@ class OnnxWriter {
       if (!type.valid() || outputs.contains(name)) continue;
       if (std::optional<::onnx::TypeProto> proto = type_proto_of(context_, type)) {
         ::onnx::ValueInfoProto& info = new_value_info_.emplace_back();
-        info.set_name(name);
+        info.set_name(std::string(name));
         *info.mutable_type() = std::move(*proto);
       }
     }
@@ -660,15 +664,17 @@ class OnnxWriter {
   absl::flat_hash_map<AttrValueId, std::uint32_t> attrs_source_;
   std::vector<bool> claimed_;
   absl::flat_hash_set<NodeId> params_;
-  absl::flat_hash_set<std::string> used_;
+  absl::flat_hash_set<std::string_view> used_values_;  // into the file, the graph or fresh_names_
+  absl::flat_hash_set<std::string_view> used_nodes_;   // fresh node names (the file's stay)
+  std::deque<std::string> fresh_names_;                // the names fresh_name made
   std::uint64_t next_fresh_ = 0;
-  absl::flat_hash_map<NodeId, std::string> names_;                 // single values
-  absl::flat_hash_map<NodeId, std::vector<std::string>> outputs_;  // every call's outputs
-  absl::flat_hash_map<TensorId, std::string> constant_names_;
+  absl::flat_hash_map<NodeId, std::string_view> names_;  // the nodes that are one value
+  absl::flat_hash_map<NodeId, std::vector<std::string_view>> outputs_;  // tuple-typed calls'
+  absl::flat_hash_map<TensorId, std::string_view> constant_names_;
   std::vector<WrittenNode> nodes_;
   std::vector<std::uint32_t> kept_initializers_;
   std::vector<::onnx::TensorProto> new_initializers_;
-  std::vector<std::pair<std::string, TypeId>> new_value_types_;
+  std::vector<std::pair<std::string_view, TypeId>> new_value_types_;
   std::vector<::onnx::ValueInfoProto> inputs_written_;
   std::vector<std::uint32_t> input_sources_;
   std::vector<::onnx::ValueInfoProto> outputs_written_;
