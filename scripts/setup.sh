@@ -110,9 +110,11 @@ cmd_test() {
 # of inputs a CI run tries: about a minute each in the sanitizer build, two at a time on two
 # cores (measured: relay_text ~1k/s, relay_json ~4k/s, pattern_text ~20k/s, graph_passes ~60/s,
 # pattern_graph ~20/s and writer_roundtrip ~100/s measured in an -O3 ASan build beside other
-# work, counted at about half).
+# work, counted at about half; onnx 53,524 in 60 s, ~880/s, in this sanitize build itself, seed
+# 1, beside another fuzzer at load 6).
 FUZZERS=(fuzz_relay_text:50000 fuzz_relay_json:200000 fuzz_pattern_text:1000000
-         fuzz_graph_passes:3000 fuzz_pattern_graph:800 fuzz_writer_roundtrip:4000)
+         fuzz_graph_passes:3000 fuzz_pattern_graph:800 fuzz_writer_roundtrip:4000
+         fuzz_onnx:50000)
 
 # Runs fuzzer $1 (name:runs) on a scratch copy of its corpus, at most FUZZ_SECONDS; fails on
 # any crash, printing the broken invariant and the input (base64) so that a finding on a CI
