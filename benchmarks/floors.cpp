@@ -2,7 +2,11 @@
 // workload before the passes divided by them.
 #include "floors.hpp"
 
+#include <absl/status/statusor.h>
+#include <onnx/onnx_pb.h>
+
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,6 +42,8 @@ const char* floor_pass_name(Floor floor) {
     case Floor::kHashCons: return "floor.hash_cons";
     case Floor::kMemcpyText: return "floor.memcpy_text";
     case Floor::kMemcpyJson: return "floor.memcpy_json";
+    case Floor::kProtobufParse: return "floor.protobuf_parse";
+    case Floor::kProtobufSerialize: return "floor.protobuf_serialize";
     case Floor::kNone: break;
   }
   return "";
@@ -58,6 +64,29 @@ void add_floors(PassRegistry& registry) {
                });
   add_memcpy(registry, Floor::kMemcpyText, Input::kText, &Workload::text);
   add_memcpy(registry, Floor::kMemcpyJson, Input::kJson, &Workload::json);
+  // What onnx::load and onnx::save do at least: protobuf's own parse of the same bytes, and
+  // its serialization of the message parsed from them (untimed).
+  registry.add(
+      floor_pass_name(Floor::kProtobufParse), Floor::kNone,
+      [](const Workload& w) -> absl::StatusOr<std::unique_ptr<::onnx::ModelProto>> {
+        auto model = std::make_unique<::onnx::ModelProto>();
+        if (!model->ParseFromString(w.onnx())) return absl::InvalidArgumentError("not a model");
+        return model;
+      },
+      {.input = Input::kOnnx});
+  registry.add_with_setup(
+      floor_pass_name(Floor::kProtobufSerialize), Floor::kNone,
+      [](const Workload& w) {
+        ::onnx::ModelProto model;
+        model.ParseFromString(w.onnx());
+        return model;
+      },
+      [](const Workload&, const ::onnx::ModelProto& model) {
+        std::string bytes;
+        model.SerializeToString(&bytes);
+        return bytes;
+      },
+      {.input = Input::kOnnx});
 }
 
 }  // namespace bench

@@ -19,6 +19,11 @@
 //                batch_norm and clip) ending in a batch_norm P, then one with a residual whose
 //                add reads P through a second fresh TupleGetItem (two distinct `%N.0` on P)
 // Sizes are reached to within one block; the generators are deterministic (fixed seed).
+//
+// One ONNX shape, a serialized ModelProto built with libonnx's generated protobuf classes:
+//   onnx_chain   input x (float [1, 64]), then Relu and Add (of a 64-float initializer `bias`)
+//                in turn, each on the node before it; exactly `nodes` NodeProtos, named
+//                `Relu_N` / `Add_N` with outputs `tN`, and one graph output, the last
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -31,6 +36,7 @@
 #include <fmt/format.h>
 #include <graphpat/io/relay_text.hpp>
 #include <graphpat/relay/dialect.hpp>
+#include <onnx/onnx_pb.h>
 
 #include "workload.hpp"
 
@@ -275,7 +281,63 @@ constexpr Shape kShapes[] = {{"chain", chain},
                              {"dag", dag},
                              {"mobilenet", mobilenet}};
 
+/// A float tensor type of shape [1, 64].
+void set_row_type(::onnx::ValueInfoProto& value, std::string name) {
+  value.set_name(std::move(name));
+  ::onnx::TypeProto_Tensor* tensor = value.mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(::onnx::TensorProto::FLOAT);
+  tensor->mutable_shape()->add_dim()->set_dim_value(1);
+  tensor->mutable_shape()->add_dim()->set_dim_value(64);
+}
+
+std::string onnx_chain(std::uint64_t nodes) {
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.set_producer_name("graphpat_bench");
+  model.add_opset_import()->set_version(17);
+  ::onnx::GraphProto& graph = *model.mutable_graph();
+  graph.set_name("onnx_chain");
+  set_row_type(*graph.add_input(), "x");
+  ::onnx::TensorProto& bias = *graph.add_initializer();
+  bias.set_name("bias");
+  bias.set_data_type(::onnx::TensorProto::FLOAT);
+  bias.add_dims(64);
+  bias.set_raw_data(std::string(64 * sizeof(float), '\0'));
+  std::string previous = "x";
+  for (std::uint64_t i = 0; i < nodes; ++i) {
+    ::onnx::NodeProto& node = *graph.add_node();
+    const bool relu = i % 2 == 0;
+    node.set_op_type(relu ? "Relu" : "Add");
+    node.set_name(fmt::format("{}_{}", node.op_type(), i));
+    node.add_input(previous);
+    if (!relu) node.add_input("bias");
+    previous = fmt::format("t{}", i);
+    node.add_output(previous);
+  }
+  set_row_type(*graph.add_output(), previous);
+  return model.SerializeAsString();
+}
+
+struct OnnxShape {
+  const char* name;
+  std::string (*generate)(std::uint64_t nodes);
+};
+constexpr OnnxShape kOnnxShapes[] = {{"onnx_chain", onnx_chain}};
+
 }  // namespace
+
+std::vector<std::string> onnx_shape_names() {
+  std::vector<std::string> names;
+  for (const OnnxShape& shape : kOnnxShapes) names.emplace_back(shape.name);
+  return names;
+}
+
+std::string generate_onnx(const std::string& name, std::uint64_t nodes) {
+  for (const OnnxShape& shape : kOnnxShapes) {
+    if (name == shape.name) return shape.generate(nodes);
+  }
+  throw std::invalid_argument(fmt::format("no synthetic ONNX workload called '{}'", name));
+}
 
 std::vector<std::string> shape_names() {
   std::vector<std::string> names;

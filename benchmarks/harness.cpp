@@ -10,6 +10,9 @@
 // rewrite (five callbacks), parse_text, print_text, load_json, save_json (the last seven up to
 // 1e6 nodes: memory and time). Floors (floors.hpp): linear scan, iterative DFS, absl::flat_hash_map
 // hash-cons, memcpy of the text / JSON bytes.
+// ONNX workloads: the full-weight models of tests/data/onnx (NAME.onnx) and a generated chain
+// (onnx_chain, up to 1e6 nodes), on which only onnx_load and onnx_save run, beside protobuf's
+// own ParseFromString and SerializeToString of the same bytes (goal: >= 300 MB/s each).
 // Each pass is one Google Benchmark benchmark timed with process CPU time (manual time); see
 // report.hpp for the figures and registry.hpp / passes.cpp for how to add a pass.
 //
@@ -58,8 +61,8 @@ constexpr std::string_view kUsage = R"(usage: graphpat_bench [--quick] [--out FI
   --quick       sizes 1e3 and 1e4, 2 short repetitions (a smoke run, < 2 min)
   --out FILE    also write every figure as JSON
   --sizes       synthetic sizes (default 1e3..1e7; --quick: 1e3,1e4)
-  --workloads   model names (mlp, resnet18, ...) and shapes (chain, resnet, transformer, dag,
-                mobilenet); default: all
+  --workloads   model names (mlp, resnet18, ..., lstm_tagger.onnx, ...) and shapes (chain,
+                resnet, transformer, dag, mobilenet, onnx_chain); default: all
   --passes      pass names (build, cse, ...); floors run as the passes need them
 )";
 
@@ -121,6 +124,9 @@ Options parse_options(int& argc, char** argv) {
 
 /// A sample of at least this many node visits, so the clock's cost stays negligible.
 constexpr double kNodesPerSample = 1e5;
+/// ... but of at most this many input bytes: a model of few nodes and megabytes of weights
+/// (the ONNX models) would otherwise keep gigabytes of results until the clock stops.
+constexpr double kBytesPerSample = 64e6;
 /// Passes (not floors) on workloads this large are run once: the first (setup) run is also the
 /// only sample, since partition and merge_composite take 5-15 s per run at 1e6 nodes and the
 /// 1e7 passes 5-30 s (floors run twice, an untimed run and a timed one). That sample includes
@@ -155,6 +161,7 @@ void measure(benchmark::State& state, const Entry& entry, const Pass& pass) {
       const Input input = pass.input();
       if (input == Input::kText) current.input_bytes = static_cast<double>(w->text().size());
       if (input == Input::kJson) current.input_bytes = static_cast<double>(w->json().size());
+      if (input == Input::kOnnx) current.input_bytes = static_cast<double>(w->onnx().size());
       const std::size_t before = reset_peak_heap();
       current.job = pass.start(*w);
       const CpuClock clock;
@@ -173,7 +180,11 @@ void measure(benchmark::State& state, const Entry& entry, const Pass& pass) {
     return;
   }
   const double nodes = w->nodes();
-  const auto batch = static_cast<std::size_t>(std::max(1.0, kNodesPerSample / nodes));
+  double per_sample = kNodesPerSample / nodes;
+  if (current.input_bytes > 0) {
+    per_sample = std::min(per_sample, kBytesPerSample / current.input_bytes);
+  }
+  const auto batch = static_cast<std::size_t>(std::max(1.0, per_sample));
   double seconds = 0;
   for (auto _ : state) {
     const double elapsed =
@@ -227,6 +238,13 @@ int main(int argc, char** argv) {
     if (!contains(options.workloads, shape)) continue;
     for (std::uint64_t size : options.sizes) specs.push_back({shape, size});
   }
+  for (const std::string& model : onnx_model_names()) {
+    if (contains(options.workloads, model)) specs.push_back({model, 0, true});
+  }
+  for (const std::string& shape : onnx_shape_names()) {
+    if (!contains(options.workloads, shape)) continue;
+    for (std::uint64_t size : options.sizes) specs.push_back({shape, size, true});
+  }
 
   // Per workload: the floors its passes need (and floors no pass uses, for reference), then
   // the passes. Entries are registered in this order and Google Benchmark runs them so.
@@ -235,7 +253,7 @@ int main(int argc, char** argv) {
   for (const WorkloadSpec& spec : specs) {
     auto runs = [&](const Pass& pass) {
       return pass.floor != Floor::kNone && contains(options.passes, pass.name) &&
-             spec.size <= pass.options.max_nodes;
+             spec.size <= pass.options.max_nodes && (pass.input() == Input::kOnnx) == spec.onnx;
     };
     for (const Pass& floor : registry.passes()) {
       if (floor.floor != Floor::kNone) continue;

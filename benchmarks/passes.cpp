@@ -5,7 +5,8 @@
 //
 // The floor says what a pass is divided by: kHashCons for passes that rebuild the graph
 // through a table, kLinearScan / kDfs for traversals, kMemcpyText / kMemcpyJson for readers
-// and writers of those bytes (which also makes the table show their MB/s).
+// and writers of those bytes (which also makes the table show their MB/s), kProtobufParse /
+// kProtobufSerialize for the ONNX reader and writer (which run on the ONNX workloads only).
 #include <absl/container/flat_hash_map.h>
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include <graphpat/cse.hpp>
+#include <graphpat/io/onnx.hpp>
 #include <graphpat/io/relay_json.hpp>
 #include <graphpat/io/relay_text.hpp>
 #include <graphpat/partition.hpp>
@@ -266,6 +268,13 @@ void add_passes(PassRegistry& registry) {
   registry.add(
       "save_json", Floor::kMemcpyJson,
       [](const Workload& w) { return graphpat::relay::save_json(w.module()); }, kBytesLimit);
+  // MB/s of the model's bytes read, and written (an unchanged model saves the same bytes).
+  registry.add(
+      "onnx_load", Floor::kProtobufParse,
+      [](const Workload& w) { return graphpat::onnx::load(w.onnx()); }, kBytesLimit);
+  registry.add(
+      "onnx_save", Floor::kProtobufSerialize,
+      [](const Workload& w) { return graphpat::onnx::save(w.onnx_module()); }, kBytesLimit);
 }
 
 }  // namespace bench

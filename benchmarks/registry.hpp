@@ -44,6 +44,8 @@ enum class Floor {
   kHashCons,    // re-insert every node into a plain absl::flat_hash_map (builder, CSE)
   kMemcpyText,  // memcpy of the Relay text bytes (text parser and printer; MB/s of the text)
   kMemcpyJson,  // memcpy of the TVM JSON bytes (JSON loader and saver; MB/s of the JSON)
+  kProtobufParse,      // ModelProto::ParseFromString of the ONNX bytes (ONNX reader)
+  kProtobufSerialize,  // ModelProto::SerializeToString of the parsed bytes (ONNX writer)
 };
 
 /// The floor benchmark's pass name ("floor.hash_cons"), or "" for kNone.
@@ -56,6 +58,7 @@ enum class Input {
   kGraph,      // the module only: no MB/s
   kText,
   kJson,
+  kOnnx,  // an ONNX model's bytes: the pass runs on ONNX workloads only
 };
 
 struct PassOptions {
@@ -106,6 +109,7 @@ struct Pass {
     if (options.input != Input::kFromFloor) return options.input;
     if (floor == Floor::kMemcpyText) return Input::kText;
     if (floor == Floor::kMemcpyJson) return Input::kJson;
+    if (floor == Floor::kProtobufParse || floor == Floor::kProtobufSerialize) return Input::kOnnx;
     return Input::kGraph;
   }
 };

@@ -139,6 +139,29 @@ std::vector<const Row*> Report::worst(const std::vector<Row>& rows, std::size_t 
   return ranked;
 }
 
+void Report::print_onnx_goal(std::FILE* out, const std::vector<Row>& rows) {
+  std::map<std::string, const Row*> floors;  // by workload label + floor name
+  for (const Row& row : rows) {
+    if (row.entry->floor.empty()) floors[row.entry->name()] = &row;
+  }
+  bool header = false;
+  for (const Row& row : rows) {
+    if (!row.entry->spec.onnx || row.entry->floor.empty() || row.mb_per_s <= 0) continue;
+    if (!header) {
+      fmt::print(out, "\nONNX load and save: MB/s of the model's bytes (goal >= {:.0f}), beside "
+                      "protobuf's own parse / serialization of them\n", kOnnxGoalMbPerS);
+      fmt::print(out, "{:<24} {:<10} {:>9} {:<24} {:>9} {:>7}\n", "workload", "pass", "MB/s",
+                 "floor", "MB/s", "ratio");
+      header = true;
+    }
+    auto floor = floors.find(row.entry->spec.label() + "/" + row.entry->floor);
+    const double floor_mb_per_s = floor == floors.end() ? 0 : floor->second->mb_per_s;
+    fmt::print(out, "{:<24} {:<10} {:>9.1f} {:<24} {:>9} {:>7}{}\n", row.entry->spec.label(),
+               row.entry->pass, row.mb_per_s, row.entry->floor, figure(floor_mb_per_s, 1),
+               figure(row.ratio, 2), row.mb_per_s < kOnnxGoalMbPerS ? "  < goal" : "");
+  }
+}
+
 void Report::print(std::FILE* out) const {
   const std::vector<Row> rows = this->rows();
   fmt::print(out, "{:<18} {:>9} {:<18} {:>10} {:>7} {:<18} {:>8} {:>9} {:>11} {:>8}\n",
@@ -170,6 +193,7 @@ void Report::print(std::FILE* out) const {
                  s.small_ns, s.large_size, s.large_ns, s.factor, s.factor > 1.5 ? "  > 1.5" : "");
     }
   }
+  print_onnx_goal(out, rows);
   fmt::print(out, "\nworst ratios to floor:\n");
   for (const Row* row : worst(rows, 3)) {
     fmt::print(out, "  {:.1f}x  {} on {} ({:.2f} ns/node vs {} {:.2f})\n", row->ratio,

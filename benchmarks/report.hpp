@@ -13,6 +13,8 @@
 //   peak B/node the most heap bytes the pass held at once, above what existed before it
 //               (its setup, its run and its result), per node
 //   scaling     per synthetic shape and pass: ns/node at the largest size run / at 1e4
+//   ONNX goal   onnx_load and onnx_save in MB/s of the model's bytes, beside their protobuf
+//               floor's MB/s, marked when under kOnnxGoalMbPerS
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -27,6 +29,9 @@
 #include "workload.hpp"
 
 namespace bench {
+
+/// What onnx_load and onnx_save should reach, in MB/s of the model's bytes (issue 23).
+inline constexpr double kOnnxGoalMbPerS = 300;
 
 /// One registered benchmark: a pass (or floor) on a workload.
 struct Entry {
@@ -77,7 +82,7 @@ class Report : public benchmark::BenchmarkReporter {
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
 
-  /// The table, the scaling summary and the three worst ratios.
+  /// The table, the scaling summary, the ONNX goal and the three worst ratios.
   void print(std::FILE* out) const;
   [[nodiscard]] nlohmann::json to_json() const;
   /// Whether a benchmark failed (a pass returned an error or threw).
@@ -87,6 +92,7 @@ class Report : public benchmark::BenchmarkReporter {
   [[nodiscard]] std::vector<Row> rows() const;
   [[nodiscard]] std::vector<Scaling> scaling(const std::vector<Row>& rows) const;
   [[nodiscard]] static std::vector<const Row*> worst(const std::vector<Row>& rows, std::size_t n);
+  static void print_onnx_goal(std::FILE* out, const std::vector<Row>& rows);
 
   std::vector<Entry> entries_;
   nlohmann::json settings_;

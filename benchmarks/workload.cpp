@@ -1,6 +1,6 @@
 // Workload: real models read from the project's tests/data (GRAPHPAT_BENCH_DATA_DIR, set by
-// benchmarks/CMakeLists.txt), synthetic graphs from generators.cpp, and the text and JSON
-// inputs of the parsers.
+// benchmarks/CMakeLists.txt), synthetic graphs from generators.cpp, the text and JSON
+// inputs of the parsers, and the ONNX models and chains of the ONNX reader and writer.
 #include "workload.hpp"
 
 #include <algorithm>
@@ -23,10 +23,14 @@ namespace bench {
 namespace {
 
 constexpr std::string_view kModelSuffix = ".unbound.relay";
+constexpr std::string_view kOnnxSuffix = ".onnx";
+constexpr std::string_view kExternalSuffix = ".external.onnx";
 
 std::filesystem::path models_dir() {
   return std::filesystem::path(GRAPHPAT_BENCH_DATA_DIR) / "corpus" / "models";
 }
+
+std::filesystem::path onnx_dir() { return std::filesystem::path(GRAPHPAT_BENCH_DATA_DIR) / "onnx"; }
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -58,6 +62,16 @@ std::string WorkloadSpec::label() const {
 }
 
 Workload::Workload(WorkloadSpec spec) : spec_(std::move(spec)) {
+  if (spec_.onnx) {
+    onnx_bytes_ = spec_.synthetic() ? generate_onnx(spec_.name, spec_.size)
+                                    : read_file(onnx_dir() / spec_.name);
+    auto loaded = graphpat::onnx::load(onnx_bytes_);
+    if (!loaded.ok()) {
+      throw std::runtime_error(fmt::format("{}: {}", spec_.name, loaded.status().ToString()));
+    }
+    onnx_module_ = *std::move(loaded);
+    return;
+  }
   if (spec_.synthetic()) {
     generate(spec_.name, spec_.size, module_);
     return;
@@ -100,10 +114,20 @@ std::vector<std::string> model_names() {
   return names;
 }
 
+std::vector<std::string> onnx_model_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(onnx_dir())) {
+    const std::string file = entry.path().filename().string();
+    if (file.ends_with(kOnnxSuffix) && !file.ends_with(kExternalSuffix)) names.push_back(file);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 const Workload& workload(const WorkloadSpec& spec) {
   static std::unique_ptr<Workload> current;
   if (current == nullptr || current->spec().name != spec.name ||
-      current->spec().size != spec.size) {
+      current->spec().size != spec.size || current->spec().onnx != spec.onnx) {
     current.reset();  // free the previous graph before making the next
     current = std::make_unique<Workload>(spec);
   }

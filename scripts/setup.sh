@@ -110,9 +110,11 @@ cmd_test() {
 # of inputs a CI run tries: about a minute each in the sanitizer build, two at a time on two
 # cores (measured: relay_text ~1k/s, relay_json ~4k/s, pattern_text ~20k/s, graph_passes ~60/s,
 # pattern_graph ~20/s and writer_roundtrip ~100/s measured in an -O3 ASan build beside other
-# work, counted at about half).
+# work, counted at about half; onnx 53,524 in 60 s, ~880/s, in this sanitize build itself, seed
+# 1, beside another fuzzer at load 6).
 FUZZERS=(fuzz_relay_text:50000 fuzz_relay_json:200000 fuzz_pattern_text:1000000
-         fuzz_graph_passes:3000 fuzz_pattern_graph:800 fuzz_writer_roundtrip:4000)
+         fuzz_graph_passes:3000 fuzz_pattern_graph:800 fuzz_writer_roundtrip:4000
+         fuzz_onnx:50000)
 
 # Runs fuzzer $1 (name:runs) on a scratch copy of its corpus, at most FUZZ_SECONDS; fails on
 # any crash, printing the broken invariant and the input (base64) so that a finding on a CI
@@ -120,15 +122,16 @@ FUZZERS=(fuzz_relay_text:50000 fuzz_relay_json:200000 fuzz_pattern_text:1000000
 # different inputs: hash seeds (abseil's) come from addresses, which differ between processes,
 # and they steer which inputs reach new code. So a clean run here is evidence, not proof.
 run_fuzzer() {
-  local name=${1%%:*} runs=${1#*:} dict=()
+  local name=${1%%:*} runs=${1#*:} dict=() max_len=4096
   local work="$BUILD_DIR/fuzz-runs/$name"
   rm -rf -- "$work" && mkdir -p -- "$work/corpus"
   case $name in
     fuzz_relay_text) dict=(-dict=tests/fuzz/relay_text.dict) ;;
     fuzz_pattern_text) dict=(-dict=tests/fuzz/pattern_text.dict) ;;
+    fuzz_onnx) dict=(-dict=tests/fuzz/onnx.dict) max_len=20480 ;;
   esac
   "$BUILD_DIR/tests/fuzz/$name" -runs="$runs" -max_total_time="${FUZZ_SECONDS:-120}" \
-    -seed="${FUZZ_SEED:-1}" -max_len=4096 \
+    -seed="${FUZZ_SEED:-1}" -max_len="$max_len" \
     -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 "${dict[@]}" \
     -artifact_prefix="$work/" "$work/corpus" "tests/fuzz/corpus/$name" >"$work/log" 2>&1 || {
     log "$name failed (its log: $work/log):"

@@ -847,3 +847,80 @@ TEST_CASE("unknown dims are Any; a type graphpat does not model is an opaque typ
   CHECK(written.graph().input(1).type().SerializeAsString() ==
         model.graph().input(1).type().SerializeAsString());
 }
+
+TEST_CASE(
+    "an initializer only a dead node reads, listed as a graph input, is kept (fuzz_onnx finding)",
+    "[onnx][io]") {
+  // y = Relu(x) is the output; dead = Add(x, w) feeds nothing, and only it reads `w`, which is
+  // also listed as a graph input. Nothing changed, so the save is the file byte for byte.
+  onnx::ModelProto model = tiny_model();
+  add_initializer(model, "w", {2})->set_raw_data(std::string(8, '\0'));
+  model.mutable_graph()->add_input()->set_name("w");
+  add_node(model, "relu", "Relu", {"x"}, {"y"});
+  add_node(model, "dead", "Add", {"x", "w"}, {"unused"});
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  CHECK(graphpat::onnx::save(*loaded).value() == bytes);
+}
+
+TEST_CASE("two nodes of one name both keep it (fuzz_onnx finding)", "[onnx][io]") {
+  // Node names are for diagnostics only; a file may repeat one, and an unchanged model still
+  // saves byte for byte. A changed node keeps its name even when another node has it too.
+  onnx::ModelProto model = tiny_model();
+  add_node(model, "same", "Relu", {"x"}, {"a"});
+  add_node(model, "same", "Relu", {"a"}, {"y"});
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  CHECK(graphpat::onnx::save(*loaded).value() == bytes);
+
+  // The second Relu reads x instead of a (same span, other input): changed, still "same".
+  graphpat::onnx::Module& module = loaded->module;
+  graphpat::onnx::Graph& graph = module.graph;
+  NodeId main = main_of(module);
+  NodeId second = graph.body(main);
+  NodeId x = graph.params(main)[0];
+  graphpat::onnx::Builder builder(graph);
+  NodeId changed = builder.call(graph.callee(second), {x},
+                                {.type = graph.type(second), .span = graph.span(second),
+                                 .fresh = true});
+  module.add_function("main", builder.function(std::vector<NodeId>{x}, changed));
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(graphpat::onnx::save(*loaded).value()));
+  REQUIRE(written.graph().node_size() == 1);
+  CHECK(written.graph().node(0).name() == "same");
+  CHECK(std::vector<std::string>(written.graph().node(0).input().begin(),
+                                 written.graph().node(0).input().end()) ==
+        std::vector<std::string>{"x"});
+  CHECK(written.graph().node(0).output(0) == "y");
+}
+
+TEST_CASE("a value output twice is read when both outputs declare one type (fuzz_onnx finding)",
+          "[onnx][io][errors]") {
+  onnx::ModelProto model = tiny_model();
+  add_node(model, "relu", "Relu", {"x"}, {"y"});
+  *model.mutable_graph()->add_output() = model.graph().output(0);
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  CHECK(graphpat::onnx::save(*loaded).value() == bytes);
+
+  // The second declares shape [4]: y cannot have both types.
+  model.mutable_graph()->mutable_output(1)->mutable_type()->mutable_tensor_type()
+      ->mutable_shape()->mutable_dim(0)->set_dim_value(4);
+  CHECK(load_error(model) ==
+        "[graphpat.onnx.duplicate_value] graph output 1 'y': the value is already graph output "
+        "0, declared with another type");
+}
+
+TEST_CASE("a value_info naming no value of the file is kept as it was (fuzz_onnx finding)",
+          "[onnx][io]") {
+  onnx::ModelProto model = tiny_model();
+  add_node(model, "relu", "Relu", {"x"}, {"y"});
+  model.mutable_graph()->add_value_info()->set_name("stale");
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  CHECK(graphpat::onnx::save(*loaded).value() == bytes);
+}

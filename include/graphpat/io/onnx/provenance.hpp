@@ -49,6 +49,9 @@ struct OnnxOrigin {
   /// NodeProtos no graph output depends on (so not in main), in a topological order: the
   /// writer keeps each while every value it reads is still written.
   std::vector<std::uint32_t> dead_nodes;
+  /// value_info entries (by index) whose name no graph input, initializer or node output
+  /// defines: the writer keeps them as they are.
+  absl::flat_hash_set<std::uint32_t> value_info_of_nothing;
   /// Every name the file uses (nodes, values, graph inputs and outputs), so that new names
   /// collide with none.
   absl::flat_hash_set<std::string_view> names;  // views into `model`

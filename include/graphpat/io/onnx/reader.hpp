@@ -82,6 +82,7 @@ class OnnxReader {
     GRAPHPAT_ASSIGN_OR_RETURN(std::vector<std::uint32_t> order, topological_order());
     for (std::uint32_t index : order) GRAPHPAT_RETURN_IF_ERROR(read_node(index));
     GRAPHPAT_ASSIGN_OR_RETURN(NodeId body, read_outputs());
+    note_value_info_of_nothing();
     NodeId function = builder_.function(params, body);
     loaded_.module.add_function("main", function);
     note_unreached(function, order);
@@ -118,11 +119,22 @@ class OnnxReader {
   /// value_info and graph outputs: the declared type of each value, by name.
   absl::Status read_value_types() {
     for (const ::onnx::ValueInfoProto& info : graph_proto_.value_info()) {
+      note_name(info.name());  // fresh names must not take it, even when it names no value
       if (info.has_type()) declared_types_[info.name()] = type_of(context(), info.type());
     }
     origin_->output_types.reserve(static_cast<std::size_t>(graph_proto_.output_size()));
-    for (const ::onnx::ValueInfoProto& info : graph_proto_.output()) {
+    // A value may be output twice, but one value has one type.
+    absl::flat_hash_map<std::string_view, int> first_output;
+    for (int i = 0; i < graph_proto_.output_size(); ++i) {
+      const ::onnx::ValueInfoProto& info = graph_proto_.output(i);
       TypeId type = info.has_type() ? type_of(context(), info.type()) : TypeId();
+      auto [first, inserted] = first_output.try_emplace(info.name(), i);
+      if (!inserted && origin_->output_types[static_cast<std::size_t>(first->second)] != type) {
+        return make_error(kBadInput, "onnx.duplicate_value",
+                          fmt::format("graph output {} '{}': the value is already graph output "
+                                      "{}, declared with another type",
+                                      i, info.name(), first->second));
+      }
       if (type.valid()) declared_types_[info.name()] = type;
       origin_->output_types.push_back(type);
     }
@@ -559,6 +571,15 @@ class OnnxReader {
     }
     if (fields.size() == 1) return fields.front();
     return builder_.tuple(fields);
+  }
+
+  /// value_info entries naming no value of the file (stale after an edit, or misspelt).
+  void note_value_info_of_nothing() {
+    for (int i = 0; i < graph_proto_.value_info_size(); ++i) {
+      if (!producers_.contains(graph_proto_.value_info(i).name())) {
+        origin_->value_info_of_nothing.insert(static_cast<std::uint32_t>(i));
+      }
+    }
   }
 
   /// Nodes no graph output depends on, and initializers only such nodes (or nothing) read, are

@@ -258,8 +258,8 @@ class OnnxWriter {
       for (const std::string& output : source->output()) {
         if (!output.empty() && used_values_.contains(output)) names_free = false;
       }
-      if (names_free && (source->name().empty() || !used_nodes_.contains(source->name()))) {
-        if (!source->name().empty()) used_nodes_.insert(source->name());
+      // Node names are not claimed: a file may give two nodes one name, and each keeps it.
+      if (names_free) {
         std::vector<std::string_view> outputs(source->output().begin(), source->output().end());
         for (std::string_view output : outputs) {
           if (!output.empty()) used_values_.insert(output);
@@ -271,7 +271,7 @@ class OnnxWriter {
     }
 
     ::onnx::NodeProto proto;
-    if (source != nullptr && !source->name().empty() && used_nodes_.insert(source->name()).second) {
+    if (source != nullptr && !source->name().empty()) {
       proto.set_name(source->name());
     } else {
       proto.set_name(std::string(fresh_name(used_nodes_)));
@@ -530,12 +530,17 @@ class OnnxWriter {
     std::sort(kept_initializers_.begin(), kept_initializers_.end());
   }
 
-  /// value_info of the loaded file for the values still written, and of the new values whose
-  /// type is known.
+  /// value_info of the loaded file for the values still written (and, as they were, the
+  /// entries that describe no value of the file), and of the new values whose type is known.
   void write_value_info() {
     if (origin_ != nullptr) {
-      for (const ::onnx::ValueInfoProto& info : origin_->model->graph().value_info()) {
-        if (used_values_.contains(info.name())) kept_value_info_.push_back(&info);
+      const ::onnx::GraphProto& graph = origin_->model->graph();
+      for (int i = 0; i < graph.value_info_size(); ++i) {
+        const ::onnx::ValueInfoProto& info = graph.value_info(i);
+        if (used_values_.contains(info.name()) ||
+            origin_->value_info_of_nothing.contains(static_cast<std::uint32_t>(i))) {
+          kept_value_info_.push_back(&info);
+        }
       }
     }
     absl::flat_hash_set<std::string_view> outputs;
@@ -660,7 +665,7 @@ class OnnxWriter {
   std::vector<bool> claimed_;
   absl::flat_hash_set<NodeId> params_;
   absl::flat_hash_set<std::string_view> used_values_;  // into the file, the graph or fresh_names_
-  absl::flat_hash_set<std::string_view> used_nodes_;   // node names, likewise
+  absl::flat_hash_set<std::string_view> used_nodes_;   // fresh node names (the file's stay)
   std::deque<std::string> fresh_names_;                // the names fresh_name made
   std::uint64_t next_fresh_ = 0;
   absl::flat_hash_map<NodeId, std::string_view> names_;  // the nodes that are one value
