@@ -31,10 +31,7 @@ using graphpat::testing::kOnnxData;
 using graphpat::testing::kOnnxTestdata;
 using graphpat::testing::load_path;
 using graphpat::testing::main_of;
-
-std::string message(const absl::Status& status) {
-  return std::string(status.message().data(), status.message().size());
-}
+using graphpat::testing::message;
 
 std::string load_error(const onnx::ModelProto& model, graphpat::InputLimits limits = {}) {
   absl::StatusOr<LoadedOnnx> loaded =
