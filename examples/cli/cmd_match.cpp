@@ -165,6 +165,7 @@ int run_match(const MatchCommandOptions& options) {
       if (matcher.matches(node)) matched.push_back(node);
     }
   }
+  fmt::print(stderr, "{}", describe_stopped_matches(matcher.stopped().size()));
   if (options.count) {
     fmt::print("{}\n", matched.size());
     return 0;

@@ -117,6 +117,7 @@ int run_merge_composite(const MergeCompositeCommandOptions& options) {
   for (const auto& entry : *table) entry_names.push_back(entry.name);
   out += describe_rejected(report, input->module.graph, names, entry_names);
   out += describe_not_outlined(report);
+  out += describe_stopped_matches(report.stopped_matches);
   out += describe_duplicated(report, input->module.graph, names, entry_names);
   out += describe_merged_first(report.cse, options.relay_compat);
   fmt::print("{}", out);

@@ -56,6 +56,7 @@ int run_partition(const PartitionCommandOptions& options) {
       fmt::format("{} group{} partitioned\n", report.accepted, plural(report.accepted));
   out += describe_rejected(report, input->module.graph, names);
   out += describe_not_outlined(report);
+  out += describe_stopped_matches(report.stopped_matches);
   out += describe_duplicated(report, input->module.graph, names);
   out += describe_merged_first(report.cse, options.relay_compat);
   fmt::print("{}", out);

@@ -118,4 +118,12 @@ std::string describe_not_outlined(const PartitionReport& report) {
       report.not_outlined, plural(report.not_outlined, "es"));
 }
 
+std::string describe_stopped_matches(std::size_t stopped) {
+  if (stopped == 0) return {};
+  return fmt::format(
+      "{} match attempt{} stopped at the step limit and taken as no match (the pattern "
+      "backtracks exponentially on this graph; MatchOptions::max_steps)\n",
+      stopped, plural(stopped));
+}
+
 }  // namespace graphpat::cli

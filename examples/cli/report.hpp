@@ -51,5 +51,7 @@ std::string describe_duplicated(const PartitionReport& report, const relay::Grap
 /// The matches that made no group because a call cannot replace their root, "" when there are
 /// none: "12 matches not outlined (the root is a variable, a definition, or its own input)\n".
 std::string describe_not_outlined(const PartitionReport& report);
+/// "N match attempts stopped at the step limit ...", or nothing when none stopped.
+std::string describe_stopped_matches(std::size_t stopped);
 
 }  // namespace graphpat::cli

@@ -3,8 +3,12 @@
 // a million-node graph and a recursive pattern over a million-node chain, without recursion.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <graphpat/analysis/verify.hpp>
+#include <graphpat/partition.hpp>
 #include <string>
+#include <vector>
 
 #include "pattern/corpus_support.hpp"
 #include "support/arith_dialect.hpp"
@@ -399,6 +403,80 @@ TEST_CASE("a pattern naming an op no registry has says so", "[pattern][matcher][
   CHECK(vendor.warnings().empty());
   CHECK(vendor.matches(fused));
   CHECK(explain(is_op("nn.relu")(wildcard()), graph, fused) == "expected op nn.relu, got vendor.fused");
+}
+
+TEST_CASE("a match attempt stops at MatchOptions::max_steps, counts as no match, and is reported",
+          "[pattern][matcher][limits]") {
+  // One step is one frame of the matcher's loop: with a limit of 1, a pattern that finishes in
+  // its first frame (is_var at a var) still matches; a call pattern needs a frame for its
+  // callee too and stops.
+  Program p = program("def @main(%x) { nn.relu(%x) }");
+  NodeId x = p.graph().args(p.body)[0];
+  Pattern relu = is_op("nn.relu")(wildcard());
+  graphpat::Matcher<relay::Dialect> var(is_var(), p.graph(), {.max_steps = 1});
+  CHECK(var.matches(x));
+  CHECK(var.stopped().empty());
+  graphpat::Matcher<relay::Dialect> one_step(relu, p.graph(), {.max_steps = 1});
+  CHECK_FALSE(one_step.matches(p.body));
+  CHECK(one_step.stopped() == std::vector<NodeId>{p.body});
+  CHECK(one_step.explain(p.body) ==
+        "stopped without an answer at the step limit (MatchOptions::max_steps = 1)");
+  graphpat::Matcher<relay::Dialect> unlimited(relu, p.graph());
+  CHECK(unlimited.matches(p.body));
+  CHECK(unlimited.stopped().empty());
+}
+
+TEST_CASE("a pattern that backtracks exponentially stops at the default limit",
+          "[pattern][matcher][limits]") {
+  // fuzz_pattern_graph, session 15 (corpus regression_slow_recursive_negated_dominator: 270 s
+  // on resnet18). `w` binds one node (docs/semantics.md §3.2): on a chain of add(%k-1, %k-1) it
+  // binds %x first, then fails at every add above %0 after trying each argument order on the
+  // add below, which fails the same way: 2^k steps at %k, as in TVM.
+  Pattern w = wildcard();
+  REQUIRE(w.redirect_to(is_op("add")(w, w) | is_var()).ok());
+  auto chain = [](int length) {
+    std::string text = "def @main(%x) {\n  %0 = add(%x, %x);\n";
+    for (int k = 1; k < length; ++k) text += fmt::format("  %{} = add(%{}, %{});\n", k, k - 1, k - 1);
+    return program(text + fmt::format("  %{}\n}}", length - 1));
+  };
+  auto matched = [](const std::vector<Match>& found) {
+    std::vector<NodeId> roots;
+    for (const Match& m : found) roots.push_back(m.root());
+    return roots;
+  };
+  // In the order find_matches tries them: %x, then %0 .. %(length-1).
+  auto chain_nodes = [](const Program& p) {
+    std::vector<NodeId> nodes;
+    for (NodeId add = p.body; p.graph().kind(add) == NodeKind::kCall; add = p.graph().args(add)[0]) {
+      nodes.push_back(add);
+    }
+    nodes.push_back(p.graph().args(nodes.back())[0]);
+    std::reverse(nodes.begin(), nodes.end());
+    return nodes;
+  };
+  // Short, it answers within the limit: %x and %0 = add(%x, %x) only.
+  Program shallow = chain(8);
+  std::vector<NodeId> nodes = chain_nodes(shallow);
+  REQUIRE(nodes.size() == 9);
+  graphpat::Matcher<relay::Dialect> small(w, shallow.graph());
+  CHECK(matched(small.find_matches(shallow.body)) == std::vector<NodeId>{nodes[0], nodes[1]});
+  CHECK(small.stopped().empty());
+  // Long (2^40 steps at the top), it ends: the same two matches, and the attempts from some
+  // depth on (past the eight levels that answered above) stop and are reported.
+  Program deep = chain(40);
+  nodes = chain_nodes(deep);
+  graphpat::Matcher<relay::Dialect> large(w, deep.graph());
+  CHECK(matched(large.find_matches(deep.body)) == std::vector<NodeId>{nodes[0], nodes[1]});
+  const std::vector<NodeId>& stopped = large.stopped();
+  REQUIRE_FALSE(stopped.empty());
+  auto first = std::find(nodes.begin(), nodes.end(), stopped.front());
+  REQUIRE(first != nodes.end());
+  CHECK(first - nodes.begin() > 8);
+  CHECK(stopped == std::vector<NodeId>(first, nodes.end()));
+  // partition takes each as no match and counts them.
+  PartitionResult<relay::Dialect> partitioned = partition(w, deep.module);
+  CHECK(partitioned.report.stopped_matches == stopped.size());
+  CHECK(verify(partitioned.module).ok());
 }
 
 TEST_CASE("find_matches over a 1,000,000-node graph, without recursion",

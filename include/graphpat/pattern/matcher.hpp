@@ -67,6 +67,17 @@ namespace graphpat {
 struct MatchOptions {
   /// Reproduce TVM Relay exactly (see the top of this file).
   bool relay_compat = false;
+  /// The most steps (pattern visits and dominator-path steps) one match attempt at one node
+  /// may take. Past it the attempt stops, counts as no match, and is recorded
+  /// (Matcher::stopped(), PartitionReport::stopped_matches). Backtracking can take time
+  /// exponential in the graph's depth, as in TVM: a recursive pattern re-tried on shared inputs
+  /// (`w.redirect_to(is_op('add')(w, w) | is_var())` on a chain of `add(%k, %k)`), or one whose
+  /// recursion runs through a dominator. This bounds it, as PCRE's match limit bounds a regex.
+  /// 0: 65,536 or 16 per node of the graph and the pattern, whichever is more (real patterns
+  /// take tens to hundreds; a recursive one a few per node of the chain it matches, a pattern
+  /// without backtracking a few per pattern node), so that a search stops after at most
+  /// (nodes tried) x this many steps.
+  std::uint64_t max_steps = 0;
 };
 
 namespace detail {
@@ -251,7 +262,11 @@ class Matcher {
   Matcher(const Pattern& pattern, const Graph<D>& graph, MatchOptions options = {})
       : compiled_(std::make_shared<detail::CompiledPattern>(pattern, kConventions)),
         graph_(graph),
-        options_(options) {
+        options_(options),
+        step_limit_(options.max_steps != 0
+                        ? options.max_steps
+                        : std::max<std::uint64_t>(65'536, 16 * (std::uint64_t{graph.size()} +
+                                                                compiled_->graph.size()))) {
     const PatternGraph& patterns = compiled_->graph;
     memo_.resize(patterns.size());
     op_ids_.resize(patterns.size());
@@ -282,6 +297,10 @@ class Matcher {
   /// dialect relay: is_op('nn.rleu') matches nothing". Empty when there is nothing to say.
   [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
 
+  /// The nodes where a match attempt stopped at MatchOptions::max_steps (taken as no match),
+  /// in the order they were tried.
+  [[nodiscard]] const std::vector<NodeId>& stopped() const { return stopped_; }
+
   /// Whether the pattern matches at `node`; bindings in the result on success only.
   Match match(NodeId node) { return match(node, node); }
   /// The same, with dominator post-dominance taken over the graph reachable from `scope`.
@@ -303,10 +322,16 @@ class Matcher {
     explaining_ = true;
     names_ = &names;
     pending_ = {};
+    std::size_t stopped_before = stopped_.size();
     bool matched = run(node, node);
     explaining_ = false;
     names_ = nullptr;
     if (matched) return "matched";
+    if (stopped_.size() != stopped_before) {
+      return fmt::format("stopped without an answer at the step limit "
+                         "(MatchOptions::max_steps = {})",
+                         step_limit_);
+    }
     if (!pending_.active) return "did not match";
     std::string text = pending_.message;
     std::size_t shown = std::min<std::size_t>(pending_.contexts.size(), kMaxContexts);
@@ -389,7 +414,12 @@ class Matcher {
     scope_ = scope;
     Incoming incoming;
     begin_visit(compiled_->root, node, incoming);
-    while (!frames_.empty()) {
+    for (std::uint64_t steps = 0; !frames_.empty(); ++steps) {
+      if (steps == step_limit_) {
+        frames_.clear();
+        stopped_.push_back(node);
+        return false;
+      }
       std::size_t top = frames_.size() - 1;
       lifted_ = false;
       if (explaining_ && incoming && !*incoming && pending_.active && pending_.depth == top + 2) {
@@ -1151,6 +1181,8 @@ class Matcher {
   bool explaining_ = false;
   const NodeNames* names_ = nullptr;  // explain()'s while it runs; graph ids otherwise
   std::vector<std::string> warnings_;
+  std::uint64_t step_limit_;
+  std::vector<NodeId> stopped_;
   bool lifted_ = false;
   Pending pending_;
 };

@@ -145,6 +145,7 @@ class PartitionGrouper {
       for (NodeId member : group.body) group_of_[member.index()] = 0;
       groups.push_back(std::move(group));
     }
+    report.stopped_matches += static_cast<std::uint32_t>(matcher_.stopped().size());
     return groups;
   }
 

@@ -72,6 +72,9 @@ struct PartitionReport {
   /// Matches made no group because a call cannot take their root's place: the pattern bound
   /// the root itself as an input, or the root is a Var or a module definition (partition.hpp).
   std::uint32_t not_outlined = 0;
+  /// Match attempts stopped at MatchOptions::max_steps (matcher.hpp), each taken as no match:
+  /// the pattern backtracks exponentially on this graph.
+  std::uint32_t stopped_matches = 0;
   std::vector<RejectedGroup> rejected;
   std::vector<DuplicatedInterior> duplicated;  // partition and pattern tables only; a rewrite
                                                // replaces the root and leaves the rest
