@@ -26,28 +26,15 @@
 #include <graphpat/pattern.hpp>
 
 #include "support/inline_calls.hpp"
+#include "support/scale.hpp"
 #include "support/test_files.hpp"
 
 using namespace graphpat;
 
 namespace {
 
-// The size of the big tests below: a million nodes. The sanitizer build runs a quarter of that,
-// which still catches a walk recursing once per node (250,000 levels fill its 8 MiB stack at 34
-// bytes a level, and a sanitized frame is larger); at a million the three pipeline tests took
-// 685 s of the sanitizer suite's 1,312 s of test time (CI, session 14). The plain build runs
-// the million.
-#if defined(__SANITIZE_ADDRESS__)  // g++ -fsanitize=address
-constexpr std::uint32_t kNodes = 250'000;
-#elif defined(__has_feature)  // clang (nested: g++ cannot parse __has_feature in an #if)
-#if __has_feature(address_sanitizer)
-constexpr std::uint32_t kNodes = 250'000;
-#else
-constexpr std::uint32_t kNodes = 1'000'000;
-#endif
-#else
-constexpr std::uint32_t kNodes = 1'000'000;
-#endif
+// The size of the big tests below: a million nodes, a quarter in the sanitizer build.
+constexpr std::uint32_t kNodes = graphpat::testing::kLargeGraphNodes;
 
 /// Live nodes of `kind` in the module (reachable from its functions).
 std::uint32_t count_live(const relay::Module& module, NodeKind kind) {
