@@ -187,13 +187,6 @@ inline bool let_printed_as_let_value(const absl::Status& status, std::string_vie
   });
 }
 
-// And a var printed a second time as a parameter (here after a free_var of the same var) is
-// named `%x-malformed-ir`, as TVM names it: TVM marks that IR malformed and its text does not
-// read back (kTextCannotCarry `var_declared_in_two_functions`).
-inline bool marked_malformed(std::string_view printed) {
-  return printed.find("-malformed-ir") != std::string_view::npos;
-}
-
 // Whether parsing `printed` again failed with `status` on a documented limit of the text
 // form. The free var case is of expression prints only: a module's function may hold a free
 // var too (`free_var %w;` in a def, reached from another def through a graph binding), but a
@@ -201,7 +194,7 @@ inline bool marked_malformed(std::string_view printed) {
 inline bool print_cannot_parse_back(const absl::Status& status, std::string_view printed,
                              bool expression) {
   return text_cannot_carry(status, printed) || projected_number(status) ||
-         bound_later_in_nested_scope(status, printed) || marked_malformed(printed) ||
+         bound_later_in_nested_scope(status, printed) ||
          let_printed_as_let_value(status, printed) ||
          (expression && free_var_declared_in_nested_scope(status, printed));
 }

@@ -78,7 +78,8 @@ const std::map<std::string, std::string> kTextCannotCarry = {
     {"types_incomplete_and_typevars", "IncompleteType prints as meta[IncompleteType][i]"},
     {"scalars_special_floats", "a NaN constant prints as nanf, without its payload bits"},
     {"strings_escaping", "a variable name with a quote prints as written (TVM cannot read it)"},
-    {"var_declared_in_two_functions", "a name that needs `-malformed-ir` to stay unique"},
+    {"var_declared_in_two_functions", "one Var the parameter of two functions: print_text "
+                                      "refuses it (TVM prints `%x-malformed-ir`)"},
     {"virtual_devices", "VirtualDevice attribute values print as their repr"},
 };
 

@@ -553,6 +553,49 @@ TEST_CASE("a let whose value reads its own variable: Relay text refuses it, the 
   CHECK(graphpat::structural_equal(*graph, *read));
 }
 
+TEST_CASE("a variable bound twice: Relay text refuses it, the JSONs keep it",
+          "[writers][relay_text][graph_json]") {
+  // fuzz_writer_roundtrip, session 16 (corpus regression_graph_let_rebinds_parameter): a let
+  // binding the function's own parameter printed as `let %x1 = ...`, which reads back as a new
+  // variable. Each binding in the text makes a new variable; TVM's printer names the second
+  // `%x-malformed-ir`, which no parser reads.
+  auto graph = graphpat::relay::parse_graph_json(
+      R"({"format": "graphpat.graph", "version": 1, "functions": [{"name": "main",)"
+      R"( "params": [0], "nodes": [{"id": 0, "kind": "var", "name": "x"},)"
+      R"( {"id": 1, "kind": "call", "op": "nn.relu", "inputs": [0]},)"
+      R"( {"id": 2, "kind": "let", "inputs": [0, 1, 0]}], "outputs": [2]}]})");
+  INFO(message(graph.status()));
+  REQUIRE(graph.ok());
+  REQUIRE(graphpat::verify(graph->graph).ok());
+  graphpat::NodeId x = graph->graph.params(*graph->find("main"))[0];
+  auto text = graphpat::relay::print_text(*graph);
+  REQUIRE_FALSE(text.ok());
+  CHECK(message(text.status()) ==
+        fmt::format("[graphpat.relay_text.unprintable] node {}: %x is bound by a let but was "
+                    "bound or declared before (a parameter, a let or a free var): the text "
+                    "would read it back as two variables",
+                    x));
+  auto written = graphpat::relay::print_graph_json(*graph);
+  REQUIRE(written.ok());
+  auto again = graphpat::relay::parse_graph_json(*written);
+  REQUIRE(again.ok());
+  CHECK(graphpat::structural_equal(*graph, *again));
+  // One Var the parameter of two functions: TVM's golden var_declared_in_two_functions, whose
+  // astext prints `def @f2(%x-malformed-ir)`.
+  auto loaded = graphpat::relay::load_json(read_file(
+      graphpat::testing::kCorpus / "golden" / "var_declared_in_two_functions" / "save_json.json"));
+  REQUIRE(loaded.ok());
+  x = loaded->module.graph.params(*loaded->module.find("f2"))[0];
+  REQUIRE(x == loaded->module.graph.params(*loaded->module.find("f1"))[0]);
+  text = graphpat::relay::print_text(loaded->module);
+  REQUIRE_FALSE(text.ok());
+  CHECK(message(text.status()) ==
+        fmt::format("[graphpat.relay_text.unprintable] node {}: %x is bound by a parameter but "
+                    "was bound or declared before (a parameter, a let or a free var): the text "
+                    "would read it back as two variables",
+                    x));
+}
+
 TEST_CASE("an op call without attributes: Relay text refuses it, graph JSON keeps it",
           "[writers][relay_text][graph_json]") {
   // A TVM JSON or graph JSON call of an op with an attrs struct may have none (graph JSON

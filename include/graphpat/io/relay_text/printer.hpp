@@ -293,6 +293,15 @@ class RelayTextPrinter {
                              escape_unprintable(name), rule));
   }
 
+  // A variable bound a second time (TVM's printer names it `%x-malformed-ir`, which no parser
+  // reads): each binding in the text makes a new variable (fuzz_writer_roundtrip, session 16: a
+  // graph JSON let binding the function's own parameter read back as a new `%x1`).
+  void refuse_rebinding(NodeId var, std::string_view binder) {
+    refuse(var, fmt::format("{} is bound by {} but was bound or declared before (a parameter, a "
+                            "let or a free var): the text would read it back as two variables",
+                            var_names_[var.index()], binder));
+  }
+
   // The keys of call attributes (`k=v`, identifiers, never attrs_type_key, which the reader
   // takes as the struct's name) or function attributes (dotted), and every name inside their
   // values: object fields `{k=v}` and global names `'g'` (identifiers), meta references.
@@ -817,9 +826,9 @@ class RelayTextPrinter {
     }
     std::vector<std::string> params;
     for (NodeId param : graph_.params(function)) {
-      params.push_back(declared_.contains(param.index())
-                           ? var_names_[param.index()] + "-malformed-ir"
-                           : declare_var(param));
+      if (declared_.contains(param.index())) refuse_rebinding(param, "a parameter");
+      params.push_back(declared_.contains(param.index()) ? var_names_[param.index()]
+                                                         : declare_var(param));
     }
     AttrValueId attrs = graph_.attrs(function);
     if (attrs.valid()) {
@@ -905,10 +914,12 @@ class RelayTextPrinter {
       start_print_expr(current, /*try_inline=*/true);
       return;
     }
-    std::string decl = declare_var(graph_.let_var(current));
-    being_bound_.insert(graph_.let_var(current).index());
-    tasks_.push_back([this, current, lets, decl = std::move(decl)] {
-      being_bound_.erase(graph_.let_var(current).index());
+    NodeId var = graph_.let_var(current);
+    if (declared_.contains(var.index())) refuse_rebinding(var, "a let");
+    std::string decl = declare_var(var);
+    being_bound_.insert(var.index());
+    tasks_.push_back([this, current, var, lets, decl = std::move(decl)] {
+      being_bound_.erase(var.index());
       lets->push_back(fmt::format("let {} = {};", decl, take_result()));
       scopes_.emplace_back();
       continue_let(graph_.body(current), lets);
