@@ -15,6 +15,7 @@
 #include <graphpat/pattern.hpp>
 #include <string>
 
+#include "support/scale.hpp"
 #include "support/test_files.hpp"
 
 namespace {
@@ -171,7 +172,7 @@ TEST_CASE("dot: MobileNetV2 partitioned on batch_norm renders with one cluster p
 }
 
 TEST_CASE("dot: a 1,000,000-node chain is drawn without recursion", "[dot][large]") {
-  constexpr int kLength = 1'000'000;
+  constexpr int kLength = graphpat::testing::kLargeGraphNodes;  // 250,000 sanitized
   graphpat::relay::Module module;
   graphpat::relay::Builder b(module.graph);
   NodeId x = b.var("x");

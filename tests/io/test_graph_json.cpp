@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support/scale.hpp"
 #include "support/test_files.hpp"
 
 namespace {
@@ -386,7 +387,7 @@ def @main(%x: Tensor[(2), float32], %c: bool) {
 }
 
 TEST_CASE("graph_json: a 1,000,000-node chain round-trips", "[graph_json][large]") {
-  constexpr int kLength = 1'000'000;
+  constexpr int kLength = graphpat::testing::kLargeGraphNodes;  // 250,000 sanitized
   graphpat::relay::Module module;
   graphpat::relay::Builder b(module.graph);
   NodeId x = b.var("x");
