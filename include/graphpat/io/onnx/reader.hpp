@@ -375,10 +375,14 @@ class OnnxReader {
   }
 
   /// Kahn's algorithm, taking the lowest ready index first: a file already in order keeps it.
+  /// A file whose every node reads only earlier nodes (most are) is that order itself, found in
+  /// the one pass that checks the inputs; otherwise the node-to-node edges are sorted by
+  /// producer into one array (no list per node).
   absl::StatusOr<std::vector<std::uint32_t>> topological_order() {
     auto count = static_cast<std::uint32_t>(graph_proto_.node_size());
     std::vector<std::uint32_t> waiting(count, 0);
-    std::vector<std::vector<std::uint32_t>> readers(count);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;  // (producer, reader)
+    bool in_file_order = true;
     for (std::uint32_t i = 0; i < count; ++i) {
       const ::onnx::NodeProto& node = graph_proto_.node(static_cast<int>(i));
       for (int k = 0; k < node.input_size(); ++k) {
@@ -393,22 +397,36 @@ class OnnxReader {
         }
         if (found->second.kind == Producer::Kind::kNode) {
           ++waiting[i];
-          readers[found->second.index].push_back(i);
+          edges.emplace_back(found->second.index, i);
+          if (found->second.index >= i) in_file_order = false;
         }
       }
+    }
+    std::vector<std::uint32_t> order(count);
+    if (in_file_order) {
+      for (std::uint32_t i = 0; i < count; ++i) order[i] = i;
+      return order;
+    }
+    // The readers of node p are readers[first[p]] .. readers[first[p + 1] - 1].
+    std::vector<std::uint32_t> first(count + 1, 0);
+    for (auto [producer, reader] : edges) ++first[producer + 1];
+    for (std::uint32_t p = 0; p < count; ++p) first[p + 1] += first[p];
+    std::vector<std::uint32_t> readers(edges.size());
+    {
+      std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
+      for (auto [producer, reader] : edges) readers[next[producer]++] = reader;
     }
     std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> ready;
     for (std::uint32_t i = 0; i < count; ++i) {
       if (waiting[i] == 0) ready.push(i);
     }
-    std::vector<std::uint32_t> order;
-    order.reserve(count);
+    order.clear();
     while (!ready.empty()) {
       std::uint32_t next = ready.top();
       ready.pop();
       order.push_back(next);
-      for (std::uint32_t reader : readers[next]) {
-        if (--waiting[reader] == 0) ready.push(reader);
+      for (std::uint32_t r = first[next]; r < first[next + 1]; ++r) {
+        if (--waiting[readers[r]] == 0) ready.push(readers[r]);
       }
     }
     if (order.size() != count) {
