@@ -760,18 +760,12 @@ TEST_CASE("a rewrite re-fuses test_softmax_* and test_logsoftmax_*_expanded into
   }
 }
 
-TEST_CASE("merge_composite finds bert_gelu_opset13's 8 LayerNorms and 4 GELUs",
-          "[onnx][merge_composite]") {
-  // torch's opset-13 export writes LayerNorm as (x - mean) / sqrt(mean((x - mean)^2) + eps)
-  // * weight + bias and GELU as x * (erf(x / sqrt(2)) + 1) * 0.5: one Sqrt per LayerNorm and
-  // one Erf per GELU, and no other.
-  LoadedOnnx loaded = load_path(kOnnxData / "bert_gelu_opset13.onnx");
-  std::map<std::string, std::size_t> ops;
-  for (const onnx::NodeProto& node : loaded.provenance.model().graph().node())
-    ++ops[node.op_type()];
-  CHECK(ops["Sqrt"] == 8);
-  CHECK(ops["Erf"] == 4);
-  std::vector<graphpat::CompositePattern<graphpat::onnx::Dialect>> table = {
+namespace {
+
+/// torch's opset-13 LayerNorm and GELU decompositions as composites: LayerNorm as (x - mean) /
+/// sqrt(mean((x - mean)^2) + eps) * weight + bias, GELU as x * (erf(x / sqrt(2)) + 1) * 0.5.
+std::vector<graphpat::CompositePattern<graphpat::onnx::Dialect>> bert_composites() {
+  return {
       {.name = "layer_norm", .pattern = pattern_of(R"(
            x = wildcard()
            centered = is_op('Sub')(x, is_op('ReduceMean')(x))
@@ -783,7 +777,22 @@ TEST_CASE("merge_composite finds bert_gelu_opset13's 8 LayerNorms and 4 GELUs",
            erf = is_op('Erf')(is_op('Div')(x, wildcard()))
            is_op('Mul')(is_op('Mul')(x, is_op('Add')(erf, wildcard())), wildcard()))")},
   };
-  auto result = graphpat::merge_composite(table, loaded.module);
+}
+
+}  // namespace
+
+TEST_CASE("merge_composite finds bert_gelu_opset13's 8 LayerNorms and 4 GELUs",
+          "[onnx][merge_composite]") {
+  // torch's opset-13 export writes LayerNorm as (x - mean) / sqrt(mean((x - mean)^2) + eps)
+  // * weight + bias and GELU as x * (erf(x / sqrt(2)) + 1) * 0.5: one Sqrt per LayerNorm and
+  // one Erf per GELU, and no other.
+  LoadedOnnx loaded = load_path(kOnnxData / "bert_gelu_opset13.onnx");
+  std::map<std::string, std::size_t> ops;
+  for (const onnx::NodeProto& node : loaded.provenance.model().graph().node())
+    ++ops[node.op_type()];
+  CHECK(ops["Sqrt"] == 8);
+  CHECK(ops["Erf"] == 4);
+  auto result = graphpat::merge_composite(bert_composites(), loaded.module);
   CHECK(result.report.accepted == 12);
   CHECK(result.report.rejected.empty());
   CHECK(graphpat::verify(result.module.graph).ok());
@@ -792,4 +801,199 @@ TEST_CASE("merge_composite finds bert_gelu_opset13's 8 LayerNorms and 4 GELUs",
   // Inlined back: what CSE makes of the input (merge_composite merges duplicates first).
   CHECK(graphpat::structural_equal(graphpat::testing::inline_function_calls(result.module),
                                    graphpat::eliminate_common_subexpr(loaded.module).module));
+}
+
+namespace {
+
+/// What onnx::save wrote, which the test requires to be a ModelProto.
+onnx::ModelProto parsed(const absl::StatusOr<std::string>& saved) {
+  REQUIRE(saved.ok());
+  onnx::ModelProto model;
+  REQUIRE(model.ParseFromString(*saved));
+  return model;
+}
+
+template <class Field>
+std::vector<std::string> strings(const Field& field) {
+  return {field.begin(), field.end()};
+}
+
+/// The model's nodes by name (names the test requires to be unique).
+std::map<std::string, const onnx::NodeProto*> nodes_by_name(const onnx::GraphProto& graph) {
+  std::map<std::string, const onnx::NodeProto*> nodes;
+  for (const onnx::NodeProto& node : graph.node()) {
+    INFO(node.name());
+    REQUIRE(nodes.emplace(node.name(), &node).second);
+  }
+  return nodes;
+}
+
+/// The version at which `model` imports `domain`, or -1.
+std::int64_t imported(const onnx::ModelProto& model, std::string_view domain) {
+  for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
+    if (opset.domain() == domain) return opset.version();
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("partition's groups are written as a model-local function, checked and read back",
+          "[onnx][partition][functions]") {
+  LoadedOnnx loaded = load_path(kOnnxData / "mobilenet_v2.train.external.onnx");
+  auto result =
+      graphpat::partition(pattern_of("is_tuple_get_item(is_op('BatchNormalization')(None), 0)"),
+                          loaded.module, {.merge_duplicates_first = false});
+  REQUIRE(result.report.accepted == 52);
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(result.module, loaded.provenance);
+  onnx::ModelProto written = parsed(saved);
+  CHECK(graphpat::testing::checker_problem(written) == "");
+  CHECK(imported(written, "graphpat") == 1);
+  // Every group has one body (the batch norms share their attributes), so one function: the
+  // batch norm of five outputs, the function's output its output 0.
+  REQUIRE(written.functions_size() == 1);
+  const onnx::FunctionProto& function = written.functions(0);
+  CHECK(function.domain() == "graphpat");
+  CHECK(function.name() == "BatchNormalization_TupleGetItem0_");
+  CHECK(strings(function.input()) == std::vector<std::string>{"x0", "x1", "x2", "x3", "x4"});
+  CHECK(strings(function.output()) == std::vector<std::string>{"v0"});
+  REQUIRE(function.node_size() == 1);
+  const onnx::NodeProto& batch_norm = function.node(0);
+  CHECK(batch_norm.op_type() == "BatchNormalization");
+  CHECK(strings(batch_norm.input()) == strings(function.input()));
+  CHECK(strings(batch_norm.output()) == std::vector<std::string>{"v0", "v1", "v2", "v3", "v4"});
+  CHECK(function.opset_import().size() == written.opset_import().size());
+
+  // Main: each batch norm is a call of the function of its name, its inputs and its output 0;
+  // every other node is the file's own.
+  const onnx::GraphProto& original = loaded.provenance.model().graph();
+  std::map<std::string, const onnx::NodeProto*> calls = nodes_by_name(written.graph());
+  REQUIRE(written.graph().node_size() == original.node_size());
+  std::size_t called = 0;
+  for (const onnx::NodeProto& node : original.node()) {
+    INFO(node.name());
+    REQUIRE(calls.contains(node.name()));
+    const onnx::NodeProto& call = *calls.at(node.name());
+    if (node.op_type() != "BatchNormalization") {
+      CHECK(call.SerializeAsString() == node.SerializeAsString());
+      continue;
+    }
+    CHECK(call.attribute_size() == 0);
+    CHECK(batch_norm.attribute().size() == node.attribute().size());
+    CHECK(call.domain() == "graphpat");
+    CHECK(call.op_type() == "BatchNormalization_TupleGetItem0_");
+    CHECK(strings(call.input()) == strings(node.input()));
+    CHECK(strings(call.output()) == std::vector<std::string>{node.output(0)});
+    ++called;
+  }
+  CHECK(called == 52);
+
+  // Read back: module function graphpat.BatchNormalization_TupleGetItem0_, whose calls inline
+  // to the input; saved again, the same bytes.
+  LoadedOnnx again = graphpat::testing::load_bytes(*saved);
+  CHECK(again.module.find("graphpat.BatchNormalization_TupleGetItem0_").has_value());
+  CHECK(graphpat::structural_equal(graphpat::testing::inline_module_functions(again.module),
+                                   loaded.module));
+  CHECK(graphpat::onnx::save(again) == saved);
+}
+
+TEST_CASE("bert_gelu_opset13's LayerNorm and GELU composites are written as two functions",
+          "[onnx][merge_composite][functions]") {
+  LoadedOnnx loaded = load_path(kOnnxData / "bert_gelu_opset13.onnx");
+  auto result = graphpat::merge_composite(bert_composites(), loaded.module);
+  REQUIRE(result.report.accepted == 12);
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(result.module, loaded.provenance);
+  onnx::ModelProto written = parsed(saved);
+  CHECK(graphpat::testing::checker_problem(written) == "");
+  // One function per composite, its nodes the pattern's in order, its inputs the wildcards'.
+  std::map<std::string, std::vector<std::string>> functions;
+  std::map<std::string, std::size_t> inputs;
+  for (const onnx::FunctionProto& function : written.functions()) {
+    CHECK(function.domain() == "graphpat");
+    std::vector<std::string>& ops = functions[function.name()];
+    for (const onnx::NodeProto& node : function.node()) ops.push_back(node.op_type());
+    inputs[function.name()] = static_cast<std::size_t>(function.input_size());
+  }
+  CHECK(functions ==
+        std::map<std::string, std::vector<std::string>>{
+            {"gelu", {"Div", "Erf", "Add", "Mul", "Mul"}},
+            {"layer_norm",
+             {"ReduceMean", "Sub", "Pow", "ReduceMean", "Add", "Sqrt", "Div", "Mul", "Add"}}});
+  // x, the divisor, the one, the half; x, the exponent, epsilon, weight and bias.
+  CHECK(inputs == std::map<std::string, std::size_t>{{"gelu", 4}, {"layer_norm", 5}});
+  std::map<std::string, std::size_t> calls;
+  for (const onnx::NodeProto& node : written.graph().node()) {
+    if (node.domain() == "graphpat") ++calls[node.op_type()];
+  }
+  CHECK(calls == std::map<std::string, std::size_t>{{"gelu", 4}, {"layer_norm", 8}});
+  LoadedOnnx again = graphpat::testing::load_bytes(*saved);
+  CHECK(graphpat::structural_equal(graphpat::testing::inline_module_functions(again.module),
+                                   graphpat::eliminate_common_subexpr(loaded.module).module));
+}
+
+TEST_CASE("a group's constants are passed to its function, one function per distinct body",
+          "[onnx][merge_composite][functions]") {
+  // Conv's weight and bias are initializers matched by is_constant(): they stay initializers of
+  // main (external data stays a reference), passed to the function after the group's input.
+  LoadedOnnx loaded = load_path(kOnnxData / "resnet18.external.onnx");
+  std::vector<graphpat::CompositePattern<graphpat::onnx::Dialect>> table = {
+      {.name = "conv_relu",
+       .pattern =
+           pattern_of("is_op('Relu')(is_op('Conv')(wildcard(), is_constant(), is_constant()))")}};
+  auto result = graphpat::merge_composite(table, loaded.module, {.merge_duplicates_first = false});
+  const onnx::GraphProto& original = loaded.provenance.model().graph();
+  // Worked over the protobuf: each Relu reading a Conv whose weight and bias are initializers
+  // (torch writes some weights through Identity nodes), and the distinct attribute sets of
+  // those Convs (a function's body differs only by its Conv's attributes).
+  std::map<std::string, const onnx::NodeProto*> producers;
+  for (const onnx::NodeProto& node : original.node()) producers[node.output(0)] = &node;
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& tensor : original.initializer()) initializers.insert(tensor.name());
+  std::set<std::string> attribute_sets;
+  std::vector<std::pair<const onnx::NodeProto*, const onnx::NodeProto*>> pairs;  // (conv, relu)
+  for (const onnx::NodeProto& node : original.node()) {
+    auto producer = producers.find(node.input_size() > 0 ? node.input(0) : "");
+    if (node.op_type() != "Relu" || producer == producers.end() ||
+        producer->second->op_type() != "Conv" || producer->second->input_size() != 3 ||
+        !initializers.contains(producer->second->input(1)) ||
+        !initializers.contains(producer->second->input(2))) {
+      continue;
+    }
+    pairs.emplace_back(producer->second, &node);
+    std::string attributes;
+    for (const onnx::AttributeProto& attribute : producer->second->attribute())
+      attributes += attribute.SerializeAsString();
+    attribute_sets.insert(attributes);
+  }
+  REQUIRE(pairs.size() == 4);
+  REQUIRE(result.report.accepted == pairs.size());
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(result.module, loaded.provenance);
+  onnx::ModelProto written = parsed(saved);
+  CHECK(graphpat::testing::checker_problem(written) == "");
+  std::set<std::string> names;
+  for (const onnx::FunctionProto& function : written.functions()) {
+    names.insert(function.name());
+    CHECK(strings(function.input()) == std::vector<std::string>{"x0", "x1", "x2"});
+    REQUIRE(function.node_size() == 2);
+    CHECK(function.node(0).op_type() == "Conv");
+    CHECK(function.node(1).op_type() == "Relu");
+  }
+  std::set<std::string> expected = {"conv_relu"};
+  for (std::size_t k = 2; k <= attribute_sets.size(); ++k)
+    expected.insert(fmt::format("conv_relu_{}", k));
+  CHECK(names == expected);
+  // Each call: the Relu's name and output, the Conv's inputs (data, weight, bias).
+  std::map<std::string, const onnx::NodeProto*> calls = nodes_by_name(written.graph());
+  for (auto [conv, relu] : pairs) {
+    INFO(relu->name());
+    REQUIRE(calls.contains(relu->name()));
+    const onnx::NodeProto& call = *calls.at(relu->name());
+    CHECK(call.op_type().starts_with("conv_relu"));
+    CHECK(strings(call.input()) == strings(conv->input()));
+    CHECK(strings(call.output()) == strings(relu->output()));
+  }
+  CHECK(written.graph().initializer_size() == original.initializer_size());
+  LoadedOnnx again = graphpat::testing::load_bytes(*saved);
+  CHECK(graphpat::structural_equal(graphpat::testing::inline_module_functions(again.module),
+                                   loaded.module));
 }

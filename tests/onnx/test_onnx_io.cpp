@@ -6,6 +6,7 @@
 #include <onnx/checker.h>
 
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
@@ -77,6 +78,31 @@ onnx::TensorProto* add_initializer(onnx::ModelProto& model, const std::string& n
   tensor->set_data_type(onnx::TensorProto::FLOAT);
   for (std::int64_t dim : dims) tensor->add_dims(dim);
   return tensor;
+}
+
+/// tiny_model() whose graph is y = custom.relu_neg(x), a model-local function computing
+/// Neg(Relu(a)) in domain "custom" (imported at version 1).
+onnx::ModelProto model_with_function() {
+  onnx::ModelProto model = tiny_model();
+  onnx::OperatorSetIdProto* custom = model.add_opset_import();
+  custom->set_domain("custom");
+  custom->set_version(1);
+  add_node(model, "call0", "relu_neg", {"x"}, {"y"})->set_domain("custom");
+  onnx::FunctionProto* function = model.add_functions();
+  function->set_name("relu_neg");
+  function->set_domain("custom");
+  function->add_input("a");
+  function->add_output("b");
+  *function->add_opset_import() = model.opset_import(0);
+  for (auto [name, op, input, output] : {std::array<const char*, 4>{"r", "Relu", "a", "t"},
+                                         std::array<const char*, 4>{"n", "Neg", "t", "b"}}) {
+    onnx::NodeProto* node = function->add_node();
+    node->set_name(name);
+    node->set_op_type(op);
+    node->add_input(input);
+    node->add_output(output);
+  }
+  return model;
 }
 
 std::string type_text(const graphpat::onnx::Graph& graph, graphpat::TypeId type) {
@@ -567,11 +593,6 @@ TEST_CASE("bad ONNX files get exact located errors", "[onnx][io][errors]") {
   SECTION("what graphpat does not read yet") {
     onnx::ModelProto model = tiny_model();
     add_node(model, "relu0", "Relu", {"x"}, {"y"});
-    onnx::ModelProto with_function = model;
-    with_function.add_functions()->set_name("f");
-    CHECK(load_error(with_function) ==
-          "[graphpat.onnx.unsupported] model: 1 model-local functions (FunctionProto) (not yet "
-          "supported by graphpat)");
     onnx::ModelProto with_sparse = model;
     with_sparse.mutable_graph()->add_sparse_initializer();
     CHECK(load_error(with_sparse) ==
@@ -879,9 +900,9 @@ TEST_CASE("two nodes of one name both keep it (fuzz_onnx finding)", "[onnx][io]"
   NodeId second = graph.body(main);
   NodeId x = graph.params(main)[0];
   graphpat::onnx::Builder builder(graph);
-  NodeId changed = builder.call(graph.callee(second), {x},
-                                {.type = graph.type(second), .span = graph.span(second),
-                                 .fresh = true});
+  NodeId changed =
+      builder.call(graph.callee(second), {x},
+                   {.type = graph.type(second), .span = graph.span(second), .fresh = true});
   module.add_function("main", builder.function(std::vector<NodeId>{x}, changed));
   onnx::ModelProto written;
   REQUIRE(written.ParseFromString(graphpat::onnx::save(*loaded).value()));
@@ -904,8 +925,13 @@ TEST_CASE("a value output twice is read when both outputs declare one type (fuzz
   CHECK(graphpat::onnx::save(*loaded).value() == bytes);
 
   // The second declares shape [4]: y cannot have both types.
-  model.mutable_graph()->mutable_output(1)->mutable_type()->mutable_tensor_type()
-      ->mutable_shape()->mutable_dim(0)->set_dim_value(4);
+  model.mutable_graph()
+      ->mutable_output(1)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_value(4);
   CHECK(load_error(model) ==
         "[graphpat.onnx.duplicate_value] graph output 1 'y': the value is already graph output "
         "0, declared with another type");
@@ -920,4 +946,134 @@ TEST_CASE("a value_info naming no value of the file is kept as it was (fuzz_onnx
   absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
   REQUIRE(loaded.ok());
   CHECK(graphpat::onnx::save(*loaded).value() == bytes);
+}
+
+TEST_CASE("a model-local function is a module function domain.name, saved back byte for byte",
+          "[onnx][io][functions]") {
+  onnx::ModelProto model = model_with_function();
+  REQUIRE(graphpat::testing::checker_problem(model) == "");
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  const graphpat::onnx::Module& module = loaded->module;
+  const graphpat::onnx::Graph& graph = module.graph;
+  std::vector<std::string> names;
+  for (const graphpat::GlobalFunction& function : module.functions()) {
+    names.emplace_back(module.name(function));
+  }
+  CHECK(names == std::vector<std::string>{"main", "custom.relu_neg"});
+  // custom.relu_neg(%a) { Neg(Relu(%a)) }: untyped, since a FunctionProto declares no types.
+  NodeId function = *module.find("custom.relu_neg");
+  REQUIRE(graph.params(function).size() == 1);
+  NodeId a = graph.params(function)[0];
+  CHECK(graph.name(a) == "a");
+  NodeId neg = graph.body(function);
+  CHECK(op_of(graph, neg) == "Neg");
+  CHECK_FALSE(graph.type(neg).valid());
+  NodeId relu = graph.args(neg)[0];
+  CHECK(op_of(graph, relu) == "Relu");
+  CHECK(graph.args(relu)[0] == a);
+  // main(%x) { @custom.relu_neg(%x) }
+  NodeId main = main_of(module);
+  NodeId call = graph.body(main);
+  REQUIRE(graph.kind(call) == NodeKind::kCall);
+  REQUIRE(graph.kind(graph.callee(call)) == NodeKind::kGlobalVar);
+  CHECK(graph.name(graph.callee(call)) == "custom.relu_neg");
+  CHECK(graph.args(call)[0] == graph.params(main)[0]);
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  CHECK(*saved == bytes);
+}
+
+TEST_CASE("an unchanged function is written as it was, a changed one with canonical names",
+          "[onnx][io][functions]") {
+  onnx::ModelProto model = model_with_function();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(model.SerializeAsString());
+  REQUIRE(loaded.ok());
+  graphpat::onnx::Module& module = loaded->module;
+  graphpat::onnx::Builder builder(module.graph);
+  NodeId main = main_of(module);
+  NodeId x = module.graph.params(main)[0];
+  NodeId call = module.graph.body(main);
+  module.add_function(
+      "main",
+      builder.function({x}, builder.call("Relu", {call}, {.type = module.graph.type(call)})));
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*saved));
+  CHECK(graphpat::testing::checker_problem(written) == "");
+  REQUIRE(written.functions_size() == 1);
+  CHECK(written.functions(0).SerializeAsString() == model.functions(0).SerializeAsString());
+  REQUIRE(written.graph().node_size() == 2);
+  CHECK(written.graph().node(0).SerializeAsString() == model.graph().node(0).SerializeAsString());
+
+  // A new body for custom.relu_neg: Sigmoid(%p).
+  NodeId p = builder.var("p");
+  module.add_function("custom.relu_neg", builder.function({p}, builder.call("Sigmoid", {p})));
+  saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  REQUIRE(written.ParseFromString(*saved));
+  CHECK(graphpat::testing::checker_problem(written) == "");
+  REQUIRE(written.functions_size() == 1);
+  const onnx::FunctionProto& function = written.functions(0);
+  CHECK(function.domain() == "custom");
+  CHECK(function.name() == "relu_neg");
+  CHECK(std::vector<std::string>(function.input().begin(), function.input().end()) ==
+        std::vector<std::string>{"x0"});
+  CHECK(std::vector<std::string>(function.output().begin(), function.output().end()) ==
+        std::vector<std::string>{"v0"});
+  REQUIRE(function.node_size() == 1);
+  CHECK(function.node(0).name() == "n0");
+  CHECK(function.node(0).op_type() == "Sigmoid");
+  CHECK(function.node(0).input(0) == "x0");
+  CHECK(function.node(0).output(0) == "v0");
+  // The function imports what the model does.
+  REQUIRE(function.opset_import_size() == 2);
+  CHECK(function.opset_import(0).SerializeAsString() == model.opset_import(0).SerializeAsString());
+  CHECK(function.opset_import(1).SerializeAsString() == model.opset_import(1).SerializeAsString());
+
+  // A module function needs a domain.
+  module.add_function("plain", builder.function({p}, builder.call("Sigmoid", {p})));
+  saved = graphpat::onnx::save(*loaded);
+  REQUIRE_FALSE(saved.ok());
+  CHECK(message(saved.status()) ==
+        "[graphpat.onnx.unsupported] module function 'plain': an ONNX function needs a domain "
+        "(name it 'domain.plain') (ONNX cannot hold it, or graphpat does not write it yet)");
+}
+
+TEST_CASE("bad model-local functions get exact located errors", "[onnx][io][functions][errors]") {
+  onnx::ModelProto twice = model_with_function();
+  *twice.add_functions() = twice.functions(0);
+  CHECK(load_error(twice) ==
+        "[graphpat.onnx.duplicate_value] function 1 'custom.relu_neg': another function has this "
+        "name");
+  onnx::ModelProto dangling_output = model_with_function();
+  dangling_output.mutable_functions(0)->set_output(0, "zz");
+  CHECK(load_error(dangling_output) ==
+        "[graphpat.onnx.dangling_value] function 0 'custom.relu_neg': output 0 'zz': no input or "
+        "node of the function defines the value");
+  onnx::ModelProto dangling_input = model_with_function();
+  dangling_input.mutable_functions(0)->mutable_node(1)->set_input(0, "q");
+  CHECK(load_error(dangling_input) ==
+        "[graphpat.onnx.dangling_value] function 0 'custom.relu_neg': node 1 'n' (Neg): input 0 "
+        "'q' is not an input of the function or an output of any of its nodes");
+  onnx::ModelProto input_twice = model_with_function();
+  input_twice.mutable_functions(0)->mutable_node(0)->set_output(0, "a");
+  CHECK(load_error(input_twice) ==
+        "[graphpat.onnx.duplicate_value] function 0 'custom.relu_neg': node 0 'r' (Relu): value "
+        "'a' is already defined by input 0");
+  onnx::ModelProto with_attribute = model_with_function();
+  with_attribute.mutable_functions(0)->add_attribute("alpha");
+  CHECK(load_error(with_attribute) ==
+        "[graphpat.onnx.unsupported] function 0 'custom.relu_neg': 1 attribute parameters (not "
+        "yet supported by graphpat)");
+  onnx::ModelProto named_main = model_with_function();
+  named_main.mutable_functions(0)->set_domain("");
+  named_main.mutable_functions(0)->set_name("main");
+  CHECK(load_error(named_main) ==
+        "[graphpat.onnx.duplicate_value] function 0 'main': the name of the main graph");
+  // Its nodes count against max_nodes: 2 graph nodes and inputs + 3 of the function.
+  CHECK(load_error(model_with_function(), {.max_nodes = 4}) ==
+        "[graphpat.onnx.too_many_nodes] graph: more than 4 nodes (max_nodes)");
 }

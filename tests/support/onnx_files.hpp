@@ -5,10 +5,15 @@
 //   NodeId main = main_of(loaded.module);
 #pragma once
 
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
 #include <catch2/catch.hpp>
+#include <exception>
 #include <filesystem>
 #include <graphpat/io/onnx.hpp>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "support/test_files.hpp"
@@ -21,12 +26,48 @@ inline const std::filesystem::path kOnnxData =
 /// libonnx-testdata's data directory (node/, pytorch-converted/, ...).
 inline const std::filesystem::path kOnnxTestdata = GRAPHPAT_ONNX_TESTDATA_DIR;
 
+/// The model serialized in `bytes`, which the test requires to load.
+inline onnx::LoadedOnnx load_bytes(std::string_view bytes) {
+  absl::StatusOr<onnx::LoadedOnnx> loaded = onnx::load(bytes);
+  INFO(loaded.status().ToString());
+  REQUIRE(loaded.ok());
+  return std::move(*loaded);
+}
+
 /// The model at `path`, which the test requires to load.
 inline onnx::LoadedOnnx load_path(const std::filesystem::path& path) {
   absl::StatusOr<onnx::LoadedOnnx> loaded = onnx::load(read_file(path));
   INFO(path.string());
   REQUIRE(loaded.ok());
   return std::move(*loaded);
+}
+
+/// What onnx's checker says of `model` with full_check (the checker, then strict shape
+/// inference with type checks, as onnx.checker.check_model(full_check=True) runs them); ""
+/// when it passes. Initializers whose data is external (a weights file the tests do not
+/// have) are checked as zeros of their size.
+inline std::string checker_problem(const ::onnx::ModelProto& model) {
+  ::onnx::ModelProto checked = model;
+  for (::onnx::TensorProto& tensor : *checked.mutable_graph()->mutable_initializer()) {
+    if (tensor.data_location() != ::onnx::TensorProto::EXTERNAL) continue;
+    std::int64_t elements = 1;
+    for (std::int64_t extent : tensor.dims()) elements *= extent;
+    std::int64_t width = tensor.data_type() == ::onnx::TensorProto::INT64 ? 8 : 4;
+    REQUIRE((tensor.data_type() == ::onnx::TensorProto::FLOAT ||
+             tensor.data_type() == ::onnx::TensorProto::INT64));
+    tensor.clear_external_data();
+    tensor.clear_data_location();
+    tensor.set_raw_data(std::string(static_cast<std::size_t>(elements * width), '\0'));
+  }
+  try {
+    ::onnx::checker::check_model(checked);
+    ::onnx::ModelProto inferred = checked;
+    ::onnx::shape_inference::InferShapes(inferred, ::onnx::OpSchemaRegistry::Instance(),
+                                         {/*check_type=*/true, /*strict_mode=*/1});
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "";
 }
 
 /// The id of `module`'s function `main`, which the test requires.

@@ -33,9 +33,15 @@
 //   names (`graphpat_N`) that collide with nothing in the file.
 // - Nodes are topologically sorted on import; the writer writes them in graph order, except
 //   that an unchanged model serializes the parsed ModelProto itself.
-// - Refused (onnx.unsupported) for now: GRAPH(S) attributes (If/Loop/Scan bodies),
-//   model-local functions, sparse initializers and tensors, TYPE_PROTO(S) attributes, function
-//   attribute references, segmented tensors, element types newer than ONNX 1.12.
+// - A model-local function (FunctionProto) is module function `domain.name` (untyped Vars for
+//   its inputs), and a node calling it a Call of that GlobalVar. A call of a function literal
+//   (partition's and merge_composite's groups) is written as a node calling a FunctionProto of
+//   the function domain (OnnxSaveOptions, default "graphpat") named after the literal's
+//   composite or partitioned_from attribute, one per distinct body, its constants passed as
+//   trailing inputs.
+// - Refused (onnx.unsupported) for now: GRAPH(S) attributes (If/Loop/Scan bodies), sparse
+//   initializers and tensors, TYPE_PROTO(S) attributes, function attribute references and
+//   parameters, segmented tensors, element types newer than ONNX 1.12.
 //
 // Errors are absl::Status values with ids `onnx.<what>` (docs/errors.md): not_onnx,
 // unreadable_file, unsupported, dangling_value, duplicate_value, bad_attribute, bad_tensor,
@@ -72,10 +78,11 @@ inline absl::StatusOr<LoadedOnnx> load(std::string_view bytes,
   auto model = std::make_shared<::onnx::ModelProto>();
   if (bytes.size() > static_cast<std::size_t>(INT_MAX) ||
       !model->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return make_error(absl::StatusCode::kInvalidArgument, "onnx.not_onnx",
-                      fmt::format("model: protobuf cannot parse these {} bytes as an onnx.ModelProto "
-                                  "(truncated, or another format)",
-                                  bytes.size()));
+    return make_error(
+        absl::StatusCode::kInvalidArgument, "onnx.not_onnx",
+        fmt::format("model: protobuf cannot parse these {} bytes as an onnx.ModelProto "
+                    "(truncated, or another format)",
+                    bytes.size()));
   }
   if (!model->has_graph()) {
     return make_error(absl::StatusCode::kInvalidArgument, "onnx.not_onnx",
@@ -98,17 +105,24 @@ inline absl::StatusOr<LoadedOnnx> load_file(const std::string& path,
   return load(contents.view(), options);
 }
 
+struct OnnxSaveOptions {
+  /// The domain of the FunctionProtos written for function literals (partition's and
+  /// merge_composite's groups); imported by the model at version 1.
+  std::string function_domain = "graphpat";
+};
+
 /// Writes `module` as a serialized ModelProto. With the provenance of the load that produced
 /// the graph (or a graph a pass made of it), what is unchanged is written as it was read.
-inline absl::StatusOr<std::string> save(const Module& module,
-                                        const OnnxProvenance& provenance = {}) {
-  detail::OnnxWriter writer(module, provenance.origin());
+inline absl::StatusOr<std::string> save(const Module& module, const OnnxProvenance& provenance = {},
+                                        const OnnxSaveOptions& options = {}) {
+  detail::OnnxWriter writer(module, provenance.origin(), options.function_domain);
   return writer.write();
 }
 
 /// Writes a loaded file back.
-inline absl::StatusOr<std::string> save(const LoadedOnnx& loaded) {
-  return save(loaded.module, loaded.provenance);
+inline absl::StatusOr<std::string> save(const LoadedOnnx& loaded,
+                                        const OnnxSaveOptions& options = {}) {
+  return save(loaded.module, loaded.provenance, options);
 }
 
 }  // namespace graphpat::onnx

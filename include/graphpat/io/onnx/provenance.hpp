@@ -52,6 +52,9 @@ struct OnnxOrigin {
   /// value_info entries (by index) whose name no graph input, initializer or node output
   /// defines: the writer keeps them as they are.
   absl::flat_hash_set<std::uint32_t> value_info_of_nothing;
+  /// Per FunctionProto (file order): the module function the reader made of it, so an
+  /// unchanged one is written as it was.
+  std::vector<NodeId> function_nodes;
   /// Every name the file uses (nodes, values, graph inputs and outputs), so that new names
   /// collide with none.
   absl::flat_hash_set<std::string_view> names;  // views into `model`

@@ -62,7 +62,11 @@ class OnnxReader {
   absl::StatusOr<LoadedOnnx> read() {
     GRAPHPAT_RETURN_IF_ERROR(check_supported());
     std::size_t node_count = static_cast<std::size_t>(graph_proto_.node_size());
-    if (node_count + static_cast<std::size_t>(graph_proto_.initializer_size()) +
+    std::size_t function_nodes = 0;
+    for (const ::onnx::FunctionProto& function : model_->functions()) {
+      function_nodes += static_cast<std::size_t>(function.node_size() + function.input_size());
+    }
+    if (node_count + function_nodes + static_cast<std::size_t>(graph_proto_.initializer_size()) +
             static_cast<std::size_t>(graph_proto_.input_size()) >
         limits_.max_nodes) {
       return make_error(
@@ -75,6 +79,10 @@ class OnnxReader {
     values_.reserve(values);
     origin_->names.reserve(2 * values);
     loaded_.module.graph.reserve(2 * values, 2 * values);
+    // main first in the module, then the functions in file order.
+    loaded_.module.add_function("main", NodeId());
+    GRAPHPAT_RETURN_IF_ERROR(read_functions());
+    enter_scope(graph_proto_.node(), "");
     GRAPHPAT_RETURN_IF_ERROR(read_value_types());
     GRAPHPAT_RETURN_IF_ERROR(read_initializers());
     GRAPHPAT_ASSIGN_OR_RETURN(std::vector<NodeId> params, read_inputs());
@@ -105,13 +113,81 @@ class OnnxReader {
   }
 
   absl::Status check_supported() const {
-    if (model_->functions_size() > 0) {
-      return unsupported("model", fmt::format("{} model-local functions (FunctionProto)",
-                                              model_->functions_size()));
-    }
     if (graph_proto_.sparse_initializer_size() > 0) {
       return unsupported(
           "graph", fmt::format("{} sparse initializers", graph_proto_.sparse_initializer_size()));
+    }
+    return absl::OkStatus();
+  }
+
+  /// "node 3 'Conv_0' (Conv)", in a function "function 0 'd.f': node 3 ...".
+  [[nodiscard]] std::string place_of(std::size_t index, const ::onnx::NodeProto& node) const {
+    return scope_place_ + node_place(index, node);
+  }
+
+  [[nodiscard]] bool in_main() const { return scope_place_.empty(); }
+
+  /// Starts reading `nodes` (main's, or a function's) with nothing defined yet.
+  void enter_scope(const google::protobuf::RepeatedPtrField<::onnx::NodeProto>& nodes,
+                   std::string place) {
+    nodes_ = &nodes;
+    scope_place_ = std::move(place);
+    producers_.clear();
+    values_.clear();
+    calls_.assign(static_cast<std::size_t>(nodes.size()), NodeId());
+  }
+
+  /// Each FunctionProto as module function `domain.name`: its inputs are Vars (untyped: a
+  /// FunctionProto declares no types), its nodes calls as main's are, its outputs the body.
+  /// A node of (domain, op_type) naming a function is a call of that global.
+  absl::Status read_functions() {
+    for (int f = 0; f < model_->functions_size(); ++f) {
+      const ::onnx::FunctionProto& function = model_->functions(f);
+      std::string name = op_name(function.domain(), function.name());
+      if (name == "main" || !function_names_.insert(name).second) {
+        return make_error(kBadInput, "onnx.duplicate_value",
+                          fmt::format("function {} '{}': {}", f, name,
+                                      name == "main" ? "the name of the main graph"
+                                                     : "another function has this name"));
+      }
+    }
+    for (int f = 0; f < model_->functions_size(); ++f) {
+      const ::onnx::FunctionProto& function = model_->functions(f);
+      std::string name = op_name(function.domain(), function.name());
+      std::string place = fmt::format("function {} '{}'", f, name);
+      if (function.attribute_size() > 0) {
+        return unsupported(place,
+                           fmt::format("{} attribute parameters", function.attribute_size()));
+      }
+      enter_scope(function.node(), place + ": ");
+      std::vector<NodeId> params;
+      for (int i = 0; i < function.input_size(); ++i) {
+        const std::string& input = function.input(i);
+        GRAPHPAT_RETURN_IF_ERROR(
+            define(input, {Producer::Kind::kInput, static_cast<std::uint32_t>(i), 0},
+                   [&] { return fmt::format("{}: input {} '{}'", place, i, input); }));
+        NodeId var = builder_.var(input);
+        values_.emplace(input, var);
+        params.push_back(var);
+      }
+      GRAPHPAT_RETURN_IF_ERROR(index_node_outputs());
+      GRAPHPAT_ASSIGN_OR_RETURN(std::vector<std::uint32_t> order, topological_order());
+      for (std::uint32_t index : order) GRAPHPAT_RETURN_IF_ERROR(read_node(index));
+      std::vector<NodeId> results;
+      for (int i = 0; i < function.output_size(); ++i) {
+        const std::string& output = function.output(i);
+        if (!producers_.contains(output)) {
+          return make_error(kBadInput, "onnx.dangling_value",
+                            fmt::format("{}: output {} '{}': no input or node of the function "
+                                        "defines the value",
+                                        place, i, output));
+        }
+        results.push_back(value(output));
+      }
+      NodeId body = results.size() == 1 ? results.front() : builder_.tuple(results);
+      NodeId read = builder_.function(params, body);
+      loaded_.module.add_function(name, read);
+      origin_->function_nodes.push_back(read);
     }
     return absl::OkStatus();
   }
@@ -149,7 +225,7 @@ class OnnxReader {
   /// Records where value `name` comes from; `place()` names the definer in an error.
   template <class Place>
   absl::Status define(const std::string& name, Producer producer, const Place& place) {
-    note_name(name);
+    if (in_main()) note_name(name);
     auto [slot, inserted] = producers_.try_emplace(name, producer);
     if (!inserted) {
       return make_error(kBadInput, "onnx.duplicate_value",
@@ -162,13 +238,13 @@ class OnnxReader {
   [[nodiscard]] std::string describe(const Producer& producer) const {
     switch (producer.kind) {
       case Producer::Kind::kInput:
-        return fmt::format("graph input {}", producer.index);
+        return in_main() ? fmt::format("graph input {}", producer.index)
+                         : fmt::format("input {}", producer.index);
       case Producer::Kind::kInitializer:
         return fmt::format("initializer {}", producer.index);
       case Producer::Kind::kNode:
-        return fmt::format(
-            "output {} of {}", producer.output,
-            node_place(producer.index, graph_proto_.node(static_cast<int>(producer.index))));
+        return fmt::format("output {} of {}", producer.output,
+                           place_of(producer.index, (*nodes_)[static_cast<int>(producer.index)]));
     }
     return {};
   }
@@ -360,15 +436,15 @@ class OnnxReader {
   }
 
   absl::Status index_node_outputs() {
-    for (int i = 0; i < graph_proto_.node_size(); ++i) {
-      const ::onnx::NodeProto& node = graph_proto_.node(i);
-      note_name(node.name());
+    for (int i = 0; i < nodes_->size(); ++i) {
+      const ::onnx::NodeProto& node = (*nodes_)[i];
+      if (in_main()) note_name(node.name());
       for (int k = 0; k < node.output_size(); ++k) {
         if (node.output(k).empty()) continue;
         GRAPHPAT_RETURN_IF_ERROR(define(
             node.output(k),
             {Producer::Kind::kNode, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k)},
-            [&] { return node_place(static_cast<std::size_t>(i), node); }));
+            [&] { return place_of(static_cast<std::size_t>(i), node); }));
       }
     }
     return absl::OkStatus();
@@ -379,21 +455,23 @@ class OnnxReader {
   /// the one pass that checks the inputs; otherwise the node-to-node edges are sorted by
   /// producer into one array (no list per node).
   absl::StatusOr<std::vector<std::uint32_t>> topological_order() {
-    auto count = static_cast<std::uint32_t>(graph_proto_.node_size());
+    auto count = static_cast<std::uint32_t>(nodes_->size());
     std::vector<std::uint32_t> waiting(count, 0);
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;  // (producer, reader)
     bool in_file_order = true;
     for (std::uint32_t i = 0; i < count; ++i) {
-      const ::onnx::NodeProto& node = graph_proto_.node(static_cast<int>(i));
+      const ::onnx::NodeProto& node = (*nodes_)[static_cast<int>(i)];
       for (int k = 0; k < node.input_size(); ++k) {
         const std::string& name = node.input(k);
         if (name.empty()) continue;
         auto found = producers_.find(name);
         if (found == producers_.end()) {
           return make_error(kBadInput, "onnx.dangling_value",
-                            fmt::format("{}: input {} '{}' is not a graph input, an initializer "
-                                        "or an output of any node",
-                                        node_place(i, node), k, name));
+                            fmt::format("{}: input {} '{}' is not {}", place_of(i, node), k, name,
+                                        in_main() ? "a graph input, an initializer or an output "
+                                                    "of any node"
+                                                  : "an input of the function or an output of "
+                                                    "any of its nodes"));
         }
         if (found->second.kind == Producer::Kind::kNode) {
           ++waiting[i];
@@ -435,7 +513,7 @@ class OnnxReader {
         return make_error(kBadInput, "onnx.cycle",
                           fmt::format("{}: the node is on a cycle or reads one (its inputs "
                                       "depend on its own outputs)",
-                                      node_place(i, graph_proto_.node(static_cast<int>(i)))));
+                                      place_of(i, (*nodes_)[static_cast<int>(i)])));
       }
     }
     return order;
@@ -455,7 +533,7 @@ class OnnxReader {
   }
 
   absl::Status read_node(std::uint32_t index) {
-    const ::onnx::NodeProto& node = graph_proto_.node(static_cast<int>(index));
+    const ::onnx::NodeProto& node = (*nodes_)[static_cast<int>(index)];
     std::vector<NodeId> args;
     args.reserve(static_cast<std::size_t>(node.input_size()));
     for (const std::string& input : node.input()) args.push_back(value(input));
@@ -473,13 +551,16 @@ class OnnxReader {
       }
       type = context().types.tuple(fields);
     }
-    SpanId span = context().spans.intern({.source = context().strings.intern(node.name()),
-                                          .line = static_cast<std::int32_t>(index) + 1});
-    NodeId callee = builder_.opaque_op(name);
+    // A function's node has line 0: the writer takes no call of line 0 for a node of main.
+    SpanId span =
+        context().spans.intern({.source = context().strings.intern(node.name()),
+                                .line = in_main() ? static_cast<std::int32_t>(index) + 1 : 0});
+    NodeId callee =
+        function_names_.contains(name) ? builder_.global_var(name) : builder_.opaque_op(name);
     NodeId call =
         builder_.call(callee, args, {.attrs = attrs, .type = type, .span = span, .fresh = true});
     calls_[index] = call;
-    origin_->node_attrs[index] = attrs;
+    if (in_main()) origin_->node_attrs[index] = attrs;
     if (node.output_size() == 1 && !node.output(0).empty()) values_.emplace(node.output(0), call);
     return absl::OkStatus();
   }
@@ -493,7 +574,7 @@ class OnnxReader {
     fields.reserve(static_cast<std::size_t>(node.attribute_size()));
     for (const ::onnx::AttributeProto& attribute : node.attribute()) {
       auto where = [&] {
-        return fmt::format("{}: attribute '{}'", node_place(index, node), attribute.name());
+        return fmt::format("{}: attribute '{}'", place_of(index, node), attribute.name());
       };
       GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId value, read_attribute(attribute, where));
       fields.push_back({context().strings.intern(attribute.name()), value});
@@ -634,8 +715,11 @@ class OnnxReader {
   absl::flat_hash_set<std::string_view> listed_initializers_;
   absl::flat_hash_map<std::string_view, NodeId> values_;
   std::vector<NodeId> constants_;  // per initializer
-  std::vector<NodeId> calls_ =
-      std::vector<NodeId>(static_cast<std::size_t>(graph_proto_.node_size()));
+  // The scope being read: main's graph or a function's body.
+  const google::protobuf::RepeatedPtrField<::onnx::NodeProto>* nodes_ = nullptr;
+  std::string scope_place_;    // "" in main, "function 0 'd.f': " in a function
+  std::vector<NodeId> calls_;  // per node of the scope
+  absl::flat_hash_set<std::string> function_names_;  // op_name(domain, name) of each function
 };
 
 }  // namespace detail

@@ -18,14 +18,18 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "graphpat/io/onnx/attribute_writer.hpp"
 #include "graphpat/io/onnx/conversions.hpp"
+#include "graphpat/io/onnx/function_writer.hpp"
 #include "graphpat/io/onnx/provenance.hpp"
+#include "graphpat/ir/conventions.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/onnx/dialect.hpp"
 
@@ -40,28 +44,35 @@ inline constexpr std::int64_t kFreshOpsetVersion = 17;
 
 class OnnxWriter {
  public:
-  OnnxWriter(const Module& module, const OnnxOrigin* origin)
-      : module_(module), graph_(module.graph), context_(module.graph.context()), origin_(origin) {
+  OnnxWriter(const Module& module, const OnnxOrigin* origin, std::string function_domain)
+      : module_(module),
+        graph_(module.graph),
+        context_(module.graph.context()),
+        origin_(origin),
+        attributes_(module.graph, origin),
+        function_domain_(std::move(function_domain)) {
     if (origin_ != nullptr) {
-      const ::onnx::GraphProto& graph = origin_->model->graph();
-      for (int i = 0; i < graph.node_size(); ++i) {
-        attrs_source_.try_emplace(origin_->node_attrs[static_cast<std::size_t>(i)],
-                                  static_cast<std::uint32_t>(i));
-      }
-      claimed_.assign(static_cast<std::size_t>(graph.node_size()), false);
+      claimed_.assign(static_cast<std::size_t>(origin_->model->graph().node_size()), false);
       for (const ::onnx::OperatorSetIdProto& opset : origin_->model->opset_import()) {
         if (!is_default_domain(opset.domain())) domains_.push_back(opset.domain());
       }
+    }
+    if (std::find(domains_.begin(), domains_.end(), function_domain_) == domains_.end()) {
+      domains_.push_back(function_domain_);
     }
   }
 
   absl::StatusOr<std::string> write() {
     if (origin_ != nullptr && origin_->context.get() != &context_) {
-      return unsupported(
+      return write_unsupported(
           "a provenance of a graph of another context (pass the provenance of the load that made "
           "this graph, or of the graph a pass made of it)");
     }
+    if (function_domain_.empty()) {
+      return write_unsupported("an empty function domain (the default domain holds ONNX's ops)");
+    }
     GRAPHPAT_ASSIGN_OR_RETURN(NodeId main, find_main());
+    GRAPHPAT_RETURN_IF_ERROR(write_module_functions(main));
     std::vector<bool> reached = reachable(main);
     for (NodeId param : graph_.params(main)) {
       params_.insert(param);
@@ -81,29 +92,190 @@ class OnnxWriter {
   }
 
  private:
-  absl::Status unsupported(std::string_view what) const {
-    return make_error(
-        absl::StatusCode::kInvalidArgument, "onnx.unsupported",
-        fmt::format("{} (ONNX cannot hold it, or graphpat does not write it yet)", what));
-  }
-
   absl::StatusOr<NodeId> find_main() const {
     std::optional<NodeId> main = module_.find("main");
     if (!main || graph_.kind(*main) != NodeKind::kFunction) {
-      return unsupported("the module has no function main");
-    }
-    if (module_.functions().size() != 1) {
-      return unsupported("functions besides main (model-local functions)");
+      return write_unsupported("the module has no function main");
     }
     return *main;
   }
 
-  /// Which nodes `root` reaches: one backward scan, since operands precede their users.
+  /// Module functions besides main, as FunctionProtos in module order: a function the reader
+  /// made of a FunctionProto as that proto while its name and graph are the same, else
+  /// written from the graph under its name `domain.name`.
+  absl::Status write_module_functions(NodeId main) {
+    for (const GlobalFunction& global : module_.functions()) {
+      std::string_view name = module_.name(global);
+      if (global.function != main) function_names_.emplace(name);
+    }
+    for (const GlobalFunction& global : module_.functions()) {
+      if (global.function == main) continue;
+      std::string_view name = module_.name(global);
+      std::string place = fmt::format("module function '{}'", name);
+      if (graph_.kind(global.function) != NodeKind::kFunction) {
+        return write_unsupported(fmt::format("{}: not a function", place));
+      }
+      if (std::optional<std::uint32_t> original = original_function(name, global.function)) {
+        functions_.push_back({*original, {}});
+        continue;
+      }
+      OpIdentity identity = split_op_name(name, domains_);
+      if (identity.domain.empty()) {
+        return write_unsupported(
+            fmt::format("{}: an ONNX function needs a domain (name it 'domain.{}')", place, name));
+      }
+      GRAPHPAT_ASSIGN_OR_RETURN(WrittenFunction written,
+                                write_function_body(graph_, attributes_, global.function, place,
+                                                    /*lift_constants=*/false, body_callee()));
+      written.proto.set_domain(std::string(identity.domain));
+      written.proto.set_name(std::string(identity.op_type));
+      used_domains_.insert(std::string(identity.domain));
+      functions_.push_back({kNew, std::move(written.proto)});
+    }
+    return absl::OkStatus();
+  }
+
+  /// The index of the FunctionProto the reader made module function `name` of, while the
+  /// function is the one it made.
+  [[nodiscard]] std::optional<std::uint32_t> original_function(std::string_view name,
+                                                               NodeId function) const {
+    if (origin_ == nullptr) return std::nullopt;
+    for (std::size_t i = 0; i < origin_->function_nodes.size(); ++i) {
+      const ::onnx::FunctionProto& proto = origin_->model->functions(static_cast<int>(i));
+      if (origin_->function_nodes[i] == function && op_name(proto.domain(), proto.name()) == name) {
+        return static_cast<std::uint32_t>(i);
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// How a function body's calls are resolved: as main's, but a function literal called
+  /// inside a function is refused (its lifted constants would have to pass through).
+  std::function<absl::StatusOr<Callee>(NodeId)> body_callee() {
+    return [this](NodeId call) -> absl::StatusOr<Callee> {
+      if (graph_.kind(graph_.callee(call)) == NodeKind::kFunction) {
+        return write_unsupported(
+            fmt::format("node %{}: a call of a function literal inside a function", call.index()));
+      }
+      return callee_of(call);
+    };
+  }
+
+  /// What `call` calls: an op, a module function (by its global name), or a function literal
+  /// (written as a FunctionProto of the function domain when first called).
+  absl::StatusOr<Callee> callee_of(NodeId call) {
+    NodeId callee = graph_.callee(call);
+    Callee result;
+    TypeId type = graph_.type(call);
+    result.tuple_typed = type.valid() && context_.types.kind(type) == TypeKind::kTuple;
+    result.outputs = result.tuple_typed ? context_.types.children(type).size() : 1;
+    switch (graph_.kind(callee)) {
+      case NodeKind::kOp:
+        name_callee(context_.op_name(graph_.op(callee)), result);
+        return result;
+      case NodeKind::kGlobalVar: {
+        std::string_view name = graph_.name(callee);
+        std::optional<NodeId> function = module_.find(name);
+        if (!function || !function_names_.contains(std::string(name)) ||
+            graph_.kind(*function) != NodeKind::kFunction) {
+          return write_unsupported(fmt::format(
+              "node %{}: a call of @{}, which is no function of the module besides main",
+              call.index(), name));
+        }
+        // As many outputs as the call's type says (the reader types a call of several
+        // outputs), else as the function returns.
+        if (!type.valid()) set_arity(*function, result);
+        name_callee(name, result);
+        return result;
+      }
+      case NodeKind::kFunction: {
+        GRAPHPAT_ASSIGN_OR_RETURN(const Callee* literal, literal_function(callee));
+        return *literal;
+      }
+      default:
+        return write_unsupported(fmt::format("node %{}: a call of a {}", call.index(),
+                                             node_kind_name(graph_.kind(callee))));
+    }
+  }
+
+  /// A function's outputs: the fields of a tuple body, else the one value.
+  void set_arity(NodeId function, Callee& callee) const {
+    NodeId body = graph_.body(function);
+    callee.tuple_typed = graph_.kind(body) == NodeKind::kTuple;
+    callee.outputs = callee.tuple_typed ? graph_.fields(body).size() : 1;
+  }
+
+  /// Sets the callee's name and its (domain, op_type), importing the domain.
+  void name_callee(std::string_view name, Callee& callee) {
+    OpIdentity identity = split_op_name(name, domains_);
+    callee.name = std::string(name);
+    callee.domain = std::string(identity.domain);
+    callee.op_type = std::string(identity.op_type);
+    if (!callee.domain.empty()) {
+      if (std::find(domains_.begin(), domains_.end(), callee.domain) == domains_.end()) {
+        domains_.push_back(callee.domain);
+      }
+      used_domains_.insert(callee.domain);
+    }
+  }
+
+  /// The FunctionProto of function literal `function`, written on first use: named after its
+  /// composite_key or partitioned_from_key attribute (`_2`, `_3`, ... for another body of a
+  /// name already taken), one per distinct body.
+  absl::StatusOr<const Callee*> literal_function(NodeId function) {
+    if (auto found = literals_.find(function); found != literals_.end()) return &found->second;
+    std::string base = literal_name(function);
+    GRAPHPAT_ASSIGN_OR_RETURN(
+        WrittenFunction written,
+        write_function_body(graph_, attributes_, function,
+                            fmt::format("function %{} ('{}')", function.index(), base),
+                            /*lift_constants=*/true, body_callee()));
+    std::string body = written.proto.SerializeAsString();
+    std::string name;
+    if (auto same = function_by_body_.find(body); same != function_by_body_.end()) {
+      name = same->second;
+    } else {
+      for (int k = 1;; ++k) {
+        name = k == 1 ? base : fmt::format("{}_{}", base, k);
+        if (!function_names_.contains(op_name(function_domain_, name))) break;
+      }
+      function_names_.insert(op_name(function_domain_, name));
+      function_by_body_.emplace(std::move(body), name);
+      written.proto.set_domain(function_domain_);
+      written.proto.set_name(name);
+      functions_.push_back({kNew, std::move(written.proto)});
+    }
+    Callee callee;
+    set_arity(function, callee);
+    name_callee(op_name(function_domain_, name), callee);
+    callee.lifted = std::move(written.lifted);
+    return &literals_.emplace(function, std::move(callee)).first->second;
+  }
+
+  /// A function literal's name: its composite_key attribute, else its partitioned_from_key.
+  [[nodiscard]] std::string literal_name(NodeId function) const {
+    AttrValueId attrs = graph_.attrs(function);
+    const AttrTable& table = context_.attrs;
+    if (attrs.valid() && table.kind(attrs) == AttrKind::kObject) {
+      for (std::string_view key : {kConventions.composite_key, kConventions.partitioned_from_key}) {
+        std::optional<AttrValueId> value = table.find_field(attrs, key);
+        if (value && table.kind(*value) == AttrKind::kString && !table.text(*value).empty()) {
+          return std::string(table.text(*value));
+        }
+      }
+    }
+    return "function";
+  }
+
+  /// Which nodes main (`root`) reaches: one backward scan, since operands precede their
+  /// users. A function literal main calls is a callee, written as a FunctionProto: its body is
+  /// not main's.
   [[nodiscard]] std::vector<bool> reachable(NodeId root) const {
     std::vector<bool> reached(root.index() + 1, false);
     reached[root.index()] = true;
     for (std::uint32_t index = root.index() + 1; index-- > 0;) {
       if (!reached[index]) continue;
+      if (index != root.index() && graph_.kind(NodeId(index)) == NodeKind::kFunction) continue;
       for (NodeId operand : graph_.operands(NodeId(index))) reached[operand.index()] = true;
     }
     return reached;
@@ -129,7 +301,9 @@ class OnnxWriter {
   absl::Status write_node(NodeId id, NodeId body) {
     switch (graph_.kind(id)) {
       case NodeKind::kOp:
-        return absl::OkStatus();
+      case NodeKind::kGlobalVar:
+      case NodeKind::kFunction:
+        return absl::OkStatus();  // callees
       case NodeKind::kVar:
         return write_var(id);
       case NodeKind::kConstant:
@@ -141,7 +315,7 @@ class OnnxWriter {
         auto found = outputs_.find(tuple);
         if (graph_.kind(tuple) != NodeKind::kCall || found == outputs_.end() ||
             graph_.index(id) >= found->second.size()) {
-          return unsupported(
+          return write_unsupported(
               fmt::format("node %{}: a TupleGetItem not of an output of a call", id.index()));
         }
         names_[id] = found->second[graph_.index(id)];
@@ -153,9 +327,10 @@ class OnnxWriter {
           return absl::OkStatus();
         }
         if (id == body) return absl::OkStatus();
-        return unsupported(fmt::format("node %{}: a tuple other than main's outputs", id.index()));
+        return write_unsupported(
+            fmt::format("node %{}: a tuple other than main's outputs", id.index()));
       default:
-        return unsupported(
+        return write_unsupported(
             fmt::format("node %{}: a {} node", id.index(), node_kind_name(graph_.kind(id))));
     }
   }
@@ -163,11 +338,11 @@ class OnnxWriter {
   absl::Status write_var(NodeId id) {
     std::string_view name = graph_.name(id);
     if (!params_.contains(id)) {
-      return unsupported(
+      return write_unsupported(
           fmt::format("node %{}: variable '{}' is not a parameter of main", id.index(), name));
     }
     if (name.empty() || !claim_value(name)) {
-      return unsupported(fmt::format(
+      return write_unsupported(fmt::format(
           "node %{}: parameter name '{}' is empty or names another value", id.index(), name));
     }
     names_[id] = name;
@@ -198,8 +373,8 @@ class OnnxWriter {
     std::string_view dtype = context_.strings.view(value.dtype);
     std::int32_t data_type = data_type_of(dtype);
     if (data_type == 0 || !value.has_data() || element_bytes(data_type) == 0) {
-      return unsupported(fmt::format("node %{}: a new constant of dtype {} {}", id.index(), dtype,
-                                     value.has_data() ? "" : "without bytes"));
+      return write_unsupported(fmt::format("node %{}: a new constant of dtype {} {}", id.index(),
+                                           dtype, value.has_data() ? "" : "without bytes"));
     }
     ::onnx::TensorProto& proto = new_initializers_.emplace_back();
     proto.set_name(std::string(name));
@@ -227,44 +402,71 @@ class OnnxWriter {
     return index;
   }
 
-  absl::Status write_call(NodeId id) {
-    NodeId callee = graph_.callee(id);
-    if (graph_.kind(callee) != NodeKind::kOp) {
-      return unsupported(
-          fmt::format("node %{}: a call of a {}", id.index(), node_kind_name(graph_.kind(callee))));
+  /// Where a call of function literal `function` takes its node name and output names from:
+  /// the NodeProto its body's result was (the result call, or the call whose output the
+  /// result is), so main keeps the names its readers read.
+  std::pair<const ::onnx::NodeProto*, std::vector<std::string_view>> literal_source(
+      NodeId function) {
+    NodeId result = graph_.body(function);
+    std::uint32_t output = 0;
+    if (graph_.kind(result) == NodeKind::kTupleGetItem) {
+      output = graph_.index(result);
+      result = graph_.tuple(result);
     }
-    std::string_view op = context_.op_name(graph_.op(callee));
+    if (graph_.kind(result) != NodeKind::kCall) return {};
+    std::optional<std::uint32_t> original = original_of(result);
+    if (!original) return {};
+    const ::onnx::NodeProto& source = origin_->model->graph().node(static_cast<int>(*original));
+    if (output >= static_cast<std::uint32_t>(source.output_size())) return {&source, {}};
+    return {&source, {source.output(static_cast<int>(output))}};
+  }
+
+  /// The type of output `k` of `call`: from the call's type, else (a call of a function
+  /// literal, which passes leave untyped) from the function's result.
+  [[nodiscard]] TypeId output_type(NodeId call, const Callee& callee, std::size_t k) const {
+    TypeId type = graph_.type(call);
+    if (!type.valid() && graph_.kind(graph_.callee(call)) == NodeKind::kFunction) {
+      NodeId body = graph_.body(graph_.callee(call));
+      return callee.tuple_typed ? graph_.type(graph_.fields(body)[k]) : graph_.type(body);
+    }
+    if (!callee.tuple_typed) return type;
+    if (!type.valid() || context_.types.kind(type) != TypeKind::kTuple ||
+        k >= context_.types.children(type).size()) {
+      return TypeId();
+    }
+    return context_.types.children(type)[k];
+  }
+
+  absl::Status write_call(NodeId id) {
+    GRAPHPAT_ASSIGN_OR_RETURN(Callee callee, callee_of(id));
     std::vector<std::string_view> inputs;
     for (NodeId arg : graph_.args(id)) {
       auto found = names_.find(arg);
       if (found == names_.end()) {
-        return unsupported(
+        return write_unsupported(
             fmt::format("node %{}: argument %{} is not one value", id.index(), arg.index()));
       }
       inputs.push_back(found->second);
     }
-    TypeId type = graph_.type(id);
-    bool tuple_typed = type.valid() && context_.types.kind(type) == TypeKind::kTuple;
-    std::size_t output_count = tuple_typed ? context_.types.children(type).size() : 1;
+    for (NodeId constant : callee.lifted) {
+      if (!names_.contains(constant)) GRAPHPAT_RETURN_IF_ERROR(write_constant(constant));
+      inputs.push_back(names_.at(constant));
+    }
 
-    std::optional<std::uint32_t> original = original_of(id);
-    const ::onnx::NodeProto* source =
-        original ? &origin_->model->graph().node(static_cast<int>(*original)) : nullptr;
-    if (source != nullptr && op == op_name(source->domain(), source->op_type()) &&
-        graph_.attrs(id) == origin_->node_attrs[*original] &&
-        output_count == static_cast<std::size_t>(source->output_size()) &&
-        std::equal(inputs.begin(), inputs.end(), source->input().begin(), source->input().end())) {
-      bool names_free = true;
-      for (const std::string& output : source->output()) {
-        if (!output.empty() && used_values_.contains(output)) names_free = false;
-      }
-      // Node names are not claimed: a file may give two nodes one name, and each keeps it.
-      if (names_free) {
-        std::vector<std::string_view> outputs(source->output().begin(), source->output().end());
-        for (std::string_view output : outputs) {
+    bool literal = graph_.kind(graph_.callee(id)) == NodeKind::kFunction;
+    const ::onnx::NodeProto* source = nullptr;
+    std::vector<std::string_view> kept_names;  // output names to keep where still free
+    if (literal) {
+      std::tie(source, kept_names) = literal_source(graph_.callee(id));
+    } else if (std::optional<std::uint32_t> original = original_of(id)) {
+      source = &origin_->model->graph().node(static_cast<int>(*original));
+      kept_names.assign(source->output().begin(), source->output().end());
+      if (is_unchanged(id, callee, inputs, *original)) {
+        // Node names are not claimed: a file may give two nodes one name, and each keeps it.
+        for (std::string_view output : kept_names) {
           if (!output.empty()) used_values_.insert(output);
         }
-        set_outputs(id, tuple_typed, std::move(outputs));
+        set_outputs(id, callee.tuple_typed, std::move(kept_names));
         nodes_.push_back({*original, {}});
         return absl::OkStatus();
       }
@@ -276,33 +478,48 @@ class OnnxWriter {
     } else {
       proto.set_name(std::string(fresh_name(used_nodes_)));
     }
-    OpIdentity identity = split_op_name(op, domains_);
-    proto.set_op_type(std::string(identity.op_type));
-    if (!identity.domain.empty()) {
-      proto.set_domain(std::string(identity.domain));
-      if (std::find(domains_.begin(), domains_.end(), identity.domain) == domains_.end()) {
-        domains_.emplace_back(identity.domain);
-      }
-      used_domains_.insert(std::string(identity.domain));
-    }
+    proto.set_op_type(callee.op_type);
+    if (!callee.domain.empty()) proto.set_domain(callee.domain);
     for (std::string_view input : inputs) proto.add_input(std::string(input));
     std::vector<std::string_view> outputs;
-    for (std::size_t k = 0; k < output_count; ++k) {
+    for (std::size_t k = 0; k < callee.outputs; ++k) {
       std::string_view name;
-      if (source != nullptr && k < static_cast<std::size_t>(source->output_size())) {
-        name = source->output(static_cast<int>(k));
+      if (k < kept_names.size()) {
+        name = kept_names[k];
         if (!name.empty() && !claim_value(name)) name = fresh_name(used_values_);
       } else {
         name = fresh_name(used_values_);
-        new_value_types_.emplace_back(name, tuple_typed ? context_.types.children(type)[k] : type);
+        new_value_types_.emplace_back(name, output_type(id, callee, k));
       }
       proto.add_output(std::string(name));
       outputs.push_back(name);
     }
-    GRAPHPAT_RETURN_IF_ERROR(write_attributes(id, proto));
-    set_outputs(id, tuple_typed, std::move(outputs));
+    if (literal) {
+      // The function's name says what the two convention keys would.
+      GRAPHPAT_RETURN_IF_ERROR(attributes_.write_fields(
+          id, graph_.attrs(graph_.callee(id)),
+          {kConventions.composite_key, kConventions.partitioned_from_key}, proto));
+    } else {
+      GRAPHPAT_RETURN_IF_ERROR(attributes_.write(id, proto));
+    }
+    set_outputs(id, callee.tuple_typed, std::move(outputs));
     nodes_.push_back({kNew, std::move(proto)});
     return absl::OkStatus();
+  }
+
+  /// Whether call `id` is still NodeProto `original` as read: same callee, attributes,
+  /// output count and inputs, and its output names not taken since.
+  bool is_unchanged(NodeId id, const Callee& callee, std::span<const std::string_view> inputs,
+                    std::uint32_t original) const {
+    const ::onnx::NodeProto& source = origin_->model->graph().node(static_cast<int>(original));
+    return callee.name == op_name(source.domain(), source.op_type()) &&
+           graph_.attrs(id) == origin_->node_attrs[original] &&
+           callee.outputs == static_cast<std::size_t>(source.output_size()) &&
+           std::equal(inputs.begin(), inputs.end(), source.input().begin(), source.input().end()) &&
+           std::none_of(source.output().begin(), source.output().end(),
+                        [&](const std::string& output) {
+                          return !output.empty() && used_values_.contains(output);
+                        });
   }
 
   /// Records a call's output names; a call of one output (not tuple-typed) is that value.
@@ -312,93 +529,6 @@ class OnnxWriter {
     } else {
       names_[call] = outputs.front();
     }
-  }
-
-  /// The call's attributes: a loaded node's AttributeProtos when the value is one the reader
-  /// made, else each field by its value's kind.
-  absl::Status write_attributes(NodeId call, ::onnx::NodeProto& proto) {
-    AttrValueId attrs = graph_.attrs(call);
-    if (!attrs.valid()) return absl::OkStatus();
-    if (auto found = attrs_source_.find(attrs); found != attrs_source_.end()) {
-      *proto.mutable_attribute() =
-          origin_->model->graph().node(static_cast<int>(found->second)).attribute();
-      return absl::OkStatus();
-    }
-    const AttrTable& table = context_.attrs;
-    if (table.kind(attrs) != AttrKind::kObject) {
-      return unsupported(fmt::format("node %{}: attributes that are not an object", call.index()));
-    }
-    for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
-      ::onnx::AttributeProto* attribute = proto.add_attribute();
-      attribute->set_name(std::string(context_.strings.view(table.field_key(attrs, i))));
-      GRAPHPAT_RETURN_IF_ERROR(write_attribute(call, table.entry_value(attrs, i), *attribute));
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status write_attribute(NodeId call, AttrValueId value, ::onnx::AttributeProto& out) {
-    using A = ::onnx::AttributeProto;
-    const AttrTable& table = context_.attrs;
-    auto tensor = [&](AttrValueId id, ::onnx::TensorProto* proto) {
-      std::optional<AttrValueId> bytes =
-          table.kind(id) == AttrKind::kObject && table.text(id) == kTensorTypeKey
-              ? table.find_field(id, "proto")
-              : std::nullopt;
-      return bytes && table.kind(*bytes) == AttrKind::kString &&
-             proto->ParseFromString(std::string(table.text(*bytes)));
-    };
-    switch (table.kind(value)) {
-      case AttrKind::kInt:
-        out.set_type(A::INT);
-        out.set_i(table.as_int(value));
-        return absl::OkStatus();
-      case AttrKind::kFloat:
-        out.set_type(A::FLOAT);
-        out.set_f(static_cast<float>(table.as_float(value)));
-        return absl::OkStatus();
-      case AttrKind::kString:
-        out.set_type(A::STRING);
-        out.set_s(std::string(table.text(value)));
-        return absl::OkStatus();
-      case AttrKind::kObject:
-        out.set_type(A::TENSOR);
-        if (tensor(value, out.mutable_t())) return absl::OkStatus();
-        break;
-      case AttrKind::kArray: {
-        auto elements = table.elements(value);
-        AttrKind kind = elements.empty() ? AttrKind::kInt : table.kind(elements[0]);
-        bool same = std::all_of(elements.begin(), elements.end(),
-                                [&](AttrValueId e) { return table.kind(e) == kind; });
-        if (!same) break;
-        if (kind == AttrKind::kInt) {
-          out.set_type(A::INTS);
-          for (AttrValueId e : elements) out.add_ints(table.as_int(e));
-          return absl::OkStatus();
-        }
-        if (kind == AttrKind::kFloat) {
-          out.set_type(A::FLOATS);
-          for (AttrValueId e : elements) out.add_floats(static_cast<float>(table.as_float(e)));
-          return absl::OkStatus();
-        }
-        if (kind == AttrKind::kString) {
-          out.set_type(A::STRINGS);
-          for (AttrValueId e : elements) out.add_strings(std::string(table.text(e)));
-          return absl::OkStatus();
-        }
-        if (kind == AttrKind::kObject) {
-          out.set_type(A::TENSORS);
-          bool all = true;
-          for (AttrValueId e : elements) all = all && tensor(e, out.add_tensors());
-          if (all) return absl::OkStatus();
-        }
-        break;
-      }
-      default:
-        break;
-    }
-    return unsupported(
-        fmt::format("node %{}: attribute '{}' has a value no ONNX attribute type holds",
-                    call.index(), out.name()));
   }
 
   /// The file's nodes no output depended on, each while what it reads is still written and its
@@ -435,7 +565,7 @@ class OnnxWriter {
     for (std::size_t i = 0; i < fields.size(); ++i) {
       auto found = names_.find(fields[i]);
       if (found == names_.end() || found->second.empty()) {
-        return unsupported(
+        return write_unsupported(
             fmt::format("output {} of main (node %{}) is not one value", i, fields[i].index()));
       }
       TypeId type = graph_.type(fields[i]);
@@ -576,6 +706,12 @@ class OnnxWriter {
     for (std::size_t i = 0; i < input_sources_.size(); ++i) {
       if (input_sources_[i] != i) return false;
     }
+    if (functions_.size() != static_cast<std::size_t>(origin_->model->functions_size())) {
+      return false;
+    }
+    for (std::size_t i = 0; i < functions_.size(); ++i) {
+      if (functions_[i].original != i) return false;
+    }
     return kept_value_info_.size() == static_cast<std::size_t>(graph.value_info_size()) &&
            new_value_info_.empty();
   }
@@ -609,6 +745,14 @@ class OnnxWriter {
         opset->set_version(1);
       }
     }
+    for (WrittenFunctionProto& function : functions_) {
+      if (function.original == kNew) {
+        *function.proto.mutable_opset_import() = model.opset_import();
+        *model.add_functions() = std::move(function.proto);
+      } else {
+        *model.add_functions() = origin_->model->functions(static_cast<int>(function.original));
+      }
+    }
     for (WrittenNode& node : nodes_) {
       if (node.original == kNew) {
         *graph->add_node() = std::move(node.proto);
@@ -628,7 +772,7 @@ class OnnxWriter {
     for (::onnx::ValueInfoProto& info : new_value_info_) *graph->add_value_info() = std::move(info);
     std::string bytes;
     if (!model.SerializeToString(&bytes)) {
-      return unsupported("a model of 2 GiB or more, protobuf's limit");
+      return write_unsupported("a model of 2 GiB or more, protobuf's limit");
     }
     return bytes;
   }
@@ -655,13 +799,22 @@ class OnnxWriter {
     ::onnx::NodeProto proto;
   };
 
+  /// A function to write: the loaded file's FunctionProto `original`, or `proto`.
+  struct WrittenFunctionProto {
+    std::uint32_t original = kNew;
+    ::onnx::FunctionProto proto;
+  };
+
+  static constexpr DialectConventions kConventions = dialect_conventions<Dialect>();
+
   const Module& module_;
   const Graph& graph_;
   Context& context_;
   const OnnxOrigin* origin_;
+  AttributeWriter attributes_;
+  std::string function_domain_;       // of the FunctionProtos written for function literals
   std::vector<std::string> domains_;  // the file's non-default opset domains, for split_op_name
   absl::flat_hash_set<std::string> used_domains_;
-  absl::flat_hash_map<AttrValueId, std::uint32_t> attrs_source_;
   std::vector<bool> claimed_;
   absl::flat_hash_set<NodeId> params_;
   absl::flat_hash_set<std::string_view> used_values_;  // into the file, the graph or fresh_names_
@@ -672,6 +825,10 @@ class OnnxWriter {
   absl::flat_hash_map<NodeId, std::vector<std::string_view>> outputs_;  // tuple-typed calls'
   absl::flat_hash_map<TensorId, std::string_view> constant_names_;
   std::vector<WrittenNode> nodes_;
+  std::vector<WrittenFunctionProto> functions_;
+  absl::flat_hash_set<std::string> function_names_;  // op_name(domain, name) of each function
+  absl::flat_hash_map<NodeId, Callee> literals_;     // function literals written, as callees
+  absl::flat_hash_map<std::string, std::string> function_by_body_;  // body bytes -> name
   std::vector<std::uint32_t> kept_initializers_;
   std::vector<::onnx::TensorProto> new_initializers_;
   std::vector<std::pair<std::string_view, TypeId>> new_value_types_;
