@@ -1,7 +1,9 @@
 // The ONNX reader and writer (graphpat/io/onnx.hpp): every model of ONNX's own test suite and
-// of the PyTorch corpus saves back byte for byte or is refused with its exact message; the
-// graphs of small models checked by hand against ONNX's test generators; a changed model passes
-// onnx's checker and keeps its names; bad files get exact located messages.
+// of the PyTorch corpus saves back byte for byte; the graphs of small models checked by hand
+// against ONNX's test generators; a changed model passes onnx's checker and keeps its names;
+// model-local functions and GRAPH attributes (nested functions with explicit captures) read,
+// written back as they were, and written from the graph when changed; bad files get exact
+// located messages.
 #include <fmt/format.h>
 #include <onnx/checker.h>
 
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "graphpat/analysis/structural_equal.hpp"
 #include "graphpat/analysis/verify.hpp"
 #include "graphpat/io/onnx.hpp"
 #include "graphpat/ir/format.hpp"
@@ -115,66 +118,24 @@ std::string op_of(const graphpat::onnx::Graph& graph, NodeId call) {
 
 }  // namespace
 
-TEST_CASE("every libonnx-testdata model saves back byte for byte or is refused as listed",
-          "[onnx][io][corpus]") {
-  // The refusals, each checked by hand against the model: all are GRAPH attributes (the
-  // bodies of If, Loop, Scan and SequenceMap), which graphpat does not read yet; an expanded
-  // SequenceMap or Range is a Loop.
-  auto graph_attribute = [](int node, std::string_view op, std::string_view attribute) {
-    return fmt::format(
-        "[graphpat.onnx.unsupported] node {} '' ({}): attribute '{}': GRAPH attributes (not "
-        "yet supported by graphpat)",
-        node, op, attribute);
-  };
-  const std::map<std::string, std::string> kRefused = {
-      {"node/test_if", graph_attribute(0, "If", "else_branch")},
-      {"node/test_if_opt", graph_attribute(0, "If", "else_branch")},
-      {"node/test_if_seq", graph_attribute(0, "If", "else_branch")},
-      {"node/test_loop11", graph_attribute(0, "Loop", "body")},
-      {"node/test_loop13_seq", graph_attribute(0, "Loop", "body")},
-      {"node/test_loop16_seq_none", graph_attribute(0, "Loop", "body")},
-      {"node/test_range_float_type_positive_delta_expanded", graph_attribute(8, "Loop", "body")},
-      {"node/test_range_int32_type_negative_delta_expanded", graph_attribute(8, "Loop", "body")},
-      {"node/test_scan9_sum", graph_attribute(0, "Scan", "body")},
-      {"node/test_scan_sum", graph_attribute(0, "Scan", "body")},
-      {"node/test_sequence_map_add_1_sequence_1_tensor", graph_attribute(0, "SequenceMap", "body")},
-      {"node/test_sequence_map_add_1_sequence_1_tensor_expanded",
-       graph_attribute(3, "Loop", "body")},
-      {"node/test_sequence_map_add_2_sequences", graph_attribute(0, "SequenceMap", "body")},
-      {"node/test_sequence_map_add_2_sequences_expanded", graph_attribute(3, "Loop", "body")},
-      {"node/test_sequence_map_extract_shapes", graph_attribute(0, "SequenceMap", "body")},
-      {"node/test_sequence_map_extract_shapes_expanded", graph_attribute(3, "Loop", "body")},
-      {"node/test_sequence_map_identity_1_sequence", graph_attribute(0, "SequenceMap", "body")},
-      {"node/test_sequence_map_identity_1_sequence_1_tensor",
-       graph_attribute(0, "SequenceMap", "body")},
-      {"node/test_sequence_map_identity_1_sequence_1_tensor_expanded",
-       graph_attribute(4, "Loop", "body")},
-      {"node/test_sequence_map_identity_1_sequence_expanded", graph_attribute(3, "Loop", "body")},
-      {"node/test_sequence_map_identity_2_sequences", graph_attribute(0, "SequenceMap", "body")},
-      {"node/test_sequence_map_identity_2_sequences_expanded", graph_attribute(4, "Loop", "body")},
-  };
+TEST_CASE("every libonnx-testdata model saves back byte for byte", "[onnx][io][corpus]") {
+  // Every model reads, the 22 with GRAPH attributes (If, Loop, Scan and SequenceMap bodies,
+  // and the Loops of expanded SequenceMap and Range) included.
   std::vector<fs::path> models;
   for (const fs::directory_entry& entry : fs::recursive_directory_iterator(kOnnxTestdata)) {
     if (entry.path().filename() == "model.onnx") models.push_back(entry.path());
   }
   std::sort(models.begin(), models.end());
   std::size_t identical = 0;
-  std::size_t refused = 0;
+  std::size_t with_subgraphs = 0;
   for (const fs::path& path : models) {
     std::string name = path.parent_path().lexically_relative(kOnnxTestdata).generic_string();
     std::string bytes = graphpat::testing::read_file(path);
     absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
-    auto expected = kRefused.find(name);
-    if (!loaded.ok()) {
-      INFO(name);
-      REQUIRE(expected != kRefused.end());
-      CHECK(message(loaded.status()) == expected->second);
-      ++refused;
-      continue;
-    }
     INFO(name);
-    REQUIRE(expected == kRefused.end());
+    REQUIRE(loaded.ok());
     CHECK(graphpat::verify(loaded->module.graph).ok());
+    if (!loaded->provenance.origin()->subgraph_calls.empty()) ++with_subgraphs;
     absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
     REQUIRE(saved.ok());
     if (*saved == bytes)
@@ -183,8 +144,8 @@ TEST_CASE("every libonnx-testdata model saves back byte for byte or is refused a
       FAIL_CHECK("saved bytes differ");
   }
   CHECK(models.size() == 1072);
-  CHECK(identical == 1050);
-  CHECK(refused == kRefused.size());
+  CHECK(identical == 1072);
+  CHECK(with_subgraphs == 22);
 }
 
 TEST_CASE(
@@ -1051,8 +1012,8 @@ TEST_CASE("bad model-local functions get exact located errors", "[onnx][io][func
   onnx::ModelProto dangling_output = model_with_function();
   dangling_output.mutable_functions(0)->set_output(0, "zz");
   CHECK(load_error(dangling_output) ==
-        "[graphpat.onnx.dangling_value] function 0 'custom.relu_neg': output 0 'zz': no input or "
-        "node of the function defines the value");
+        "[graphpat.onnx.dangling_value] function 0 'custom.relu_neg': output 0 'zz' is not an "
+        "input of the function or an output of any of its nodes");
   onnx::ModelProto dangling_input = model_with_function();
   dangling_input.mutable_functions(0)->mutable_node(1)->set_input(0, "q");
   CHECK(load_error(dangling_input) ==
@@ -1076,4 +1037,194 @@ TEST_CASE("bad model-local functions get exact located errors", "[onnx][io][func
   // Its nodes count against max_nodes: 2 graph nodes and inputs + 3 of the function.
   CHECK(load_error(model_with_function(), {.max_nodes = 4}) ==
         "[graphpat.onnx.too_many_nodes] graph: more than 4 nodes (max_nodes)");
+}
+
+namespace {
+
+/// tiny_model() whose graph is y = If(c) then Relu(x) else Neg(x), the branches reading the
+/// main graph's x; c is a bool input. The If is node `if_node` of the file.
+onnx::ModelProto model_with_if(bool producer_first = true) {
+  onnx::ModelProto model = tiny_model();
+  onnx::ValueInfoProto* c = model.mutable_graph()->add_input();
+  c->set_name("c");
+  c->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::BOOL);
+  c->mutable_type()->mutable_tensor_type()->mutable_shape();
+  auto branch = [&](const char* name, const char* op, const char* output) {
+    onnx::GraphProto graph;
+    graph.set_name(name);
+    onnx::NodeProto* node = graph.add_node();
+    node->set_name(std::string(name) + "_node");
+    node->set_op_type(op);
+    node->add_input("x2");
+    node->add_output(output);
+    *graph.add_output() = model.graph().output(0);
+    graph.mutable_output(0)->set_name(output);
+    return graph;
+  };
+  onnx::NodeProto twice;  // x2 = Add(x, x): a node of main the branches read
+  twice.set_name("twice");
+  twice.set_op_type("Add");
+  twice.add_input("x");
+  twice.add_input("x");
+  twice.add_output("x2");
+  onnx::NodeProto if_node;
+  if_node.set_name("if_node");
+  if_node.set_op_type("If");
+  if_node.add_input("c");
+  if_node.add_output("y");
+  for (auto [attribute, graph] : {std::pair{"then_branch", branch("then", "Relu", "t")},
+                                  std::pair{"else_branch", branch("else", "Neg", "e")}}) {
+    onnx::AttributeProto* a = if_node.add_attribute();
+    a->set_name(attribute);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = graph;
+  }
+  *model.mutable_graph()->add_node() = producer_first ? twice : if_node;
+  *model.mutable_graph()->add_node() = producer_first ? if_node : twice;
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("a GRAPH attribute is a function argument, the outer values it reads captured",
+          "[onnx][io][subgraphs]") {
+  onnx::ModelProto model = model_with_if();
+  REQUIRE(graphpat::testing::checker_problem(model) == "");
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  const graphpat::onnx::Graph& graph = loaded->module.graph;
+  NodeId main = main_of(loaded->module);
+  NodeId call = graph.body(main);
+  CHECK(op_of(graph, call) == "If");
+  // If(%c, fn(%x2) { Relu(%x2) }, %x2, fn(%x2) { Neg(%x2) }, %x2)
+  auto args = graph.args(call);
+  REQUIRE(args.size() == 5);
+  NodeId c = graph.params(main)[1];
+  CHECK(graph.name(c) == "c");
+  CHECK(args[0] == c);
+  NodeId twice = args[2];
+  CHECK(op_of(graph, twice) == "Add");
+  CHECK(args[4] == twice);
+  for (auto [k, op] : {std::pair{1, "Relu"}, std::pair{3, "Neg"}}) {
+    NodeId function = args[k];
+    REQUIRE(graph.kind(function) == NodeKind::kFunction);
+    REQUIRE(graph.params(function).size() == 1);
+    NodeId captured = graph.params(function)[0];
+    CHECK(graph.name(captured) == "x2");
+    NodeId body = graph.body(function);
+    CHECK(op_of(graph, body) == op);
+    CHECK(graph.args(body)[0] == captured);
+  }
+  // Each GRAPH attribute says where its function and captures are (the printer leaves out
+  // the objects' type key, onnx.Graph).
+  CHECK(fmt::format("{}", graphpat::show(graph.context(), graph.attrs(call))) ==
+        "{then_branch={arg=1i64, captures=1i64}, else_branch={arg=3i64, captures=1i64}}");
+  const graphpat::AttrTable& attrs = graph.context().attrs;
+  for (std::string_view key : {"then_branch", "else_branch"}) {
+    CHECK(attrs.text(*attrs.find_field(graph.attrs(call), key)) == "onnx.Graph");
+  }
+  CHECK(graphpat::verify(loaded->module).ok());
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  CHECK(*saved == bytes);
+
+  // A file with the If before the Add whose value its branches read: sorted on import.
+  absl::StatusOr<LoadedOnnx> unsorted =
+      graphpat::onnx::load(model_with_if(/*producer_first=*/false).SerializeAsString());
+  REQUIRE(unsorted.ok());
+  CHECK(graphpat::structural_equal(unsorted->module, loaded->module));
+}
+
+TEST_CASE("a changed node's subgraphs are written from their functions and pass the checker",
+          "[onnx][io][subgraphs]") {
+  onnx::ModelProto model = model_with_if();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(model.SerializeAsString());
+  REQUIRE(loaded.ok());
+  graphpat::onnx::Module& module = loaded->module;
+  graphpat::onnx::Graph& graph = module.graph;
+  graphpat::onnx::Builder builder(graph);
+  NodeId main = main_of(module);
+  NodeId call = graph.body(main);
+  // The same If built again (a new call, as any pass makes), its output then read by a Sigmoid.
+  std::vector<NodeId> args(graph.args(call).begin(), graph.args(call).end());
+  NodeId again = builder.call(graph.callee(call), args,
+                              {.attrs = graph.attrs(call),
+                               .type = graph.type(call),
+                               .span = graph.span(call),
+                               .fresh = true});
+  NodeId sigmoid = builder.call("Sigmoid", {again}, {.type = graph.type(call)});
+  std::vector<NodeId> params(graph.params(main).begin(), graph.params(main).end());
+  module.add_function("main", builder.function(params, sigmoid));
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*saved));
+  CHECK(graphpat::testing::checker_problem(written) == "");
+  REQUIRE(written.graph().node_size() == 3);
+  CHECK(written.graph().node(0).SerializeAsString() == model.graph().node(0).SerializeAsString());
+  const onnx::NodeProto& if_node = written.graph().node(1);
+  CHECK(if_node.name() == "if_node");
+  CHECK(std::vector<std::string>(if_node.input().begin(), if_node.input().end()) ==
+        std::vector<std::string>{"c"});
+  CHECK(std::vector<std::string>(if_node.output().begin(), if_node.output().end()) ==
+        std::vector<std::string>{"y"});
+  REQUIRE(if_node.attribute_size() == 2);
+  for (int k = 0; k < 2; ++k) {
+    const onnx::AttributeProto& attribute = if_node.attribute(k);
+    CHECK(attribute.name() == model.graph().node(1).attribute(k).name());
+    CHECK(attribute.type() == onnx::AttributeProto::GRAPH);
+    const onnx::GraphProto& branch = attribute.g();
+    CHECK(branch.input_size() == 0);
+    REQUIRE(branch.node_size() == 1);
+    CHECK(branch.node(0).op_type() == (k == 0 ? "Relu" : "Neg"));
+    // It reads the main graph's value by its name; its own names are fresh in the file.
+    CHECK(std::vector<std::string>(branch.node(0).input().begin(), branch.node(0).input().end()) ==
+          std::vector<std::string>{"x2"});
+    CHECK(branch.node(0).output(0).starts_with("graphpat_"));
+    REQUIRE(branch.output_size() == 1);
+    CHECK(branch.output(0).name() == branch.node(0).output(0));
+    CHECK(branch.output(0).type().SerializeAsString() ==
+          model.graph().output(0).type().SerializeAsString());
+  }
+  // Read back: the module written, captures and all.
+  absl::StatusOr<LoadedOnnx> reread = graphpat::onnx::load(*saved);
+  REQUIRE(reread.ok());
+  CHECK(graphpat::structural_equal(reread->module, module));
+}
+
+TEST_CASE("bad subgraphs get exact located errors", "[onnx][io][subgraphs][errors]") {
+  onnx::ModelProto dangling = model_with_if();
+  dangling.mutable_graph()
+      ->mutable_node(1)
+      ->mutable_attribute(0)
+      ->mutable_g()
+      ->mutable_node(0)
+      ->set_input(0, "q");
+  CHECK(load_error(dangling) ==
+        "[graphpat.onnx.dangling_value] node 1 'if_node' (If): attribute 'then_branch': node 0 "
+        "'then_node' (Relu): input 0 'q' is not an input or initializer of the subgraph, an "
+        "output of its nodes, or a value of a graph around it");
+  onnx::ModelProto dangling_output = model_with_if();
+  dangling_output.mutable_graph()
+      ->mutable_node(1)
+      ->mutable_attribute(1)
+      ->mutable_g()
+      ->mutable_output(0)
+      ->set_name("q");
+  CHECK(load_error(dangling_output) ==
+        "[graphpat.onnx.dangling_value] node 1 'if_node' (If): attribute 'else_branch': output 0 "
+        "'q' is not an input or initializer of the subgraph, an output of its nodes, or a value "
+        "of a graph around it");
+  // A branch reading the If's own output: the If would run before itself.
+  onnx::ModelProto cycle = model_with_if();
+  cycle.mutable_graph()
+      ->mutable_node(1)
+      ->mutable_attribute(0)
+      ->mutable_g()
+      ->mutable_node(0)
+      ->set_input(0, "y");
+  CHECK(load_error(cycle) ==
+        "[graphpat.onnx.cycle] node 1 'if_node' (If): the node is on a cycle or reads one (its "
+        "inputs depend on its own outputs)");
 }

@@ -39,9 +39,12 @@
 //   the function domain (OnnxSaveOptions, default "graphpat") named after the literal's
 //   composite or partitioned_from attribute, one per distinct body, its constants passed as
 //   trailing inputs.
-// - Refused (onnx.unsupported) for now: GRAPH(S) attributes (If/Loop/Scan bodies), sparse
-//   initializers and tensors, TYPE_PROTO(S) attributes, function attribute references and
-//   parameters, segmented tensors, element types newer than ONNX 1.12.
+// - A GRAPH attribute (If/Loop/Scan/SequenceMap bodies) is a nested function, an argument of
+//   the node's call after its inputs, followed by the values of the graph around that it reads
+//   (its captures, explicit: the function is closed); the field `onnx.Graph {arg, captures}`.
+// - Refused (onnx.unsupported) for now: GRAPHS attributes, sparse initializers and tensors,
+//   function attribute references and parameters, segmented tensors, element types newer than
+//   ONNX 1.12.
 //
 // Errors are absl::Status values with ids `onnx.<what>` (docs/errors.md): not_onnx,
 // unreadable_file, unsupported, dangling_value, duplicate_value, bad_attribute, bad_tensor,

@@ -16,10 +16,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "graphpat/io/onnx/conversions.hpp"
 #include "graphpat/io/onnx/provenance.hpp"
@@ -50,23 +53,43 @@ class AttributeWriter {
     }
   }
 
+  /// How a GRAPH attribute (a graph_ref field, conversions.hpp) is written: its function is
+  /// argument `arg` of the call, the `captures` arguments after it the values it reads.
+  using WriteGraph =
+      std::function<absl::Status(std::size_t arg, std::size_t captures, ::onnx::GraphProto&)>;
+
   /// The call's attributes: a loaded node's AttributeProtos when the value is one the reader
-  /// made, else each field by its value's kind.
-  absl::Status write(NodeId call, ::onnx::NodeProto& proto) const {
+  /// made (and holds no graph: two nodes of one layout have other subgraphs), else each field
+  /// by its value's kind, GRAPH attributes by `write_graph`.
+  absl::Status write(NodeId call, ::onnx::NodeProto& proto, const WriteGraph& write_graph) const {
     AttrValueId attrs = graph_.attrs(call);
-    if (auto found = attrs_source_.find(attrs); attrs.valid() && found != attrs_source_.end()) {
+    if (auto found = attrs_source_.find(attrs);
+        attrs.valid() && found != attrs_source_.end() && graph_refs(attrs).empty()) {
       *proto.mutable_attribute() =
           origin_->model->graph().node(static_cast<int>(found->second)).attribute();
       return absl::OkStatus();
     }
-    return write_fields(call, attrs, {}, proto);
+    return write_fields(call, attrs, {}, proto, write_graph);
+  }
+
+  /// The GRAPH attributes of an attribute object: (arg, captures) of each graph_ref field, in
+  /// field order; none for another value.
+  [[nodiscard]] std::vector<std::pair<std::size_t, std::size_t>> graph_refs(
+      AttrValueId attrs) const {
+    std::vector<std::pair<std::size_t, std::size_t>> refs;
+    const AttrTable& table = context_.attrs;
+    if (!attrs.valid() || table.kind(attrs) != AttrKind::kObject) return refs;
+    for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
+      if (auto ref = graph_ref_of(table.entry_value(attrs, i))) refs.push_back(*ref);
+    }
+    return refs;
   }
 
   /// Each field of `attrs` (an object, or none) but those whose key is in `skipped`, by its
   /// value's kind; `owner` is the node errors name.
   absl::Status write_fields(NodeId owner, AttrValueId attrs,
                             std::initializer_list<std::string_view> skipped,
-                            ::onnx::NodeProto& proto) const {
+                            ::onnx::NodeProto& proto, const WriteGraph& write_graph) const {
     if (!attrs.valid()) return absl::OkStatus();
     const AttrTable& table = context_.attrs;
     if (table.kind(attrs) != AttrKind::kObject) {
@@ -78,18 +101,44 @@ class AttributeWriter {
       if (std::find(skipped.begin(), skipped.end(), key) != skipped.end()) continue;
       ::onnx::AttributeProto* attribute = proto.add_attribute();
       attribute->set_name(std::string(key));
-      GRAPHPAT_RETURN_IF_ERROR(write_attribute(owner, table.entry_value(attrs, i), *attribute));
+      AttrValueId value = table.entry_value(attrs, i);
+      if (auto ref = graph_ref_of(value)) {
+        attribute->set_type(::onnx::AttributeProto::GRAPH);
+        GRAPHPAT_RETURN_IF_ERROR(write_graph(ref->first, ref->second, *attribute->mutable_g()));
+        continue;
+      }
+      GRAPHPAT_RETURN_IF_ERROR(write_attribute(owner, value, *attribute));
     }
     return absl::OkStatus();
   }
 
  private:
+  /// (arg, captures) of a graph_ref value.
+  [[nodiscard]] std::optional<std::pair<std::size_t, std::size_t>> graph_ref_of(
+      AttrValueId value) const {
+    const AttrTable& table = context_.attrs;
+    if (table.kind(value) != AttrKind::kObject || table.text(value) != kGraphTypeKey) {
+      return std::nullopt;
+    }
+    std::optional<AttrValueId> arg = table.find_field(value, "arg");
+    std::optional<AttrValueId> captures = table.find_field(value, "captures");
+    if (!arg || !captures || table.kind(*arg) != AttrKind::kInt ||
+        table.kind(*captures) != AttrKind::kInt || table.as_int(*arg) < 0 ||
+        table.as_int(*captures) < 0) {
+      return std::nullopt;
+    }
+    return std::pair{static_cast<std::size_t>(table.as_int(*arg)),
+                     static_cast<std::size_t>(table.as_int(*captures))};
+  }
+
   absl::Status write_attribute(NodeId call, AttrValueId value, ::onnx::AttributeProto& out) const {
     using A = ::onnx::AttributeProto;
     const AttrTable& table = context_.attrs;
-    auto tensor = [&](AttrValueId id, ::onnx::TensorProto* proto) {
+    // A message of `type_key` (message_value in reader.hpp) parsed into `proto`.
+    auto message = [&](AttrValueId id, std::string_view type_key,
+                       google::protobuf::Message* proto) {
       std::optional<AttrValueId> bytes =
-          table.kind(id) == AttrKind::kObject && table.text(id) == kTensorTypeKey
+          table.kind(id) == AttrKind::kObject && table.text(id) == type_key
               ? table.find_field(id, "proto")
               : std::nullopt;
       return bytes && table.kind(*bytes) == AttrKind::kString &&
@@ -109,8 +158,13 @@ class AttributeWriter {
         out.set_s(std::string(table.text(value)));
         return absl::OkStatus();
       case AttrKind::kObject:
+        if (table.text(value) == kTypeProtoTypeKey) {
+          out.set_type(A::TYPE_PROTO);
+          if (message(value, kTypeProtoTypeKey, out.mutable_tp())) return absl::OkStatus();
+          break;
+        }
         out.set_type(A::TENSOR);
-        if (tensor(value, out.mutable_t())) return absl::OkStatus();
+        if (message(value, kTensorTypeKey, out.mutable_t())) return absl::OkStatus();
         break;
       case AttrKind::kArray: {
         auto elements = table.elements(value);
@@ -133,10 +187,17 @@ class AttributeWriter {
           for (AttrValueId e : elements) out.add_strings(std::string(table.text(e)));
           return absl::OkStatus();
         }
-        if (kind == AttrKind::kObject) {
+        if (kind == AttrKind::kObject && table.text(elements[0]) == kTypeProtoTypeKey) {
+          out.set_type(A::TYPE_PROTOS);
+          bool all = true;
+          for (AttrValueId e : elements) {
+            all = all && message(e, kTypeProtoTypeKey, out.add_type_protos());
+          }
+          if (all) return absl::OkStatus();
+        } else if (kind == AttrKind::kObject) {
           out.set_type(A::TENSORS);
           bool all = true;
-          for (AttrValueId e : elements) all = all && tensor(e, out.add_tensors());
+          for (AttrValueId e : elements) all = all && message(e, kTensorTypeKey, out.add_tensors());
           if (all) return absl::OkStatus();
         }
         break;

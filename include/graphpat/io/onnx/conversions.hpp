@@ -24,6 +24,20 @@ namespace graphpat::onnx::detail {
 /// The object type key of a TENSOR attribute: one field `proto`, the TensorProto serialized, so
 /// two tensor values compare equal exactly when their protobufs are equal.
 inline constexpr std::string_view kTensorTypeKey = "onnx.TensorProto";
+/// The type key of a TYPE_PROTO attribute's value: {proto: the serialized TypeProto}.
+inline constexpr std::string_view kTypeProtoTypeKey = "onnx.TypeProto";
+
+/// The type key of a GRAPH attribute's value: {arg: the index among the call's arguments of
+/// the function its graph became, captures: how many arguments after it are the values of the
+/// node's graph that the subgraph reads}. The function's params are the graph's inputs, then
+/// one per captured value, in that order.
+inline constexpr std::string_view kGraphTypeKey = "onnx.Graph";
+
+inline AttrValueId graph_ref(AttrTable& attrs, std::size_t arg, std::size_t captures) {
+  return attrs.object(kGraphTypeKey,
+                      {{"arg", attrs.integer(static_cast<std::int64_t>(arg), 64)},
+                       {"captures", attrs.integer(static_cast<std::int64_t>(captures), 64)}});
+}
 /// What an opaque type made of a TypeProto starts with; its text format follows, in braces.
 inline constexpr std::string_view kOpaqueTypePrefix = "onnx.TypeProto{";
 /// The symbol type key of a dim_param dimension.

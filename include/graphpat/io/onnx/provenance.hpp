@@ -52,6 +52,9 @@ struct OnnxOrigin {
   /// value_info entries (by index) whose name no graph input, initializer or node output
   /// defines: the writer keeps them as they are.
   absl::flat_hash_set<std::uint32_t> value_info_of_nothing;
+  /// The calls the reader made of main's NodeProtos that have GRAPH attributes, by node
+  /// index: such a node is written as it was only while it is that same call.
+  absl::flat_hash_map<std::uint32_t, NodeId> subgraph_calls;
   /// Per FunctionProto (file order): the module function the reader made of it, so an
   /// unchanged one is written as it was.
   std::vector<NodeId> function_nodes;

@@ -50,6 +50,53 @@ inline std::string node_place(std::size_t index, const ::onnx::NodeProto& node) 
 }
 
 class OnnxReader {
+  /// Where a value name comes from.
+  struct Producer {
+    enum class Kind : std::uint8_t { kInput, kInitializer, kNode };
+    Kind kind = Kind::kInput;
+    std::uint32_t index = 0;   // graph input, initializer or node index
+    std::uint32_t output = 0;  // kNode: which output
+  };
+
+  /// What is being read: main's graph, a FunctionProto's body, or a subgraph (a GRAPH
+  /// attribute's graph, which may read the values of the graphs around it).
+  struct Scope {
+    enum class Kind : std::uint8_t { kMain, kFunction, kSubgraph };
+    using Nodes = google::protobuf::RepeatedPtrField<::onnx::NodeProto>;
+    Scope(const Nodes& nodes, std::string place, Kind kind, Scope* outer = nullptr)
+        : nodes(&nodes),
+          place(std::move(place)),
+          kind(kind),
+          outer(outer),
+          calls(static_cast<std::size_t>(nodes.size())) {}
+
+    const Nodes* nodes;
+    std::string place;  // put before the places of errors: "" in main
+    Kind kind;
+    Scope* outer;  // of a subgraph: the graph whose node holds it
+    // Keyed by views of the names in model_, which outlives the reader.
+    absl::flat_hash_map<std::string_view, Producer> producers;
+    absl::flat_hash_map<std::string_view, NodeId> values;
+    std::vector<NodeId> calls;               // per node
+    std::vector<std::string_view> captured;  // a subgraph's reads of outer values, in order
+    std::vector<NodeId> capture_params;      // the Var standing for each in the subgraph
+  };
+
+  /// Makes `scope` the one being read for the guard's lifetime.
+  class Entered {
+   public:
+    Entered(OnnxReader& reader, Scope& scope) : reader_(reader), saved_(reader.scope_) {
+      reader.scope_ = &scope;
+    }
+    ~Entered() { reader_.scope_ = saved_; }
+    Entered(const Entered&) = delete;
+    Entered& operator=(const Entered&) = delete;
+
+   private:
+    OnnxReader& reader_;
+    Scope* saved_;
+  };
+
  public:
   OnnxReader(std::shared_ptr<const ::onnx::ModelProto> model, const InputLimits& limits)
       : model_(std::move(model)), graph_proto_(model_->graph()), limits_(limits) {
@@ -75,14 +122,13 @@ class OnnxReader {
     }
     std::size_t values = node_count + static_cast<std::size_t>(graph_proto_.initializer_size()) +
                          static_cast<std::size_t>(graph_proto_.input_size());
-    producers_.reserve(values);
-    values_.reserve(values);
+    scope_->producers.reserve(values);
+    scope_->values.reserve(values);
     origin_->names.reserve(2 * values);
     loaded_.module.graph.reserve(2 * values, 2 * values);
     // main first in the module, then the functions in file order.
     loaded_.module.add_function("main", NodeId());
     GRAPHPAT_RETURN_IF_ERROR(read_functions());
-    enter_scope(graph_proto_.node(), "");
     GRAPHPAT_RETURN_IF_ERROR(read_value_types());
     GRAPHPAT_RETURN_IF_ERROR(read_initializers());
     GRAPHPAT_ASSIGN_OR_RETURN(std::vector<NodeId> params, read_inputs());
@@ -99,14 +145,6 @@ class OnnxReader {
   }
 
  private:
-  /// Where a value name comes from.
-  struct Producer {
-    enum class Kind : std::uint8_t { kInput, kInitializer, kNode };
-    Kind kind = Kind::kInput;
-    std::uint32_t index = 0;   // graph input, initializer or node index
-    std::uint32_t output = 0;  // kNode: which output
-  };
-
   absl::Status unsupported(std::string_view place, std::string_view what) const {
     return make_error(kBadInput, "onnx.unsupported",
                       fmt::format("{}: {} (not yet supported by graphpat)", place, what));
@@ -122,20 +160,13 @@ class OnnxReader {
 
   /// "node 3 'Conv_0' (Conv)", in a function "function 0 'd.f': node 3 ...".
   [[nodiscard]] std::string place_of(std::size_t index, const ::onnx::NodeProto& node) const {
-    return scope_place_ + node_place(index, node);
+    return scope_->place + node_place(index, node);
   }
 
-  [[nodiscard]] bool in_main() const { return scope_place_.empty(); }
-
-  /// Starts reading `nodes` (main's, or a function's) with nothing defined yet.
-  void enter_scope(const google::protobuf::RepeatedPtrField<::onnx::NodeProto>& nodes,
-                   std::string place) {
-    nodes_ = &nodes;
-    scope_place_ = std::move(place);
-    producers_.clear();
-    values_.clear();
-    calls_.assign(static_cast<std::size_t>(nodes.size()), NodeId());
-  }
+  [[nodiscard]] bool in_main() const { return scope_->kind == Scope::Kind::kMain; }
+  /// Whether names read now share main's namespace (main and its subgraphs; a FunctionProto's
+  /// names are its own).
+  [[nodiscard]] bool in_model_namespace() const { return scope_->kind != Scope::Kind::kFunction; }
 
   /// Each FunctionProto as module function `domain.name`: its inputs are Vars (untyped: a
   /// FunctionProto declares no types), its nodes calls as main's are, its outputs the body.
@@ -159,32 +190,14 @@ class OnnxReader {
         return unsupported(place,
                            fmt::format("{} attribute parameters", function.attribute_size()));
       }
-      enter_scope(function.node(), place + ": ");
+      Scope scope(function.node(), place + ": ", Scope::Kind::kFunction);
+      Entered entered(*this, scope);
       std::vector<NodeId> params;
       for (int i = 0; i < function.input_size(); ++i) {
-        const std::string& input = function.input(i);
-        GRAPHPAT_RETURN_IF_ERROR(
-            define(input, {Producer::Kind::kInput, static_cast<std::uint32_t>(i), 0},
-                   [&] { return fmt::format("{}: input {} '{}'", place, i, input); }));
-        NodeId var = builder_.var(input);
-        values_.emplace(input, var);
-        params.push_back(var);
+        GRAPHPAT_ASSIGN_OR_RETURN(NodeId param, read_input(function.input(i), i, TypeId(), place));
+        params.push_back(param);
       }
-      GRAPHPAT_RETURN_IF_ERROR(index_node_outputs());
-      GRAPHPAT_ASSIGN_OR_RETURN(std::vector<std::uint32_t> order, topological_order());
-      for (std::uint32_t index : order) GRAPHPAT_RETURN_IF_ERROR(read_node(index));
-      std::vector<NodeId> results;
-      for (int i = 0; i < function.output_size(); ++i) {
-        const std::string& output = function.output(i);
-        if (!producers_.contains(output)) {
-          return make_error(kBadInput, "onnx.dangling_value",
-                            fmt::format("{}: output {} '{}': no input or node of the function "
-                                        "defines the value",
-                                        place, i, output));
-        }
-        results.push_back(value(output));
-      }
-      NodeId body = results.size() == 1 ? results.front() : builder_.tuple(results);
+      GRAPHPAT_ASSIGN_OR_RETURN(NodeId body, read_nodes_and_outputs(function.output(), place));
       NodeId read = builder_.function(params, body);
       loaded_.module.add_function(name, read);
       origin_->function_nodes.push_back(read);
@@ -194,10 +207,8 @@ class OnnxReader {
 
   /// value_info and graph outputs: the declared type of each value, by name.
   absl::Status read_value_types() {
-    for (const ::onnx::ValueInfoProto& info : graph_proto_.value_info()) {
-      note_name(info.name());  // fresh names must not take it, even when it names no value
-      if (info.has_type()) declared_types_[info.name()] = type_of(context(), info.type());
-    }
+    // note_type notes the name: fresh names must not take it, even when it names no value.
+    for (const ::onnx::ValueInfoProto& info : graph_proto_.value_info()) note_type(info);
     origin_->output_types.reserve(static_cast<std::size_t>(graph_proto_.output_size()));
     // A value may be output twice, but one value has one type.
     absl::flat_hash_map<std::string_view, int> first_output;
@@ -225,8 +236,8 @@ class OnnxReader {
   /// Records where value `name` comes from; `place()` names the definer in an error.
   template <class Place>
   absl::Status define(const std::string& name, Producer producer, const Place& place) {
-    if (in_main()) note_name(name);
-    auto [slot, inserted] = producers_.try_emplace(name, producer);
+    if (in_model_namespace()) note_name(name);
+    auto [slot, inserted] = scope_->producers.try_emplace(name, producer);
     if (!inserted) {
       return make_error(kBadInput, "onnx.duplicate_value",
                         fmt::format("{}: value '{}' is already defined by {}", place(), name,
@@ -243,8 +254,9 @@ class OnnxReader {
       case Producer::Kind::kInitializer:
         return fmt::format("initializer {}", producer.index);
       case Producer::Kind::kNode:
-        return fmt::format("output {} of {}", producer.output,
-                           place_of(producer.index, (*nodes_)[static_cast<int>(producer.index)]));
+        return fmt::format(
+            "output {} of {}", producer.output,
+            place_of(producer.index, (*scope_->nodes)[static_cast<int>(producer.index)]));
     }
     return {};
   }
@@ -257,21 +269,29 @@ class OnnxReader {
     for (int i = 0; i < graph_proto_.initializer_size(); ++i) {
       const ::onnx::TensorProto& proto = graph_proto_.initializer(i);
       auto place = [&] { return fmt::format("initializer {} '{}'", i, proto.name()); };
-      GRAPHPAT_RETURN_IF_ERROR(define(
-          proto.name(), {Producer::Kind::kInitializer, static_cast<std::uint32_t>(i), 0}, place));
-      GRAPHPAT_ASSIGN_OR_RETURN(Tensor tensor, read_tensor(proto, place));
-      std::string_view dtype = context().strings.view(tensor.dtype);
-      std::vector<DimId> dims;
-      dims.reserve(tensor.shape.size());
-      for (std::int64_t extent : tensor.shape) dims.push_back(context().types.dim(extent));
-      TypeId type = context().types.tensor(dtype, dims);
-      TensorId id = context().tensors.add(std::move(tensor));
-      origin_->initializer_of.emplace(id, static_cast<std::uint32_t>(i));
-      NodeId constant = builder_.constant(id, {.type = type, .fresh = true});
+      GRAPHPAT_ASSIGN_OR_RETURN(NodeId constant,
+                                read_initializer(proto, static_cast<std::uint32_t>(i), place));
+      origin_->initializer_of.emplace(builder_.graph().tensor_id(constant),
+                                      static_cast<std::uint32_t>(i));
       constants_.push_back(constant);
-      values_.emplace(proto.name(), constant);
+      scope_->values.emplace(proto.name(), constant);
     }
     return absl::OkStatus();
+  }
+
+  /// Initializer `i` of the graph being read, defined and made a constant.
+  template <class Place>
+  absl::StatusOr<NodeId> read_initializer(const ::onnx::TensorProto& proto, std::uint32_t i,
+                                          const Place& place) {
+    GRAPHPAT_RETURN_IF_ERROR(define(proto.name(), {Producer::Kind::kInitializer, i, 0}, place));
+    GRAPHPAT_ASSIGN_OR_RETURN(Tensor tensor, read_tensor(proto, place));
+    std::string_view dtype = context().strings.view(tensor.dtype);
+    std::vector<DimId> dims;
+    dims.reserve(tensor.shape.size());
+    for (std::int64_t extent : tensor.shape) dims.push_back(context().types.dim(extent));
+    TypeId type = context().types.tensor(dtype, dims);
+    TensorId id = context().tensors.add(std::move(tensor));
+    return builder_.constant(id, {.type = type, .fresh = true});
   }
 
   /// A TensorProto as a graphpat tensor whose bytes alias the parsed model where the file's
@@ -415,8 +435,8 @@ class OnnxReader {
     for (int i = 0; i < graph_proto_.input_size(); ++i) {
       const ::onnx::ValueInfoProto& input = graph_proto_.input(i);
       auto place = [&] { return fmt::format("graph input {} '{}'", i, input.name()); };
-      if (auto found = producers_.find(input.name());
-          found != producers_.end() && found->second.kind == Producer::Kind::kInitializer &&
+      if (auto found = scope_->producers.find(input.name());
+          found != scope_->producers.end() && found->second.kind == Producer::Kind::kInitializer &&
           listed_initializers_.insert(input.name()).second) {
         // an initializer's input: the constant
         origin_->input_types.push_back(TypeId());
@@ -429,16 +449,16 @@ class OnnxReader {
       origin_->input_types.push_back(type);
       origin_->input_is_initializer.push_back(false);
       NodeId var = builder_.var(input.name(), type, {.type = type});
-      values_.emplace(input.name(), var);
+      scope_->values.emplace(input.name(), var);
       params.push_back(var);
     }
     return params;
   }
 
   absl::Status index_node_outputs() {
-    for (int i = 0; i < nodes_->size(); ++i) {
-      const ::onnx::NodeProto& node = (*nodes_)[i];
-      if (in_main()) note_name(node.name());
+    for (int i = 0; i < scope_->nodes->size(); ++i) {
+      const ::onnx::NodeProto& node = (*scope_->nodes)[i];
+      if (in_model_namespace()) note_name(node.name());
       for (int k = 0; k < node.output_size(); ++k) {
         if (node.output(k).empty()) continue;
         GRAPHPAT_RETURN_IF_ERROR(define(
@@ -455,30 +475,35 @@ class OnnxReader {
   /// the one pass that checks the inputs; otherwise the node-to-node edges are sorted by
   /// producer into one array (no list per node).
   absl::StatusOr<std::vector<std::uint32_t>> topological_order() {
-    auto count = static_cast<std::uint32_t>(nodes_->size());
+    auto count = static_cast<std::uint32_t>(scope_->nodes->size());
     std::vector<std::uint32_t> waiting(count, 0);
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;  // (producer, reader)
     bool in_file_order = true;
+    auto depend = [&](std::uint32_t i, const Producer& producer) {
+      if (producer.kind != Producer::Kind::kNode) return;
+      ++waiting[i];
+      edges.emplace_back(producer.index, i);
+      if (producer.index >= i) in_file_order = false;
+    };
     for (std::uint32_t i = 0; i < count; ++i) {
-      const ::onnx::NodeProto& node = (*nodes_)[static_cast<int>(i)];
+      const ::onnx::NodeProto& node = (*scope_->nodes)[static_cast<int>(i)];
       for (int k = 0; k < node.input_size(); ++k) {
         const std::string& name = node.input(k);
         if (name.empty()) continue;
-        auto found = producers_.find(name);
-        if (found == producers_.end()) {
+        auto found = scope_->producers.find(name);
+        if (found != scope_->producers.end()) {
+          depend(i, found->second);
+        } else if (!defined_outside(name)) {
           return make_error(kBadInput, "onnx.dangling_value",
                             fmt::format("{}: input {} '{}' is not {}", place_of(i, node), k, name,
-                                        in_main() ? "a graph input, an initializer or an output "
-                                                    "of any node"
-                                                  : "an input of the function or an output of "
-                                                    "any of its nodes"));
-        }
-        if (found->second.kind == Producer::Kind::kNode) {
-          ++waiting[i];
-          edges.emplace_back(found->second.index, i);
-          if (found->second.index >= i) in_file_order = false;
+                                        undefined_here()));
         }
       }
+      // A value of this graph that the node's subgraphs read is an input of the node too.
+      for_each_subgraph_read(node, [&](const std::string& name) {
+        auto found = scope_->producers.find(name);
+        if (found != scope_->producers.end()) depend(i, found->second);
+      });
     }
     std::vector<std::uint32_t> order(count);
     if (in_file_order) {
@@ -513,32 +538,88 @@ class OnnxReader {
         return make_error(kBadInput, "onnx.cycle",
                           fmt::format("{}: the node is on a cycle or reads one (its inputs "
                                       "depend on its own outputs)",
-                                      place_of(i, (*nodes_)[static_cast<int>(i)])));
+                                      place_of(i, (*scope_->nodes)[static_cast<int>(i)])));
       }
     }
     return order;
   }
 
+  /// What a value name that this scope does not define is not, for errors.
+  [[nodiscard]] std::string_view undefined_here() const {
+    switch (scope_->kind) {
+      case Scope::Kind::kMain:
+        return "a graph input, an initializer or an output of any node";
+      case Scope::Kind::kFunction:
+        return "an input of the function or an output of any of its nodes";
+      case Scope::Kind::kSubgraph:
+        return "an input or initializer of the subgraph, an output of its nodes, or a value of a "
+               "graph around it";
+    }
+    return {};
+  }
+
+  /// Whether a graph around the subgraph being read defines `name` (the subgraph may read it).
+  [[nodiscard]] bool defined_outside(std::string_view name) const {
+    for (const Scope* scope = scope_->outer; scope != nullptr; scope = scope->outer) {
+      if (scope->producers.contains(name)) return true;
+    }
+    return false;
+  }
+
+  /// Calls `read(name)` for every value name the subgraphs of `node` read, at any depth (their
+  /// nodes' inputs and their outputs). An explicit stack: nothing recursive.
+  template <class Read>
+  static void for_each_subgraph_read(const ::onnx::NodeProto& node, Read&& read) {
+    std::vector<const ::onnx::GraphProto*> stack;
+    auto push_subgraphs = [&](const ::onnx::NodeProto& holder) {
+      for (const ::onnx::AttributeProto& attribute : holder.attribute()) {
+        if (attribute.has_g()) stack.push_back(&attribute.g());
+        for (const ::onnx::GraphProto& graph : attribute.graphs()) stack.push_back(&graph);
+      }
+    };
+    push_subgraphs(node);
+    while (!stack.empty()) {
+      const ::onnx::GraphProto* graph = stack.back();
+      stack.pop_back();
+      for (const ::onnx::NodeProto& inner : graph->node()) {
+        for (const std::string& input : inner.input()) read(input);
+        push_subgraphs(inner);
+      }
+      for (const ::onnx::ValueInfoProto& output : graph->output()) read(output.name());
+    }
+  }
+
   /// The node for value `name`: a Var, a Constant, a Call, a TupleGetItem of a Call of several
-  /// outputs, or the empty tuple `()` for the empty name of an absent optional input.
+  /// outputs, the empty tuple `()` for the empty name of an absent optional input, or, in a
+  /// subgraph, the parameter standing for a value of a graph around it.
   NodeId value(std::string_view name) {
     if (name.empty()) return builder_.tuple(std::span<const NodeId>{});
-    auto found = values_.find(name);
-    if (found != values_.end()) return found->second;
-    const Producer& producer = producers_.at(name);
-    NodeId call = calls_[producer.index];
+    auto found = scope_->values.find(name);
+    if (found != scope_->values.end()) return found->second;
+    if (!scope_->producers.contains(name)) {
+      // Captured: a parameter of the subgraph's function, the outer value an argument of the
+      // node holding it (read_attributes).
+      TypeId type = declared_type(name);
+      NodeId param = builder_.var(name, type, {.type = type});
+      scope_->captured.push_back(name);
+      scope_->capture_params.push_back(param);
+      scope_->values.emplace(name, param);
+      return param;
+    }
+    const Producer& producer = scope_->producers.at(name);
+    NodeId call = scope_->calls[producer.index];
     NodeId item = builder_.tuple_get_item(call, producer.output, {.type = declared_type(name)});
-    values_.emplace(name, item);
+    scope_->values.emplace(name, item);
     return item;
   }
 
   absl::Status read_node(std::uint32_t index) {
-    const ::onnx::NodeProto& node = (*nodes_)[static_cast<int>(index)];
+    const ::onnx::NodeProto& node = (*scope_->nodes)[static_cast<int>(index)];
     std::vector<NodeId> args;
     args.reserve(static_cast<std::size_t>(node.input_size()));
     for (const std::string& input : node.input()) args.push_back(value(input));
     std::string name = op_name(node.domain(), node.op_type());
-    GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId attrs, read_attributes(index, node, name));
+    GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId attrs, read_attributes(index, node, name, args));
     TypeId type;
     if (node.output_size() == 1) {
       type = declared_type(node.output(0));
@@ -559,16 +640,24 @@ class OnnxReader {
         function_names_.contains(name) ? builder_.global_var(name) : builder_.opaque_op(name);
     NodeId call =
         builder_.call(callee, args, {.attrs = attrs, .type = type, .span = span, .fresh = true});
-    calls_[index] = call;
-    if (in_main()) origin_->node_attrs[index] = attrs;
-    if (node.output_size() == 1 && !node.output(0).empty()) values_.emplace(node.output(0), call);
+    scope_->calls[index] = call;
+    if (in_main()) {
+      origin_->node_attrs[index] = attrs;
+      if (args.size() > static_cast<std::size_t>(node.input_size())) {
+        origin_->subgraph_calls.emplace(index, call);
+      }
+    }
+    if (node.output_size() == 1 && !node.output(0).empty())
+      scope_->values.emplace(node.output(0), call);
     return absl::OkStatus();
   }
 
   /// The node's attributes as an object value whose type key is the op's name (the key of its
-  /// schema in the dialect's registry), fields in the file's order; none when it has none.
+  /// schema in the dialect's registry), fields in the file's order; none when it has none. A
+  /// GRAPH attribute's graph is a function appended to `args`, followed by the values of this
+  /// graph it reads; its field says where (graph_ref, conversions.hpp).
   absl::StatusOr<AttrValueId> read_attributes(std::uint32_t index, const ::onnx::NodeProto& node,
-                                              std::string_view op) {
+                                              std::string_view op, std::vector<NodeId>& args) {
     if (node.attribute_size() == 0) return AttrValueId();
     std::vector<AttrField> fields;
     fields.reserve(static_cast<std::size_t>(node.attribute_size()));
@@ -576,10 +665,99 @@ class OnnxReader {
       auto where = [&] {
         return fmt::format("{}: attribute '{}'", place_of(index, node), attribute.name());
       };
-      GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId value, read_attribute(attribute, where));
-      fields.push_back({context().strings.intern(attribute.name()), value});
+      AttrValueId field;
+      if (attribute.type() == ::onnx::AttributeProto::GRAPH && attribute.ref_attr_name().empty() &&
+          other_fields_set(attribute) == 0) {
+        GRAPHPAT_ASSIGN_OR_RETURN(Subgraph subgraph, read_subgraph(attribute.g(), where()));
+        field = graph_ref(context().attrs, args.size(), subgraph.captured.size());
+        args.push_back(subgraph.function);
+        for (std::string_view name : subgraph.captured) args.push_back(value(name));
+      } else {
+        GRAPHPAT_ASSIGN_OR_RETURN(field, read_attribute(attribute, where));
+      }
+      fields.push_back({context().strings.intern(attribute.name()), field});
     }
     return context().attrs.object(op, fields);
+  }
+
+  /// A subgraph read: its function (params: the graph's inputs, then a Var per outer value it
+  /// reads) and the names of those outer values.
+  struct Subgraph {
+    NodeId function;
+    std::vector<std::string_view> captured;
+  };
+
+  /// A GRAPH attribute's graph as a function. Its names share main's namespace (ONNX names are
+  /// unique across a model's graphs); a name it reads but does not define is a value of a graph
+  /// around it, captured. The depth of nesting is bounded by protobuf's own recursion limit on
+  /// parsing (100 messages deep), so the recursion through read_node is too.
+  absl::StatusOr<Subgraph> read_subgraph(const ::onnx::GraphProto& graph, std::string place) {
+    if (graph.sparse_initializer_size() > 0) {
+      return unsupported(place, fmt::format("a subgraph's {} sparse initializers",
+                                            graph.sparse_initializer_size()));
+    }
+    Scope scope(graph.node(), place + ": ", Scope::Kind::kSubgraph, scope_);
+    Entered entered(*this, scope);
+    for (const ::onnx::ValueInfoProto& info : graph.value_info()) note_type(info);
+    for (const ::onnx::ValueInfoProto& output : graph.output()) note_type(output);
+    for (int i = 0; i < graph.initializer_size(); ++i) {
+      const ::onnx::TensorProto& proto = graph.initializer(i);
+      auto where = [&] { return fmt::format("{}: initializer {} '{}'", place, i, proto.name()); };
+      GRAPHPAT_ASSIGN_OR_RETURN(NodeId constant,
+                                read_initializer(proto, static_cast<std::uint32_t>(i), where));
+      scope.values.emplace(proto.name(), constant);
+    }
+    std::vector<NodeId> params;
+    for (int i = 0; i < graph.input_size(); ++i) {
+      const ::onnx::ValueInfoProto& input = graph.input(i);
+      if (scope.producers.contains(input.name())) continue;  // an initializer's (IR < 4)
+      TypeId type = input.has_type() ? type_of(context(), input.type()) : TypeId();
+      GRAPHPAT_ASSIGN_OR_RETURN(NodeId param, read_input(input.name(), i, type, place));
+      params.push_back(param);
+    }
+    std::vector<std::string_view> outputs;
+    for (const ::onnx::ValueInfoProto& output : graph.output()) outputs.push_back(output.name());
+    GRAPHPAT_ASSIGN_OR_RETURN(NodeId body, read_nodes_and_outputs(outputs, place));
+    params.insert(params.end(), scope.capture_params.begin(), scope.capture_params.end());
+    return Subgraph{builder_.function(params, body), std::move(scope.captured)};
+  }
+
+  /// Input `i` named `name` of a function or subgraph: a Var of that name.
+  absl::StatusOr<NodeId> read_input(const std::string& name, int i, TypeId type,
+                                    std::string_view place) {
+    GRAPHPAT_RETURN_IF_ERROR(
+        define(name, {Producer::Kind::kInput, static_cast<std::uint32_t>(i), 0},
+               [&] { return fmt::format("{}: input {} '{}'", place, i, name); }));
+    NodeId var = builder_.var(name, type, {.type = type});
+    scope_->values.emplace(name, var);
+    return var;
+  }
+
+  /// Reads the nodes of the function or subgraph being read, then its outputs `outputs` as
+  /// its body (one output that value, several a tuple).
+  template <class Names>
+  absl::StatusOr<NodeId> read_nodes_and_outputs(const Names& outputs, std::string_view place) {
+    GRAPHPAT_RETURN_IF_ERROR(index_node_outputs());
+    GRAPHPAT_ASSIGN_OR_RETURN(std::vector<std::uint32_t> order, topological_order());
+    for (std::uint32_t index : order) GRAPHPAT_RETURN_IF_ERROR(read_node(index));
+    std::vector<NodeId> results;
+    std::size_t i = 0;
+    for (std::string_view output : outputs) {
+      if (!scope_->producers.contains(output) && !defined_outside(output)) {
+        return make_error(
+            kBadInput, "onnx.dangling_value",
+            fmt::format("{}: output {} '{}' is not {}", place, i, output, undefined_here()));
+      }
+      results.push_back(value(output));
+      ++i;
+    }
+    return results.size() == 1 ? results.front() : builder_.tuple(results);
+  }
+
+  /// Records a declared value type (value_info, graph outputs) of a graph's value.
+  void note_type(const ::onnx::ValueInfoProto& info) {
+    note_name(info.name());
+    if (info.has_type()) declared_types_[info.name()] = type_of(context(), info.type());
   }
 
   /// How many of the attribute's value fields are set, the declared one excepted.
@@ -605,9 +783,10 @@ class OnnxReader {
     return others;
   }
 
-  AttrValueId tensor_value(const ::onnx::TensorProto& tensor) {
-    return context().attrs.object(kTensorTypeKey,
-                                  {{"proto", context().attrs.string(tensor.SerializeAsString())}});
+  /// A TENSOR or TYPE_PROTO attribute's message as an object of `type_key` holding its bytes.
+  AttrValueId message_value(std::string_view type_key, const google::protobuf::Message& message) {
+    return context().attrs.object(type_key,
+                                  {{"proto", context().attrs.string(message.SerializeAsString())}});
   }
 
   template <class Place>
@@ -636,7 +815,9 @@ class OnnxReader {
       case A::STRING:
         return attrs.string(a.s());
       case A::TENSOR:
-        return tensor_value(a.t());
+        return message_value(kTensorTypeKey, a.t());
+      case A::TYPE_PROTO:
+        return message_value(kTypeProtoTypeKey, a.tp());
       case A::FLOATS:
         for (float f : a.floats()) elements.push_back(attrs.floating(f, 32));
         return attrs.array(elements);
@@ -647,7 +828,14 @@ class OnnxReader {
         for (const std::string& s : a.strings()) elements.push_back(attrs.string(s));
         return attrs.array(elements);
       case A::TENSORS:
-        for (const ::onnx::TensorProto& t : a.tensors()) elements.push_back(tensor_value(t));
+        for (const ::onnx::TensorProto& t : a.tensors()) {
+          elements.push_back(message_value(kTensorTypeKey, t));
+        }
+        return attrs.array(elements);
+      case A::TYPE_PROTOS:
+        for (const ::onnx::TypeProto& t : a.type_protos()) {
+          elements.push_back(message_value(kTypeProtoTypeKey, t));
+        }
         return attrs.array(elements);
       default:
         return unsupported(where(), fmt::format("{} attributes", A::AttributeType_Name(a.type())));
@@ -660,7 +848,7 @@ class OnnxReader {
     for (int i = 0; i < graph_proto_.output_size(); ++i) {
       const ::onnx::ValueInfoProto& output = graph_proto_.output(i);
       note_name(output.name());
-      if (!producers_.contains(output.name())) {
+      if (!scope_->producers.contains(output.name())) {
         return make_error(kBadInput, "onnx.dangling_value",
                           fmt::format("graph output {} '{}': no graph input, initializer or node "
                                       "defines the value",
@@ -675,7 +863,7 @@ class OnnxReader {
   /// value_info entries naming no value of the file (stale after an edit, or misspelt).
   void note_value_info_of_nothing() {
     for (int i = 0; i < graph_proto_.value_info_size(); ++i) {
-      if (!producers_.contains(graph_proto_.value_info(i).name())) {
+      if (!scope_->producers.contains(graph_proto_.value_info(i).name())) {
         origin_->value_info_of_nothing.insert(static_cast<std::uint32_t>(i));
       }
     }
@@ -692,7 +880,7 @@ class OnnxReader {
       for (NodeId operand : graph.operands(NodeId(index))) reached[operand.index()] = true;
     }
     for (std::uint32_t index : order) {
-      if (!reached[calls_[index].index()]) origin_->dead_nodes.push_back(index);
+      if (!reached[scope_->calls[index].index()]) origin_->dead_nodes.push_back(index);
     }
     for (std::size_t i = 0; i < constants_.size(); ++i) {
       if (!reached[constants_[i].index()]) {
@@ -710,15 +898,11 @@ class OnnxReader {
   LoadedOnnx loaded_;
   Builder builder_{loaded_.module.graph};
   // Keyed by views of the names in model_, which outlives the reader.
-  absl::flat_hash_map<std::string_view, Producer> producers_;
   absl::flat_hash_map<std::string_view, TypeId> declared_types_;
   absl::flat_hash_set<std::string_view> listed_initializers_;
-  absl::flat_hash_map<std::string_view, NodeId> values_;
-  std::vector<NodeId> constants_;  // per initializer
-  // The scope being read: main's graph or a function's body.
-  const google::protobuf::RepeatedPtrField<::onnx::NodeProto>* nodes_ = nullptr;
-  std::string scope_place_;    // "" in main, "function 0 'd.f': " in a function
-  std::vector<NodeId> calls_;  // per node of the scope
+  std::vector<NodeId> constants_;  // per initializer of main
+  Scope main_scope_{graph_proto_.node(), "", Scope::Kind::kMain};
+  Scope* scope_ = &main_scope_;                      // the one being read
   absl::flat_hash_set<std::string> function_names_;  // op_name(domain, name) of each function
 };
 

@@ -16,6 +16,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -124,13 +125,13 @@ class OnnxWriter {
         return write_unsupported(
             fmt::format("{}: an ONNX function needs a domain (name it 'domain.{}')", place, name));
       }
-      GRAPHPAT_ASSIGN_OR_RETURN(WrittenFunction written,
-                                write_function_body(graph_, attributes_, global.function, place,
-                                                    /*lift_constants=*/false, body_callee()));
-      written.proto.set_domain(std::string(identity.domain));
-      written.proto.set_name(std::string(identity.op_type));
+      GRAPHPAT_ASSIGN_OR_RETURN(WrittenBody written,
+                                write_function(global.function, place, /*lift_constants=*/false));
+      ::onnx::FunctionProto proto = function_proto(std::move(written));
+      proto.set_domain(std::string(identity.domain));
+      proto.set_name(std::string(identity.op_type));
       used_domains_.insert(std::string(identity.domain));
-      functions_.push_back({kNew, std::move(written.proto)});
+      functions_.push_back({kNew, std::move(proto)});
     }
     return absl::OkStatus();
   }
@@ -169,6 +170,7 @@ class OnnxWriter {
     TypeId type = graph_.type(call);
     result.tuple_typed = type.valid() && context_.types.kind(type) == TypeKind::kTuple;
     result.outputs = result.tuple_typed ? context_.types.children(type).size() : 1;
+    GRAPHPAT_ASSIGN_OR_RETURN(result.inputs, node_inputs(call));
     switch (graph_.kind(callee)) {
       case NodeKind::kOp:
         name_callee(context_.op_name(graph_.op(callee)), result);
@@ -190,12 +192,40 @@ class OnnxWriter {
       }
       case NodeKind::kFunction: {
         GRAPHPAT_ASSIGN_OR_RETURN(const Callee* literal, literal_function(callee));
-        return *literal;
+        Callee called = *literal;
+        called.inputs = result.inputs;
+        return called;
       }
       default:
         return write_unsupported(fmt::format("node %{}: a call of a {}", call.index(),
                                              node_kind_name(graph_.kind(callee))));
     }
+  }
+
+  /// How many of `call`'s arguments are node inputs: those before its GRAPH attributes'
+  /// functions and captures, which must follow them in order (as the reader lays them out).
+  absl::StatusOr<std::size_t> node_inputs(NodeId call) const {
+    auto args = graph_.args(call);
+    std::vector<std::pair<std::size_t, std::size_t>> refs =
+        attributes_.graph_refs(graph_.attrs(call));
+    if (refs.empty()) return args.size();
+    std::sort(refs.begin(), refs.end());
+    std::size_t next = refs.front().first;
+    for (auto [arg, captures] : refs) {
+      if (arg != next || arg + captures >= args.size() ||
+          graph_.kind(args[arg]) != NodeKind::kFunction) {
+        next = ~std::size_t{0};
+        break;
+      }
+      next = arg + 1 + captures;
+    }
+    if (next != args.size()) {
+      return write_unsupported(fmt::format(
+          "node %{}: GRAPH attributes that do not describe the call's last arguments (each a "
+          "function, then the values it captures)",
+          call.index()));
+    }
+    return refs.front().first;
   }
 
   /// A function's outputs: the fields of a tuple body, else the one value.
@@ -226,11 +256,12 @@ class OnnxWriter {
     if (auto found = literals_.find(function); found != literals_.end()) return &found->second;
     std::string base = literal_name(function);
     GRAPHPAT_ASSIGN_OR_RETURN(
-        WrittenFunction written,
-        write_function_body(graph_, attributes_, function,
-                            fmt::format("function %{} ('{}')", function.index(), base),
-                            /*lift_constants=*/true, body_callee()));
-    std::string body = written.proto.SerializeAsString();
+        WrittenBody written,
+        write_function(function, fmt::format("function %{} ('{}')", function.index(), base),
+                       /*lift_constants=*/true));
+    std::vector<NodeId> lifted = std::move(written.lifted);
+    ::onnx::FunctionProto proto = function_proto(std::move(written));
+    std::string body = proto.SerializeAsString();
     std::string name;
     if (auto same = function_by_body_.find(body); same != function_by_body_.end()) {
       name = same->second;
@@ -241,15 +272,112 @@ class OnnxWriter {
       }
       function_names_.insert(op_name(function_domain_, name));
       function_by_body_.emplace(std::move(body), name);
-      written.proto.set_domain(function_domain_);
-      written.proto.set_name(name);
-      functions_.push_back({kNew, std::move(written.proto)});
+      proto.set_domain(function_domain_);
+      proto.set_name(name);
+      functions_.push_back({kNew, std::move(proto)});
     }
     Callee callee;
     set_arity(function, callee);
     name_callee(op_name(function_domain_, name), callee);
-    callee.lifted = std::move(written.lifted);
+    callee.lifted = std::move(lifted);
     return &literals_.emplace(function, std::move(callee)).first->second;
+  }
+
+  /// A function's body for a FunctionProto: canonical names (x0, v0, n0: the function's own
+  /// namespace); a constant lifted to a trailing input, or refused.
+  absl::StatusOr<WrittenBody> write_function(NodeId function, const std::string& place,
+                                             bool lift_constants) {
+    std::array<std::size_t, 3> next = {0, 0, 0};
+    BodyOptions options{.place = place,
+                        .first_captured = ~std::size_t{0},
+                        .captured_names = {},
+                        .fresh =
+                            [&next](NameKind kind) {
+                              static constexpr std::array<char, 3> kPrefix = {'x', 'v', 'n'};
+                              auto k = static_cast<std::size_t>(kind);
+                              return fmt::format("{}{}", kPrefix[k], next[k]++);
+                            },
+                        .constant_name = nullptr};
+    if (!lift_constants) {
+      options.constant_name = [&](NodeId constant) -> absl::StatusOr<std::string> {
+        return write_unsupported(
+            fmt::format("{}, node %{}: a constant (an ONNX function holds no initializers)", place,
+                        constant.index()));
+      };
+    }
+    return write_body(graph_, attributes_, function, options, body_callee(),
+                      [this](NodeId call, std::size_t arg, const std::vector<std::string>& captured,
+                             ::onnx::GraphProto& out) {
+                        return write_subgraph(call, arg, captured, /*in_function=*/true, out);
+                      });
+  }
+
+  static ::onnx::FunctionProto function_proto(WrittenBody body) {
+    ::onnx::FunctionProto proto;
+    for (auto& [name, node] : body.inputs) proto.add_input(std::move(name));
+    for (auto& [name, node] : body.outputs) proto.add_output(std::move(name));
+    proto.mutable_node()->Swap(&body.nodes);
+    return proto;
+  }
+
+  /// How deep subgraphs may nest in what the writer writes (a file cannot be parsed with more:
+  /// protobuf's recursion limit).
+  static constexpr int kMaxSubgraphDepth = 32;
+
+  /// The GRAPH attribute of `call` whose function is argument `arg`, its captures the values
+  /// `captured` names: the function's parameters before the captures are the graph's inputs,
+  /// its values fresh names of the file, a constant the main graph's initializer (read by name;
+  /// refused inside a FunctionProto, which sees no initializer).
+  absl::Status write_subgraph(NodeId call, std::size_t arg,
+                              const std::vector<std::string>& captured, bool in_function,
+                              ::onnx::GraphProto& out) {
+    NodeId function = graph_.args(call)[arg];
+    std::string place = fmt::format("node %{}: the subgraph of argument {}", call.index(), arg);
+    std::size_t params = graph_.params(function).size();
+    if (captured.size() > params) {
+      return write_unsupported(
+          fmt::format("{}: {} captures but {} parameters", place, captured.size(), params));
+    }
+    if (subgraph_depth_ >= kMaxSubgraphDepth) {
+      return write_unsupported(
+          fmt::format("{}: subgraphs nested more than {} deep", place, kMaxSubgraphDepth));
+    }
+    BodyOptions options{
+        .place = place,
+        .first_captured = params - captured.size(),
+        .captured_names = captured,
+        .fresh =
+            [this](NameKind kind) {
+              return std::string(fresh_name(kind == NameKind::kNode ? used_nodes_ : used_values_));
+            },
+        .constant_name = [&](NodeId constant) -> absl::StatusOr<std::string> {
+          if (in_function) {
+            return write_unsupported(fmt::format(
+                "{}, node %{}: a constant in a subgraph of a function (an ONNX function holds no "
+                "initializers)",
+                place, constant.index()));
+          }
+          if (!names_.contains(constant)) GRAPHPAT_RETURN_IF_ERROR(write_constant(constant));
+          return std::string(names_.at(constant));
+        }};
+    ++subgraph_depth_;
+    absl::StatusOr<WrittenBody> written =
+        write_body(graph_, attributes_, function, options, body_callee(),
+                   [&](NodeId inner, std::size_t inner_arg,
+                       const std::vector<std::string>& inner_captured, ::onnx::GraphProto& graph) {
+                     return write_subgraph(inner, inner_arg, inner_captured, in_function, graph);
+                   });
+    --subgraph_depth_;
+    if (!written.ok()) return written.status();
+    out.set_name(std::string(fresh_name(used_nodes_)));
+    for (const auto& [name, param] : written->inputs) {
+      *out.add_input() = value_info(name, graph_.annotation(param));
+    }
+    for (const auto& [name, node] : written->outputs) {
+      *out.add_output() = value_info(name, graph_.type(node));
+    }
+    out.mutable_node()->Swap(&written->nodes);
+    return absl::OkStatus();
   }
 
   /// A function literal's name: its composite_key attribute, else its partitioned_from_key.
@@ -439,15 +567,20 @@ class OnnxWriter {
 
   absl::Status write_call(NodeId id) {
     GRAPHPAT_ASSIGN_OR_RETURN(Callee callee, callee_of(id));
-    std::vector<std::string_view> inputs;
+    std::vector<std::string_view> arg_names;  // "" for a GRAPH attribute's function
     for (NodeId arg : graph_.args(id)) {
       auto found = names_.find(arg);
-      if (found == names_.end()) {
+      if (graph_.kind(arg) == NodeKind::kFunction && arg_names.size() >= callee.inputs) {
+        arg_names.emplace_back();
+      } else if (found == names_.end()) {
         return write_unsupported(
             fmt::format("node %{}: argument %{} is not one value", id.index(), arg.index()));
+      } else {
+        arg_names.push_back(found->second);
       }
-      inputs.push_back(found->second);
     }
+    std::vector<std::string_view> inputs(
+        arg_names.begin(), arg_names.begin() + static_cast<std::ptrdiff_t>(callee.inputs));
     for (NodeId constant : callee.lifted) {
       if (!names_.contains(constant)) GRAPHPAT_RETURN_IF_ERROR(write_constant(constant));
       inputs.push_back(names_.at(constant));
@@ -461,7 +594,8 @@ class OnnxWriter {
     } else if (std::optional<std::uint32_t> original = original_of(id)) {
       source = &origin_->model->graph().node(static_cast<int>(*original));
       kept_names.assign(source->output().begin(), source->output().end());
-      if (is_unchanged(id, callee, inputs, *original)) {
+      if (is_unchanged(id, callee, inputs, *original) &&
+          subgraphs_unchanged(id, *original, arg_names)) {
         // Node names are not claimed: a file may give two nodes one name, and each keeps it.
         for (std::string_view output : kept_names) {
           if (!output.empty()) used_values_.insert(output);
@@ -494,17 +628,44 @@ class OnnxWriter {
       proto.add_output(std::string(name));
       outputs.push_back(name);
     }
+    auto write_graph = [&](std::size_t arg, std::size_t captures, ::onnx::GraphProto& graph) {
+      std::vector<std::string> captured(
+          arg_names.begin() + static_cast<std::ptrdiff_t>(arg + 1),
+          arg_names.begin() + static_cast<std::ptrdiff_t>(arg + 1 + captures));
+      return write_subgraph(id, arg, captured, /*in_function=*/false, graph);
+    };
     if (literal) {
       // The function's name says what the two convention keys would.
       GRAPHPAT_RETURN_IF_ERROR(attributes_.write_fields(
           id, graph_.attrs(graph_.callee(id)),
-          {kConventions.composite_key, kConventions.partitioned_from_key}, proto));
+          {kConventions.composite_key, kConventions.partitioned_from_key}, proto, write_graph));
     } else {
-      GRAPHPAT_RETURN_IF_ERROR(attributes_.write(id, proto));
+      GRAPHPAT_RETURN_IF_ERROR(attributes_.write(id, proto, write_graph));
     }
     set_outputs(id, callee.tuple_typed, std::move(outputs));
     nodes_.push_back({kNew, std::move(proto)});
     return absl::OkStatus();
+  }
+
+  /// Whether the subgraphs of call `id` are still those of NodeProto `original`: the call is the
+  /// one the reader made of it (so are its functions), and each value they capture is still
+  /// written under the name the subgraph reads it by (its parameter's name).
+  bool subgraphs_unchanged(NodeId id, std::uint32_t original,
+                           const std::vector<std::string_view>& arg_names) const {
+    std::vector<std::pair<std::size_t, std::size_t>> refs =
+        attributes_.graph_refs(graph_.attrs(id));
+    if (refs.empty()) return true;
+    auto read = origin_->subgraph_calls.find(original);
+    if (read == origin_->subgraph_calls.end() || read->second != id) return false;
+    for (auto [arg, captures] : refs) {
+      auto params = graph_.params(graph_.args(id)[arg]);
+      for (std::size_t k = 0; k < captures; ++k) {
+        if (graph_.name(params[params.size() - captures + k]) != arg_names[arg + 1 + k]) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /// Whether call `id` is still NodeProto `original` as read: same callee, attributes,
@@ -821,6 +982,7 @@ class OnnxWriter {
   absl::flat_hash_set<std::string_view> used_nodes_;   // fresh node names (the file's stay)
   std::deque<std::string> fresh_names_;                // the names fresh_name made
   std::uint64_t next_fresh_ = 0;
+  int subgraph_depth_ = 0;                               // of the subgraph being written
   absl::flat_hash_map<NodeId, std::string_view> names_;  // the nodes that are one value
   absl::flat_hash_map<NodeId, std::vector<std::string_view>> outputs_;  // tuple-typed calls'
   absl::flat_hash_map<TensorId, std::string_view> constant_names_;
