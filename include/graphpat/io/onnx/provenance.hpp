@@ -21,6 +21,7 @@
 
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/ids.hpp"
+#include "graphpat/onnx/dialect.hpp"
 
 namespace graphpat::onnx {
 
@@ -52,12 +53,15 @@ struct OnnxOrigin {
   /// value_info entries (by index) whose name no graph input, initializer or node output
   /// defines: the writer keeps them as they are.
   absl::flat_hash_set<std::uint32_t> value_info_of_nothing;
-  /// The calls the reader made of main's NodeProtos that have GRAPH attributes, by node
-  /// index: such a node is written as it was only while it is that same call.
-  absl::flat_hash_map<std::uint32_t, NodeId> subgraph_calls;
-  /// Per FunctionProto (file order): the module function the reader made of it, so an
-  /// unchanged one is written as it was.
+  /// A copy of the functions the reader made of FunctionProtos and GRAPH attributes (what they
+  /// reach, and nothing else of the graph), so that the writer can tell whether a pass changed
+  /// one: an unchanged one is written as it was.
+  std::shared_ptr<const Graph> kept;
+  /// Per FunctionProto (file order): its function, in `kept`.
   std::vector<NodeId> function_nodes;
+  /// Per NodeProto of main with GRAPH attributes, by node index: the functions of its
+  /// attributes in argument order, in `kept`.
+  absl::flat_hash_map<std::uint32_t, std::vector<NodeId>> subgraph_functions;
   /// Every name the file uses (nodes, values, graph inputs and outputs), so that new names
   /// collide with none.
   absl::flat_hash_set<std::string_view> names;  // views into `model`

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/analysis/compact.hpp"
 #include "graphpat/io/onnx/conversions.hpp"
 #include "graphpat/io/onnx/provenance.hpp"
 #include "graphpat/ir/errors.hpp"
@@ -109,11 +110,8 @@ class OnnxReader {
   absl::StatusOr<LoadedOnnx> read() {
     GRAPHPAT_RETURN_IF_ERROR(check_supported());
     std::size_t node_count = static_cast<std::size_t>(graph_proto_.node_size());
-    std::size_t function_nodes = 0;
-    for (const ::onnx::FunctionProto& function : model_->functions()) {
-      function_nodes += static_cast<std::size_t>(function.node_size() + function.input_size());
-    }
-    if (node_count + function_nodes + static_cast<std::size_t>(graph_proto_.initializer_size()) +
+    if (node_count + elsewhere_node_count() +
+            static_cast<std::size_t>(graph_proto_.initializer_size()) +
             static_cast<std::size_t>(graph_proto_.input_size()) >
         limits_.max_nodes) {
       return make_error(
@@ -140,11 +138,38 @@ class OnnxReader {
     NodeId function = builder_.function(params, body);
     loaded_.module.add_function("main", function);
     note_unreached(function, order);
+    keep_functions();
     loaded_.provenance = OnnxProvenance(std::move(origin_));
     return std::move(loaded_);
   }
 
  private:
+  /// The nodes, inputs and initializers the file holds outside main's own lists: in its
+  /// FunctionProtos and in every subgraph at any depth (an explicit stack: nothing recursive).
+  [[nodiscard]] std::size_t elsewhere_node_count() const {
+    std::size_t count = 0;
+    std::vector<const ::onnx::NodeProto*> stack;
+    for (const ::onnx::NodeProto& node : graph_proto_.node()) stack.push_back(&node);
+    for (const ::onnx::FunctionProto& function : model_->functions()) {
+      count += static_cast<std::size_t>(function.node_size() + function.input_size());
+      for (const ::onnx::NodeProto& node : function.node()) stack.push_back(&node);
+    }
+    while (!stack.empty()) {
+      const ::onnx::NodeProto* node = stack.back();
+      stack.pop_back();
+      auto add = [&](const ::onnx::GraphProto& graph) {
+        count += static_cast<std::size_t>(graph.node_size() + graph.input_size() +
+                                          graph.initializer_size());
+        for (const ::onnx::NodeProto& inner : graph.node()) stack.push_back(&inner);
+      };
+      for (const ::onnx::AttributeProto& attribute : node->attribute()) {
+        if (attribute.has_g()) add(attribute.g());
+        for (const ::onnx::GraphProto& graph : attribute.graphs()) add(graph);
+      }
+    }
+    return count;
+  }
+
   absl::Status unsupported(std::string_view place, std::string_view what) const {
     return make_error(kBadInput, "onnx.unsupported",
                       fmt::format("{}: {} (not yet supported by graphpat)", place, what));
@@ -643,8 +668,10 @@ class OnnxReader {
     scope_->calls[index] = call;
     if (in_main()) {
       origin_->node_attrs[index] = attrs;
-      if (args.size() > static_cast<std::size_t>(node.input_size())) {
-        origin_->subgraph_calls.emplace(index, call);
+      for (std::size_t k = static_cast<std::size_t>(node.input_size()); k < args.size(); ++k) {
+        if (builder_.graph().kind(args[k]) == NodeKind::kFunction) {
+          origin_->subgraph_functions[index].push_back(args[k]);
+        }
       }
     }
     if (node.output_size() == 1 && !node.output(0).empty())
@@ -858,6 +885,22 @@ class OnnxReader {
     }
     if (fields.size() == 1) return fields.front();
     return builder_.tuple(fields);
+  }
+
+  /// Copies the functions of FunctionProtos and of main's GRAPH attributes into origin_->kept
+  /// (compact: what they reach), their ids there replacing the graph's.
+  void keep_functions() {
+    std::vector<NodeId> roots = origin_->function_nodes;
+    for (const auto& [index, functions] : origin_->subgraph_functions) {
+      roots.insert(roots.end(), functions.begin(), functions.end());
+    }
+    if (roots.empty()) return;
+    Compacted<Dialect> kept = compact(loaded_.module.graph, roots);
+    for (NodeId& function : origin_->function_nodes) function = kept.map(function);
+    for (auto& [index, functions] : origin_->subgraph_functions) {
+      for (NodeId& function : functions) function = kept.map(function);
+    }
+    origin_->kept = std::make_shared<const Graph>(std::move(kept.graph));
   }
 
   /// value_info entries naming no value of the file (stale after an edit, or misspelt).

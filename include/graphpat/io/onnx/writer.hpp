@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/analysis/structural_equal.hpp"
 #include "graphpat/io/onnx/attribute_writer.hpp"
 #include "graphpat/io/onnx/conversions.hpp"
 #include "graphpat/io/onnx/function_writer.hpp"
@@ -143,7 +144,8 @@ class OnnxWriter {
     if (origin_ == nullptr) return std::nullopt;
     for (std::size_t i = 0; i < origin_->function_nodes.size(); ++i) {
       const ::onnx::FunctionProto& proto = origin_->model->functions(static_cast<int>(i));
-      if (origin_->function_nodes[i] == function && op_name(proto.domain(), proto.name()) == name) {
+      if (op_name(proto.domain(), proto.name()) == name &&
+          unchanged_function(function, origin_->function_nodes[i])) {
         return static_cast<std::uint32_t>(i);
       }
     }
@@ -587,11 +589,12 @@ class OnnxWriter {
     }
 
     bool literal = graph_.kind(graph_.callee(id)) == NodeKind::kFunction;
+    std::optional<std::uint32_t> original;  // the NodeProto this call still is, if any
     const ::onnx::NodeProto* source = nullptr;
     std::vector<std::string_view> kept_names;  // output names to keep where still free
     if (literal) {
       std::tie(source, kept_names) = literal_source(graph_.callee(id));
-    } else if (std::optional<std::uint32_t> original = original_of(id)) {
+    } else if ((original = original_of(id))) {
       source = &origin_->model->graph().node(static_cast<int>(*original));
       kept_names.assign(source->output().begin(), source->output().end());
       if (is_unchanged(id, callee, inputs, *original) &&
@@ -628,10 +631,19 @@ class OnnxWriter {
       proto.add_output(std::string(name));
       outputs.push_back(name);
     }
+    // A subgraph the call still has as read is written as it was, any other from its function.
+    std::size_t graph_attribute = 0;
     auto write_graph = [&](std::size_t arg, std::size_t captures, ::onnx::GraphProto& graph) {
       std::vector<std::string> captured(
           arg_names.begin() + static_cast<std::ptrdiff_t>(arg + 1),
           arg_names.begin() + static_cast<std::ptrdiff_t>(arg + 1 + captures));
+      std::size_t k = graph_attribute++;
+      if (original) {
+        if (const ::onnx::GraphProto* kept = kept_subgraph(id, *original, k, arg, captured)) {
+          graph = *kept;
+          return absl::OkStatus();
+        }
+      }
       return write_subgraph(id, arg, captured, /*in_function=*/false, graph);
     };
     if (literal) {
@@ -647,23 +659,48 @@ class OnnxWriter {
     return absl::OkStatus();
   }
 
-  /// Whether the subgraphs of call `id` are still those of NodeProto `original`: the call is the
-  /// one the reader made of it (so are its functions), and each value they capture is still
-  /// written under the name the subgraph reads it by (its parameter's name).
+  /// Whether `function` is, structurally and with its types, the function `kept` (in the
+  /// reader's copy) that the reader made of a FunctionProto or subgraph.
+  [[nodiscard]] bool unchanged_function(NodeId function, NodeId kept) const {
+    return structural_equal(graph_, function, *origin_->kept, kept, {.compare_types = true});
+  }
+
+  /// The GraphProto of the `k`-th GRAPH attribute of NodeProto `original`, when call `id`'s
+  /// function at argument `arg` is still the one the reader made of it and the values it
+  /// captures are still written under the names the subgraph reads (`captured`).
+  const ::onnx::GraphProto* kept_subgraph(NodeId id, std::uint32_t original, std::size_t k,
+                                          std::size_t arg,
+                                          const std::vector<std::string>& captured) const {
+    auto read = origin_->subgraph_functions.find(original);
+    if (read == origin_->subgraph_functions.end() || k >= read->second.size()) return nullptr;
+    NodeId function = graph_.args(id)[arg];
+    if (!unchanged_function(function, read->second[k])) return nullptr;
+    auto params = graph_.params(function);
+    for (std::size_t c = 0; c < captured.size(); ++c) {
+      if (graph_.name(params[params.size() - captured.size() + c]) != captured[c]) return nullptr;
+    }
+    const ::onnx::NodeProto& node = origin_->model->graph().node(static_cast<int>(original));
+    std::size_t seen = 0;
+    for (const ::onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.type() != ::onnx::AttributeProto::GRAPH) continue;
+      if (seen++ == k) return &attribute.g();
+    }
+    return nullptr;
+  }
+
+  /// Whether the subgraphs of call `id` are still those of NodeProto `original`: each function
+  /// is the one the reader made of it, and each value they capture is still written under the
+  /// name the subgraph reads it by (its parameter's name).
   bool subgraphs_unchanged(NodeId id, std::uint32_t original,
                            const std::vector<std::string_view>& arg_names) const {
     std::vector<std::pair<std::size_t, std::size_t>> refs =
         attributes_.graph_refs(graph_.attrs(id));
-    if (refs.empty()) return true;
-    auto read = origin_->subgraph_calls.find(original);
-    if (read == origin_->subgraph_calls.end() || read->second != id) return false;
-    for (auto [arg, captures] : refs) {
-      auto params = graph_.params(graph_.args(id)[arg]);
-      for (std::size_t k = 0; k < captures; ++k) {
-        if (graph_.name(params[params.size() - captures + k]) != arg_names[arg + 1 + k]) {
-          return false;
-        }
-      }
+    for (std::size_t k = 0; k < refs.size(); ++k) {
+      auto [arg, captures] = refs[k];
+      std::vector<std::string> captured(
+          arg_names.begin() + static_cast<std::ptrdiff_t>(arg + 1),
+          arg_names.begin() + static_cast<std::ptrdiff_t>(arg + 1 + captures));
+      if (kept_subgraph(id, original, k, arg, captured) == nullptr) return false;
     }
     return true;
   }
