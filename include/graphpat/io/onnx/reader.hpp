@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <queue>
 #include <string>
 #include <string_view>
@@ -501,12 +502,10 @@ class OnnxReader {
   /// producer into one array (no list per node).
   absl::StatusOr<std::vector<std::uint32_t>> topological_order() {
     auto count = static_cast<std::uint32_t>(scope_->nodes->size());
-    std::vector<std::uint32_t> waiting(count, 0);
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;  // (producer, reader)
     bool in_file_order = true;
     auto depend = [&](std::uint32_t i, const Producer& producer) {
       if (producer.kind != Producer::Kind::kNode) return;
-      ++waiting[i];
       edges.emplace_back(producer.index, i);
       if (producer.index >= i) in_file_order = false;
     };
@@ -530,14 +529,19 @@ class OnnxReader {
         if (found != scope_->producers.end()) depend(i, found->second);
       });
     }
-    std::vector<std::uint32_t> order(count);
     if (in_file_order) {
-      for (std::uint32_t i = 0; i < count; ++i) order[i] = i;
+      std::vector<std::uint32_t> order(count);
+      std::iota(order.begin(), order.end(), 0);
       return order;
     }
-    // The readers of node p are readers[first[p]] .. readers[first[p + 1] - 1].
+    // The readers of node p are readers[first[p]] .. readers[first[p + 1] - 1]; node r waits
+    // for waiting[r] of its inputs.
     std::vector<std::uint32_t> first(count + 1, 0);
-    for (auto [producer, reader] : edges) ++first[producer + 1];
+    std::vector<std::uint32_t> waiting(count, 0);
+    for (auto [producer, reader] : edges) {
+      ++first[producer + 1];
+      ++waiting[reader];
+    }
     for (std::uint32_t p = 0; p < count; ++p) first[p + 1] += first[p];
     std::vector<std::uint32_t> readers(edges.size());
     {
@@ -548,7 +552,8 @@ class OnnxReader {
     for (std::uint32_t i = 0; i < count; ++i) {
       if (waiting[i] == 0) ready.push(i);
     }
-    order.clear();
+    std::vector<std::uint32_t> order;
+    order.reserve(count);
     while (!ready.empty()) {
       std::uint32_t next = ready.top();
       ready.pop();
