@@ -997,3 +997,35 @@ TEST_CASE("a group's constants are passed to its function, one function per dist
   CHECK(graphpat::structural_equal(graphpat::testing::inline_module_functions(again.module),
                                    loaded.module));
 }
+
+TEST_CASE("patterns match inside subgraphs, at any depth", "[onnx][pattern][subgraphs]") {
+  // Worked over the protobuf: the nodes of each op in main and every subgraph at any depth of
+  // ONNX's test models with subgraphs; find_matches from main finds them all, since a
+  // subgraph's function is an argument of its node's call.
+  std::size_t models = 0;
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(kOnnxTestdata)) {
+    if (entry.path().filename() != "model.onnx") continue;
+    LoadedOnnx loaded = load_path(entry.path());
+    if (loaded.provenance.origin()->subgraph_functions.empty()) continue;
+    INFO(entry.path().string());
+    ++models;
+    std::map<std::string, std::size_t> expected;
+    std::vector<const onnx::GraphProto*> graphs = {&loaded.provenance.model().graph()};
+    while (!graphs.empty()) {
+      const onnx::GraphProto* graph = graphs.back();
+      graphs.pop_back();
+      for (const onnx::NodeProto& node : graph->node()) {
+        if (node.domain().empty()) ++expected[node.op_type()];
+        for (const onnx::AttributeProto& attribute : node.attribute()) {
+          if (attribute.has_g()) graphs.push_back(&attribute.g());
+        }
+      }
+    }
+    std::map<std::string, std::size_t> found;
+    for (const auto& [op, count] : expected) {
+      found[op] = count_matches(fmt::format("is_op('{}')(None)", op), loaded.module);
+    }
+    CHECK(found == expected);
+  }
+  CHECK(models == 22);
+}
