@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -604,7 +605,7 @@ class OnnxWriter {
           if (!output.empty()) used_values_.insert(output);
         }
         set_outputs(id, callee.tuple_typed, std::move(kept_names));
-        nodes_.push_back({*original, {}});
+        nodes_.push_back({*original});
         return absl::OkStatus();
       }
     }
@@ -655,7 +656,7 @@ class OnnxWriter {
       GRAPHPAT_RETURN_IF_ERROR(attributes_.write(id, proto, write_graph));
     }
     set_outputs(id, callee.tuple_typed, std::move(outputs));
-    nodes_.push_back({kNew, std::move(proto)});
+    nodes_.push_back({kNew, std::make_unique<::onnx::NodeProto>(std::move(proto))});
     return absl::OkStatus();
   }
 
@@ -748,7 +749,7 @@ class OnnxWriter {
       for (const std::string& output : node.output()) {
         if (!output.empty()) used_values_.insert(output);
       }
-      nodes_.push_back({index, {}});
+      nodes_.push_back({index});
     }
   }
 
@@ -953,7 +954,7 @@ class OnnxWriter {
     }
     for (WrittenNode& node : nodes_) {
       if (node.original == kNew) {
-        *graph->add_node() = std::move(node.proto);
+        *graph->add_node() = std::move(*node.proto);
       } else {
         *graph->add_node() = origin_->model->graph().node(static_cast<int>(node.original));
       }
@@ -991,10 +992,11 @@ class OnnxWriter {
 
   static constexpr std::uint32_t kNew = ~std::uint32_t{0};
 
-  /// A node to write: the loaded file's node `original` unchanged, or `proto`.
+  /// A node to write: the loaded file's node `original` unchanged, or `proto` (apart: most
+  /// nodes of a file are kept, and an empty NodeProto per node costs).
   struct WrittenNode {
     std::uint32_t original = kNew;
-    ::onnx::NodeProto proto;
+    std::unique_ptr<::onnx::NodeProto> proto = nullptr;
   };
 
   /// A function to write: the loaded file's FunctionProto `original`, or `proto`.
