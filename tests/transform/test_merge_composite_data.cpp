@@ -124,7 +124,7 @@ def @main(%x, %y) {
   auto composite_name = [](const PartitionResult<relay::Dialect>& result) {
     const relay::Graph& graph = result.module.graph;
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
-      if (!detail::is_partitioned_function(graph, NodeId(i))) continue;
+      if (!graphpat::detail::is_partitioned_function(graph, NodeId(i))) continue;
       auto value = graph.context().attrs.find_field(graph.attrs(NodeId(i)), "Composite");
       return std::string(graph.context().attrs.text(*value));
     }
