@@ -491,6 +491,23 @@ TEST_CASE("bad ONNX files get exact located errors", "[onnx][io][errors]") {
           "[graphpat.onnx.duplicate_value] node 0 'a' (Relu): value 'x' is already defined by "
           "graph input 0");
   }
+  SECTION("a graph input or initializer named by the empty name") {
+    // Found by fuzz_onnx (regression_empty_input_name.onnx): a graph input named "" was what
+    // a graph output named "" read, and the writer refused the output as no value. ONNX keeps
+    // "" for an absent optional value; such a name defines nothing.
+    onnx::ModelProto model = tiny_model();
+    model.mutable_graph()->add_input()->set_name("");
+    add_node(model, "relu0", "Relu", {"x"}, {"y"});
+    CHECK(load_error(model) ==
+          "[graphpat.onnx.unnamed_value] graph input 1 '': has the empty name, which ONNX keeps "
+          "for an absent optional value");
+    onnx::ModelProto initializer = tiny_model();
+    add_node(initializer, "relu0", "Relu", {"x"}, {"y"});
+    add_initializer(initializer, "", {2})->set_raw_data(std::string(8, '\0'));
+    CHECK(load_error(initializer) ==
+          "[graphpat.onnx.unnamed_value] initializer 0 '': has the empty name, which ONNX keeps "
+          "for an absent optional value");
+  }
   SECTION("an attribute of the wrong type") {
     onnx::ModelProto model = tiny_model();
     onnx::AttributeProto* alpha =

@@ -47,8 +47,8 @@
 //   ONNX 1.12.
 //
 // Errors are absl::Status values with ids `onnx.<what>` (docs/errors.md): not_onnx,
-// unreadable_file, unsupported, dangling_value, duplicate_value, bad_attribute, bad_tensor,
-// tensor_too_large, too_many_nodes, cycle. Nothing recursive follows the graph's size.
+// unreadable_file, unsupported, dangling_value, duplicate_value, unnamed_value, bad_attribute,
+// bad_tensor, tensor_too_large, too_many_nodes, cycle. Nothing recursive follows the graph's size.
 #pragma once
 
 #include <absl/status/statusor.h>

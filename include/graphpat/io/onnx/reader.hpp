@@ -262,6 +262,13 @@ class OnnxReader {
   /// Records where value `name` comes from; `place()` names the definer in an error.
   template <class Place>
   absl::Status define(const std::string& name, Producer producer, const Place& place) {
+    if (name.empty()) {
+      // A graph input or initializer named "" would be what every absent input reads.
+      return make_error(kBadInput, "onnx.unnamed_value",
+                        fmt::format("{}: has the empty name, which ONNX keeps for an absent "
+                                    "optional value",
+                                    place()));
+    }
     if (in_model_namespace()) note_name(name);
     auto [slot, inserted] = scope_->producers.try_emplace(name, producer);
     if (!inserted) {
