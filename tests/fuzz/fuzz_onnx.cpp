@@ -2,7 +2,8 @@
 // onnx.ModelProto. Invariants, each broken one an abort:
 // - onnx::load never crashes or throws: it gives a module, or a status whose id is
 //   `graphpat.onnx.*` and whose message names a place (`<place>: <problem>`, place non-empty);
-// - what loads verifies, and save either refuses with such a located `onnx.*` error or writes
+// - what loads verifies, and draws (onnx::to_dot gives DOT text, every label from the node's
+//   attributes), and save either refuses with such a located `onnx.*` error or writes
 //   bytes S;
 // - S loads again, into a module structurally equal to the first (types compared), and saving
 //   that gives S again, byte for byte (idempotence);
@@ -69,6 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   absl::Status verified = graphpat::verify(loaded->module);
   require(verified.ok(), "a loaded model does not verify", message(verified));
+  absl::StatusOr<std::string> dot = graphpat::onnx::to_dot(loaded->module);
+  require(dot.ok() && dot->starts_with("digraph \"main\" {\n") && dot->ends_with("}\n"),
+          "a loaded model does not draw", dot.ok() ? "" : message(dot.status()));
   absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
   if (!saved.ok()) {
     require_located_onnx_error(saved.status(), "save failed without a located onnx error");

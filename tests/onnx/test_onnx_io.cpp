@@ -74,6 +74,15 @@ onnx::NodeProto* add_node(onnx::ModelProto& model, const std::string& name, cons
   return node;
 }
 
+/// A new attribute `name` of `type` on `node`, its value left for the caller to set.
+onnx::AttributeProto* add_attribute(onnx::NodeProto* node, const char* name,
+                                    onnx::AttributeProto::AttributeType type) {
+  onnx::AttributeProto* attribute = node->add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(type);
+  return attribute;
+}
+
 onnx::TensorProto* add_initializer(onnx::ModelProto& model, const std::string& name,
                                    std::vector<std::int64_t> dims) {
   onnx::TensorProto* tensor = model.mutable_graph()->add_initializer();
@@ -337,21 +346,15 @@ TEST_CASE("attributes are an object of the file's fields in order", "[onnx][io]"
   onnx::ModelProto model = tiny_model();
   onnx::NodeProto* node = add_node(model, "n", "Custom", {"x"}, {"y"});
   node->set_domain("com.example");
-  auto attribute = [&](const char* name, onnx::AttributeProto::AttributeType type) {
-    onnx::AttributeProto* a = node->add_attribute();
-    a->set_name(name);
-    a->set_type(type);
-    return a;
-  };
-  attribute("i", onnx::AttributeProto::INT)->set_i(-3);
-  attribute("f", onnx::AttributeProto::FLOAT)->set_f(0.5F);
-  attribute("s", onnx::AttributeProto::STRING)->set_s("NOTSET");
-  onnx::AttributeProto* ints = attribute("ints", onnx::AttributeProto::INTS);
+  add_attribute(node, "i", onnx::AttributeProto::INT)->set_i(-3);
+  add_attribute(node, "f", onnx::AttributeProto::FLOAT)->set_f(0.5F);
+  add_attribute(node, "s", onnx::AttributeProto::STRING)->set_s("NOTSET");
+  onnx::AttributeProto* ints = add_attribute(node, "ints", onnx::AttributeProto::INTS);
   ints->add_ints(1);
   ints->add_ints(2);
-  attribute("floats", onnx::AttributeProto::FLOATS)->add_floats(1.5F);
-  attribute("strings", onnx::AttributeProto::STRINGS)->add_strings("a");
-  onnx::TensorProto* t = attribute("t", onnx::AttributeProto::TENSOR)->mutable_t();
+  add_attribute(node, "floats", onnx::AttributeProto::FLOATS)->add_floats(1.5F);
+  add_attribute(node, "strings", onnx::AttributeProto::STRINGS)->add_strings("a");
+  onnx::TensorProto* t = add_attribute(node, "t", onnx::AttributeProto::TENSOR)->mutable_t();
   t->set_data_type(onnx::TensorProto::FLOAT);
   t->add_float_data(2.0F);
   std::string bytes = model.SerializeAsString();
@@ -1275,4 +1278,54 @@ TEST_CASE("every model with subgraphs written from its graph alone reads back eq
     CHECK(graphpat::structural_equal(again.module, loaded.module, {.compare_types = true}));
   }
   CHECK(models == 22);
+}
+
+TEST_CASE("to_dot labels a node with its attributes in ONNX text syntax", "[onnx][io][dot]") {
+  // An op of a custom domain (carried opaque) with one attribute of each kind a picture shows;
+  // the expected texts are ONNX's text syntax (onnx/defs/parser.h) for these values.
+  onnx::ModelProto model = tiny_model();
+  onnx::OperatorSetIdProto* opset = model.add_opset_import();
+  opset->set_domain("com.example");
+  opset->set_version(1);
+  onnx::NodeProto* node = add_node(model, "every_kind", "Everything", {"x"}, {"y"});
+  node->set_domain("com.example");
+  add_attribute(node, "axis", onnx::AttributeProto::INT)->set_i(-1);
+  add_attribute(node, "epsilon", onnx::AttributeProto::FLOAT)->set_f(1e-5F);
+  add_attribute(node, "alpha", onnx::AttributeProto::FLOAT)->set_f(1.0F);
+  add_attribute(node, "mode", onnx::AttributeProto::STRING)->set_s("say \"hi\"");
+  onnx::AttributeProto* pads = add_attribute(node, "pads", onnx::AttributeProto::INTS);
+  for (std::int64_t pad : {0, 1, 0, 1}) pads->add_ints(pad);
+  onnx::AttributeProto* scales = add_attribute(node, "scales", onnx::AttributeProto::FLOATS);
+  for (float scale : {0.5F, 2.0F}) scales->add_floats(scale);
+  onnx::AttributeProto* names = add_attribute(node, "names", onnx::AttributeProto::STRINGS);
+  for (const char* name : {"a", "b"}) names->add_strings(name);
+  onnx::TensorProto* value = add_attribute(node, "value", onnx::AttributeProto::TENSOR)->mutable_t();
+  value->set_data_type(onnx::TensorProto::FLOAT);
+  value->add_float_data(3.0F);
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(model.SerializeAsString());
+  REQUIRE(loaded.ok());
+  const graphpat::onnx::Graph& graph = loaded->module.graph;
+  NodeId call = graph.body(main_of(loaded->module));
+  CHECK(graphpat::onnx::attribute_texts(graph.context().attrs, graph.attrs(call)) ==
+        std::vector<std::string>{"axis=-1", "epsilon=1e-05", "alpha=1.0", R"(mode="say \"hi\"")",
+                                 "pads=[0, 1, 0, 1]", "scales=[0.5, 2.0]", R"(names=["a", "b"])",
+                                 "value=<tensor>"});
+  absl::StatusOr<std::string> dot = graphpat::onnx::to_dot(loaded->module);
+  REQUIRE(dot.ok());
+  INFO(*dot);
+  // Six attributes of eight shown, two to a line (io/dot.hpp), each value cut at 24
+  // characters; the var with its type.
+  CHECK(dot->find(R"(n2 [label="com.example.Everything\naxis=-1 epsilon=1e-05\nalpha=1.0 )"
+                  R"(mode=\"say \\\"hi\\\"\"\npads=[0, 1, 0, 1] scales=[0.5, 2.0] ..."];)") !=
+        std::string::npos);
+  CHECK(dot->find(R"(n0 [label="x\nfloat32[2]", shape=ellipse];)") != std::string::npos);
+  CHECK(dot->find("n0 -> n2;") != std::string::npos);  // n1 is the op
+
+  // A GRAPH attribute is shown as <graph>; its function is drawn as an `fn` node.
+  absl::StatusOr<LoadedOnnx> with_if = graphpat::onnx::load(model_with_if().SerializeAsString());
+  REQUIRE(with_if.ok());
+  const graphpat::onnx::Graph& if_graph = with_if->module.graph;
+  NodeId if_call = if_graph.body(main_of(with_if->module));
+  CHECK(graphpat::onnx::attribute_texts(if_graph.context().attrs, if_graph.attrs(if_call)) ==
+        std::vector<std::string>{"then_branch=<graph>", "else_branch=<graph>"});
 }

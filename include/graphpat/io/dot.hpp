@@ -2,18 +2,20 @@
 // and at what a pattern matched. Ops are labelled with their name and their non-default
 // attributes (`nn.conv2d\nstrides=[2, 2] channels=32`), constants are folded into their users'
 // labels so a real model stays readable, and groups of nodes (the matches of a pattern, or the
-// bodies of partitioned functions) are drawn as filled, labelled clusters.
+// bodies of partitioned functions) are drawn as filled, labelled clusters. This header draws
+// Relay modules; graphpat::onnx::to_dot (io/onnx.hpp) draws ONNX ones with the same writer.
 //
 //   auto dot = graphpat::relay::to_dot(module, {.cluster_partitioned_functions = true});
 //   if (!dot.ok()) return dot.status();   // "[graphpat.dot.unknown_function] @main: ..."
 //   std::ofstream("model.dot") << *dot;   // then: dot -Tsvg model.dot -o model.svg
 //
 // Node kinds: vars are ellipses (name and tensor type), calls boxes, tuples `tuple`,
-// projections `get N`, a call of a global `@name`, a function literal `fn` (with its Composite
-// or PartitionedFromPattern name). With cluster_partitioned_functions a call of a function
-// carrying a "Composite" or "PartitionedFromPattern" attribute is replaced by the function's
-// body, its parameters wired to the call's arguments, inside a cluster labelled with that name;
-// calls of partitioned functions inside such a body are drawn as plain boxes (one level).
+// projections `get N`, a call of a global `@name`, a function literal `fn` (with its composite
+// or partitioned-from name: the dialect's attributes, `Composite` and `PartitionedFromPattern`
+// in Relay). With cluster_partitioned_functions a call of a function carrying one of them is
+// replaced by the function's body, its parameters wired to the call's arguments, inside a
+// cluster labelled with that name; calls of partitioned functions inside such a body are
+// drawn as plain boxes (one level).
 // Every walk is iterative; the text is linear in the function's size.
 // DOT has no reader here, so its writer rule is: node ids are graphpat's own (`n12`, `c3_n4`),
 // and every label and name goes through dot_escape, so Graphviz shows the exact name (bytes it
@@ -28,6 +30,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -38,9 +41,10 @@
 #include "graphpat/relay/text/attributes.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/format.hpp"
+#include "graphpat/ir/module.hpp"
 #include "graphpat/relay/dialect.hpp"
 
-namespace graphpat::relay {
+namespace graphpat {
 
 /// One coloured cluster: nodes of the drawn function, and the label it is shown with.
 struct DotCluster {
@@ -51,13 +55,19 @@ struct DotCluster {
 struct DotOptions {
   std::vector<DotCluster> clusters{};          // e.g. one per match (label = pattern name); a node
                                                // listed in two clusters is drawn in the first
-  bool cluster_partitioned_functions = false;  // draw each call of a function carrying a
-                                               // "Composite" or "PartitionedFromPattern" attr
-                                               // as a cluster of its body, labelled by it
+  bool cluster_partitioned_functions = false;  // draw each call of a function carrying the
+                                               // dialect's composite or partitioned-from attr
+                                               // ("Composite", "PartitionedFromPattern" in
+                                               // Relay) as a cluster of its body, labelled by it
   bool fold_constants = true;                  // constants drawn inside their user's label
   std::string function = "main";               // which global function to draw
 };
 
+}  // namespace graphpat
+
+namespace graphpat::relay {
+using graphpat::DotCluster;
+using graphpat::DotOptions;
 }  // namespace graphpat::relay
 
 namespace graphpat::detail {
@@ -94,14 +104,19 @@ inline std::string dot_escape(std::string_view text) {
   return out;
 }
 
+/// Writes one function of a module of dialect D; `attribute_texts` gives the `name=value`
+/// texts of a call's attributes as the dialect writes them (those worth showing, in order).
+template <Dialect D>
 class DotWriter {
  public:
-  DotWriter(const relay::Module& module, const relay::DotOptions& options)
+  using AttributeTexts = std::function<std::vector<std::string>(AttrValueId)>;
+
+  DotWriter(const Module<D>& module, const DotOptions& options, AttributeTexts attribute_texts)
       : module_(module),
         graph_(module.graph),
         context_(graph_.context()),
         options_(options),
-        cache_(context_) {}
+        attribute_texts_(std::move(attribute_texts)) {}
 
   absl::StatusOr<std::string> write() {
     std::optional<NodeId> function = module_.find(options_.function);
@@ -159,7 +174,8 @@ class DotWriter {
     if (graph_.kind(function) != NodeKind::kFunction) return std::nullopt;
     AttrValueId attrs = graph_.attrs(function);
     if (!attrs.valid() || context_.attrs.kind(attrs) != AttrKind::kObject) return std::nullopt;
-    for (std::string_view key : {"Composite", "PartitionedFromPattern"}) {
+    constexpr DialectConventions kConventions = dialect_conventions<D>();
+    for (std::string_view key : {kConventions.composite_key, kConventions.partitioned_from_key}) {
       std::optional<AttrValueId> value = context_.attrs.find_field(attrs, key);
       if (value && context_.attrs.kind(*value) == AttrKind::kString) {
         return context_.attrs.text(*value);
@@ -251,7 +267,7 @@ class DotWriter {
   std::vector<std::string> attribute_lines(AttrValueId attrs) {
     std::vector<std::string> lines;
     if (!attrs.valid() || context_.attrs.kind(attrs) != AttrKind::kObject) return lines;
-    std::vector<std::string> fields = cache_.field_texts(attrs);
+    std::vector<std::string> fields = attribute_texts_(attrs);
     constexpr std::size_t kMaxFields = 6, kMaxValue = 24, kPerLine = 2;
     for (std::size_t i = 0; i < fields.size() && i < kMaxFields; ++i) {
       std::string field = fields[i];
@@ -409,11 +425,11 @@ class DotWriter {
     constant_params_.clear();
   }
 
-  const relay::Module& module_;
-  const relay::Graph& graph_;
+  const Module<D>& module_;
+  const Graph<D>& graph_;
   Context& context_;
-  const relay::DotOptions& options_;
-  AttrSchemaCache cache_;
+  const DotOptions& options_;
+  AttributeTexts attribute_texts_;
   std::vector<std::string> names_;  // DOT name of each drawn top-level node ("" if not drawn)
   absl::flat_hash_map<NodeId, std::string> inner_names_;  // of the body being inlined
   absl::flat_hash_map<NodeId, NodeId> constant_params_;   // of the body being inlined
@@ -430,7 +446,10 @@ namespace graphpat::relay {
 
 /// The function `options.function` of `module` as Graphviz DOT text.
 inline absl::StatusOr<std::string> to_dot(const Module& module, const DotOptions& options = {}) {
-  return graphpat::detail::DotWriter(module, options).write();
+  graphpat::detail::AttrSchemaCache cache(module.graph.context());
+  return graphpat::detail::DotWriter<Dialect>(
+             module, options, [&cache](AttrValueId attrs) { return cache.field_texts(attrs); })
+      .write();
 }
 
 }  // namespace graphpat::relay

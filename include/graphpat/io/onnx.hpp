@@ -8,6 +8,7 @@
 //   ...                                                // match, partition, extend with a Builder
 //   absl::StatusOr<std::string> bytes = graphpat::onnx::save(*loaded);  // the file's bytes
 //                                                                       // when nothing changed
+//   absl::StatusOr<std::string> dot = graphpat::onnx::to_dot(loaded->module);  // a picture
 //
 // What a file becomes (docs/onnx.md, "Reading and writing", says it at length):
 // - The main graph is function `main`. Graph inputs without an initializer are its Vars
@@ -63,6 +64,8 @@
 #include <string>
 #include <string_view>
 
+#include "graphpat/io/dot.hpp"
+#include "graphpat/io/onnx/attribute_text.hpp"
 #include "graphpat/io/onnx/provenance.hpp"
 #include "graphpat/io/onnx/reader.hpp"
 #include "graphpat/io/onnx/writer.hpp"
@@ -126,6 +129,19 @@ inline absl::StatusOr<std::string> save(const Module& module, const OnnxProvenan
 inline absl::StatusOr<std::string> save(const LoadedOnnx& loaded,
                                         const OnnxSaveOptions& options = {}) {
   return save(loaded.module, loaded.provenance, options);
+}
+
+/// The function `options.function` of `module` as Graphviz DOT text (io/dot.hpp: the same
+/// picture as a Relay module's), each call labelled with its op and its attributes in ONNX
+/// text syntax; with cluster_partitioned_functions, each group partition or merge_composite
+/// made is a cluster of its body, labelled by its graphpat.composite or
+/// graphpat.partitioned_from name.
+inline absl::StatusOr<std::string> to_dot(const Module& module, const DotOptions& options = {}) {
+  const AttrTable& attrs = module.graph.context().attrs;
+  return graphpat::detail::DotWriter<Dialect>(
+             module, options,
+             [&attrs](AttrValueId node_attrs) { return attribute_texts(attrs, node_attrs); })
+      .write();
 }
 
 }  // namespace graphpat::onnx
