@@ -26,14 +26,16 @@ struct CseCommandOptions {
 int run_cse(const CseCommandOptions& options) {
   absl::StatusOr<Loaded> input = load(options.input);
   if (!input.ok()) return fail(input.status());
-  CseResult<relay::Dialect> result = [&] {
-    ProgressLine progress("merging common subexpressions");
-    return eliminate_common_subexpr(input->module, {.relay_compat = options.relay_compat});
-  }();
-  absl::Status written = write_module(result.module, *input, options.output);
-  if (!written.ok()) return fail(written);
-  fmt::print(stderr, "cse: {}\n", describe_merges(result.report));
-  return 0;
+  return with_module(*input, [&](const auto& module) {
+    auto result = [&] {
+      ProgressLine progress("merging common subexpressions");
+      return eliminate_common_subexpr(module, {.relay_compat = options.relay_compat});
+    }();
+    absl::Status written = write_module(result.module, *input, options.output);
+    if (!written.ok()) return fail(written);
+    fmt::print(stderr, "cse: {}\n", describe_merges(result.report));
+    return 0;
+  });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <graphpat/analysis/structural_equal.hpp>
+#include <graphpat/ir/errors.hpp>
 #include <memory>
 #include <optional>
 #include <span>
@@ -111,7 +112,8 @@ std::string describe_difference(const Side& lhs, const Side& rhs, const Differen
 
 /// "@main: Function -body-> nn.softmax -arg 0-> nn.bias_add", the longest paths shortened in the
 /// middle.
-std::string show_path(const Loaded& side, const Difference& difference) {
+template <Dialect D>
+std::string show_path(const Graph<D>& graph, const Difference& difference) {
   constexpr std::size_t kShown = 8;
   const std::vector<DifferenceStep>& path = difference.path;
   std::vector<std::string> steps;
@@ -120,15 +122,42 @@ std::string show_path(const Loaded& side, const Difference& difference) {
       steps.push_back(fmt::format("... ({} more steps)", path.size() - 2 * kShown));
       i = path.size() - kShown;
     }
-    std::string node = describe_node(side.module.graph, path[i].lhs);
-    steps.push_back(
-        i == 0 ? node
-               : fmt::format("-{}-> {}",
-                             describe_operand(side.module.graph, path[i - 1].lhs, path[i].operand),
-                             node));
+    std::string node = describe_node(graph, path[i].lhs);
+    steps.push_back(i == 0 ? node
+                           : fmt::format("-{}-> {}",
+                                         describe_operand(graph, path[i - 1].lhs, path[i].operand),
+                                         node));
   }
   return fmt::format("  path from the output: @{}: {}\n", difference.function,
                      fmt::join(steps, " "));
+}
+
+/// `diff` of two ONNX models: nodes named as the files name them (report_names).
+int diff_onnx(const Loaded& lhs, const Loaded& rhs, const DiffCommandOptions& options) {
+  std::optional<Difference> difference = [&] {
+    ProgressLine progress("comparing");
+    return first_difference(lhs.onnx->module, rhs.onnx->module, {.compare_types = options.types});
+  }();
+  if (!difference) {
+    fmt::print("{} and {} are structurally equal\n", lhs.name, rhs.name);
+    return 0;
+  }
+  const onnx::Graph& left = lhs.onnx->module.graph;
+  const onnx::Graph& right = rhs.onnx->module.graph;
+  NodeNames left_names = report_names(lhs);
+  NodeNames right_names = report_names(rhs);
+  auto show = [](const Loaded& side, const onnx::Graph& graph, const NodeNames& names,
+                 NodeId node) {
+    if (!node.valid()) return fmt::format("  {}: (none)\n", side.name);
+    return fmt::format("  {}: {} ({})\n", side.name, names(node), describe_node(graph, node));
+  };
+  std::string out = fmt::format("{} and {} differ in @{}: {}\n", lhs.name, rhs.name,
+                                difference->function, difference->reason);
+  out += show(lhs, left, left_names, difference->lhs);
+  out += show(rhs, right, right_names, difference->rhs);
+  if (!difference->path.empty()) out += show_path(left, *difference);
+  fmt::print("{}", out);
+  return 1;
 }
 
 int run_diff(const DiffCommandOptions& options) {
@@ -136,6 +165,15 @@ int run_diff(const DiffCommandOptions& options) {
   if (!lhs.ok()) return fail(lhs.status());
   absl::StatusOr<Loaded> rhs = load(options.rhs);
   if (!rhs.ok()) return fail(rhs.status());
+  if (lhs->onnx.has_value() != rhs->onnx.has_value()) {
+    const Loaded& onnx_side = lhs->onnx ? *lhs : *rhs;
+    const Loaded& relay_side = lhs->onnx ? *rhs : *lhs;
+    return fail(make_error(absl::StatusCode::kInvalidArgument, "cli.cross_dialect",
+                           fmt::format("{} holds an ONNX module and {} a Relay module; diff "
+                                       "compares two models of one dialect",
+                                       onnx_side.name, relay_side.name)));
+  }
+  if (lhs->onnx) return diff_onnx(*lhs, *rhs, options);
   std::optional<Difference> difference = [&] {
     ProgressLine progress("comparing");
     return first_difference(lhs->module, rhs->module, {.compare_types = options.types});
@@ -151,7 +189,7 @@ int run_diff(const DiffCommandOptions& options) {
                   describe_difference(left, right, *difference));
   out += left.show(difference->lhs);
   out += right.show(difference->rhs);
-  if (!difference->path.empty()) out += show_path(*lhs, *difference);
+  if (!difference->path.empty()) out += show_path(lhs->module.graph, *difference);
   fmt::print("{}", out);
   return 1;
 }
@@ -171,7 +209,8 @@ void add_diff(CLI::App& app, int& exit_code) {
       "attribute by its field and both values), then the line of each node as FILE:LINE and\n"
       "its text, and the path to them from the output. Lines and %N are those of the file for\n"
       "a Relay text as TVM prints it, else of the model printed as Relay text (`FILE, printed\n"
-      "as Relay text, line L`). Parameters are numbered from 0.\n"
+      "as Relay text, line L`). Parameters are numbered from 0. Two ONNX models are compared\n"
+      "the same way, their nodes named as the files name them.\n"
       "Example:\n"
       "  graphpat diff resnet18.unbound.json resnet18.unbound.relay");
   command->callback([options, &exit_code] { exit_code = run_diff(*options); });

@@ -17,9 +17,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <graphpat/io/dot.hpp>
+#include <graphpat/io/onnx.hpp>
 #include <graphpat/ir/errors.hpp>
 #include <graphpat/pattern/matcher.hpp>
 
@@ -94,15 +96,16 @@ absl::Status render(const std::string& dot_text, const std::string& format, cons
 
 /// One cluster per node of the drawn function where the pattern matches: the nodes the match
 /// bound (ops excluded).
-std::vector<relay::DotCluster> match_clusters(const relay::Module& module, NodeId function,
-                                              const Pattern& pattern, const std::string& label,
-                                              bool relay_compat) {
-  const relay::Graph& graph = module.graph;
-  std::vector<relay::DotCluster> clusters;
-  Matcher<relay::Dialect> matcher(pattern, graph, {.relay_compat = relay_compat});
+template <Dialect D>
+std::vector<DotCluster> match_clusters(const Module<D>& module, NodeId function,
+                                       const Pattern& pattern, const std::string& label,
+                                       bool relay_compat) {
+  const Graph<D>& graph = module.graph;
+  std::vector<DotCluster> clusters;
+  Matcher<D> matcher(pattern, graph, {.relay_compat = relay_compat});
   for (const Match& match : matcher.find_matches(function)) {
     if (graph.kind(match.root()) == NodeKind::kOp) continue;
-    relay::DotCluster cluster{label, {}};
+    DotCluster cluster{label, {}};
     absl::flat_hash_set<NodeId> seen;
     for (std::size_t i = 0; i < match.binding_count(); ++i) {
       NodeId node = match.binding(i).second;
@@ -113,6 +116,42 @@ std::vector<relay::DotCluster> match_clusters(const relay::Module& module, NodeI
     clusters.push_back(std::move(cluster));
   }
   return clusters;
+}
+
+/// The DOT text of `module` in its dialect's labels.
+template <Dialect D>
+absl::StatusOr<std::string> dot_text(const Module<D>& module, const DotOptions& options) {
+  if constexpr (std::is_same_v<D, onnx::Dialect>) {
+    return onnx::to_dot(module, options);
+  } else {
+    return relay::to_dot(module, options);
+  }
+}
+
+template <Dialect D>
+absl::StatusOr<std::string> draw(const DotCommandOptions& options,
+                                 const std::optional<Pattern>& pattern, const Module<D>& module) {
+  DotOptions dot_options{.cluster_partitioned_functions = options.partitioned,
+                         .function = options.function};
+  std::optional<NodeId> function = module.find(options.function);
+  if (pattern && function) {
+    std::string label = options.name;
+    if (label.empty()) {
+      label = options.pattern.starts_with('@')
+                  ? std::filesystem::path(options.pattern.substr(1)).stem().string()
+                  : "match";
+    }
+    ProgressLine progress("matching");
+    dot_options.clusters = match_clusters(module, *function, *pattern, label, options.relay_compat);
+    if (dot_options.clusters.empty()) {
+      fmt::print(stderr, "no match of the pattern in @{}: the picture has no cluster\n",
+                 options.function);
+    } else {
+      fmt::print(stderr, "{} matches drawn as clusters\n", dot_options.clusters.size());
+    }
+  }
+  ProgressLine progress("drawing");
+  return dot_text(module, dot_options);
 }
 
 int run_dot(const DotCommandOptions& options) {
@@ -129,30 +168,8 @@ int run_dot(const DotCommandOptions& options) {
   }
   absl::StatusOr<Loaded> input = load(options.input);
   if (!input.ok()) return fail(input.status());
-  relay::DotOptions dot_options{.cluster_partitioned_functions = options.partitioned,
-                                .function = options.function};
-  std::optional<NodeId> function = input->module.find(options.function);
-  if (pattern && function) {
-    std::string label = options.name;
-    if (label.empty()) {
-      label = options.pattern.starts_with('@')
-                  ? std::filesystem::path(options.pattern.substr(1)).stem().string()
-                  : "match";
-    }
-    ProgressLine progress("matching");
-    dot_options.clusters =
-        match_clusters(input->module, *function, *pattern, label, options.relay_compat);
-    if (dot_options.clusters.empty()) {
-      fmt::print(stderr, "no match of the pattern in @{}: the picture has no cluster\n",
-                 options.function);
-    } else {
-      fmt::print(stderr, "{} matches drawn as clusters\n", dot_options.clusters.size());
-    }
-  }
-  absl::StatusOr<std::string> dot = [&] {
-    ProgressLine progress("drawing");
-    return relay::to_dot(input->module, dot_options);
-  }();
+  absl::StatusOr<std::string> dot =
+      with_module(*input, [&](const auto& module) { return draw(options, pattern, module); });
   if (!dot.ok()) return fail(locate(dot.status(), input->name));
   absl::Status written;
   if (options.output == "-" || extension == ".dot") {
@@ -176,7 +193,8 @@ void add_dot(CLI::App& app, int& exit_code) {
                           "Draw each match of this pattern (text or @FILE) as a cluster");
   CLI::Option* partitioned = command->add_flag(
       "--partitioned", options->partitioned,
-      "Draw each call of a partitioned (Composite) function as a cluster of its body");
+      "Draw each call of a function partition or merge-composite made (a function literal "
+      "with a Composite or PartitionedFromPattern name) as a cluster of its body");
   pattern->excludes(partitioned);
   command->add_option("--name", options->name,
                       "Cluster label for --pattern matches (default: the @FILE's stem, or "
@@ -188,7 +206,10 @@ void add_dot(CLI::App& app, int& exit_code) {
                       "OUT.dot (DOT text), OUT.svg or OUT.png (rendered by Graphviz's dot)")
       ->required();
   command->footer(
-      "Constants are folded into their users; ops show their key attributes.\n"
+      "Constants are folded into their users; ops show their key attributes (an ONNX node\n"
+      "its attributes in ONNX text syntax). An ONNX file's model-local functions (such as\n"
+      "the groups partition wrote) are drawn as calls; draw the groups with --pattern on\n"
+      "the input instead.\n"
       "Example:\n"
       "  graphpat dot partitioned.relay --partitioned -o partitioned.svg");
   command->callback([options, &exit_code] { exit_code = run_dot(*options); });

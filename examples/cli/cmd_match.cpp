@@ -30,14 +30,15 @@ struct MatchCommandOptions {
 
 /// The nodes a match is looked for at: those of @main (of every function when there is no
 /// @main), ops excluded.
-std::vector<NodeId> candidates(const relay::Module& module) {
+template <Dialect D>
+std::vector<NodeId> candidates(const Module<D>& module) {
   std::vector<NodeId> roots;
   if (auto main = module.find("main")) {
     roots.push_back(*main);
   } else {
     roots = module.roots();
   }
-  const relay::Graph& graph = module.graph;
+  const Graph<D>& graph = module.graph;
   std::vector<bool> live = reachable_from(graph, roots);
   std::vector<NodeId> nodes;
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
@@ -140,11 +141,76 @@ absl::StatusOr<NodeId> parse_node(std::string_view word, const relay::Module& mo
                                     vars.size(), word, fmt::join(var_lines, ", ")));
 }
 
+/// The candidates where `matcher` matches; the attempts it stopped said on stderr.
+template <Dialect D>
+std::vector<NodeId> find_matched(Matcher<D>& matcher, const Module<D>& module) {
+  std::vector<NodeId> matched;
+  {
+    ProgressLine progress("matching");
+    for (NodeId node : candidates(module)) {
+      if (matcher.matches(node)) matched.push_back(node);
+    }
+  }
+  fmt::print(stderr, "{}", describe_stopped_matches(matcher.stopped().size()));
+  return matched;
+}
+
+/// Prints how many matches there are: alone with --count (true: nothing more to print), else
+/// as the listing's first line, "3 matches".
+bool print_count(const MatchCommandOptions& options, std::size_t count) {
+  if (options.count) {
+    fmt::print("{}\n", count);
+    return true;
+  }
+  fmt::print("{} match{}\n", count, plural(count, "es"));
+  return false;
+}
+
+/// The node of an ONNX model that `word` names: a node by its name, else a graph input (or
+/// function parameter) by its value name.
+absl::StatusOr<NodeId> find_onnx_node(std::string_view word, const Loaded& input) {
+  const onnx::Graph& graph = input.onnx->module.graph;
+  const Context& context = graph.context();
+  std::optional<NodeId> var;
+  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+    NodeId id(i);
+    if (graph.kind(id) == NodeKind::kCall && context.spans.contains(graph.span(id)) &&
+        context.strings.view(context.spans.get(graph.span(id)).source) == word) {
+      return id;
+    }
+    if (!var && graph.kind(id) == NodeKind::kVar && graph.name(id) == word) var = id;
+  }
+  if (var) return *var;
+  return bad_node(word,
+                  fmt::format("{} has no node and no graph input named '{}'", input.name, word));
+}
+
+/// `match` on an ONNX model: nodes named as the file names them (report_names).
+int match_onnx(const MatchCommandOptions& options, const Pattern& pattern, const Loaded& input) {
+  const onnx::Graph& graph = input.onnx->module.graph;
+  Matcher<onnx::Dialect> matcher(pattern, graph, {.relay_compat = options.relay_compat});
+  NodeNames names = report_names(input);
+  auto located = [&](NodeId node) {
+    return fmt::format("{} ({})", names(node), describe_node(graph, node));
+  };
+  if (!options.explain.empty()) {
+    absl::StatusOr<NodeId> node = find_onnx_node(options.explain, input);
+    if (!node.ok()) return fail(node.status());
+    fmt::print("{}\n{}\n", located(*node), matcher.explain(*node, names));
+    return 0;
+  }
+  std::vector<NodeId> matched = find_matched(matcher, input.onnx->module);
+  if (print_count(options, matched.size())) return 0;
+  for (NodeId node : matched) fmt::print("{}\n", located(node));
+  return 0;
+}
+
 int run_match(const MatchCommandOptions& options) {
   absl::StatusOr<Pattern> pattern = read_pattern(options.pattern);
   if (!pattern.ok()) return fail(pattern.status());
   absl::StatusOr<Loaded> input = load(options.input);
   if (!input.ok()) return fail(input.status());
+  if (input->onnx) return match_onnx(options, *pattern, *input);
   const relay::Graph& graph = input->module.graph;
   Matcher<relay::Dialect> matcher(*pattern, graph, {.relay_compat = options.relay_compat});
 
@@ -158,20 +224,8 @@ int run_match(const MatchCommandOptions& options) {
     fmt::print("{}\n{}\n", locate_node(graph, *lines, names, *node), matcher.explain(*node, names));
     return 0;
   }
-  std::vector<NodeId> matched;
-  {
-    ProgressLine progress("matching");
-    for (NodeId node : candidates(input->module)) {
-      if (matcher.matches(node)) matched.push_back(node);
-    }
-  }
-  fmt::print(stderr, "{}", describe_stopped_matches(matcher.stopped().size()));
-  if (options.count) {
-    fmt::print("{}\n", matched.size());
-    return 0;
-  }
-  fmt::print("{} match{}\n", matched.size(), plural(matched.size(), "es"));
-  if (matched.empty()) return 0;
+  std::vector<NodeId> matched = find_matched(matcher, input->module);
+  if (print_count(options, matched.size()) || matched.empty()) return 0;
   absl::StatusOr<TextLines> lines = [&] {
     ProgressLine progress("printing the model to find the lines");
     return print_with_lines(*input);
@@ -197,7 +251,8 @@ void add_match(CLI::App& app, int& exit_code) {
   command->add_option("--explain", options->explain,
                       "Say why the pattern does or does not match at NODE: %N (the node bound by "
                       "`%N = ...` in the Relay text), %name (a variable), @name (a function) or "
-                      "line:L (the outermost expression printed on line L)");
+                      "line:L (the outermost expression printed on line L); in an ONNX model, a "
+                      "node's name or a graph input's");
   command->footer(
       "Lists each match as: %N (OP) line L: the Relay text line it is printed on; a node\n"
       "printed without a %N of its own (a function's result) as: OP line L: ... (--explain\n"
@@ -206,6 +261,7 @@ void add_match(CLI::App& app, int& exit_code) {
       "which for a Relay text file as TVM printed it is the file itself; for a JSON input,\n"
       "that print. Explanations name nodes the same way: %N, %name, @name, or (line L) for a\n"
       "node printed inline on line L.\n"
+      "In an ONNX model, each match as: node 'NAME' (OP), named as the file names it.\n"
       "Example:\n"
       "  graphpat match mobilenet_v2.relay --pattern \"is_op('nn.relu')(wildcard())\" --count");
   command->callback([options, &exit_code] { exit_code = run_match(*options); });

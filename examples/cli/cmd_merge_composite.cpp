@@ -28,7 +28,12 @@ struct MergeCompositeCommandOptions {
   OutputOptions output;
 };
 
-using Table = std::vector<CompositePattern<relay::Dialect>>;
+/// The table's entries, for either dialect.
+struct TableEntry {
+  std::string name;
+  Pattern pattern;
+};
+using Table = std::vector<TableEntry>;
 
 /// A pattern error at `1:C` of the text after the colon, placed at `path:line:column`.
 absl::Status in_table(const absl::Status& status, const std::string& path, std::uint32_t line,
@@ -76,15 +81,17 @@ absl::StatusOr<Table> read_table(const std::string& path) {
 }
 
 /// Functions made per Composite name, in table order.
-std::string count_composites(const relay::Module& module, const Table& table) {
-  const relay::Graph& graph = module.graph;
+template <Dialect D>
+std::string count_composites(const Module<D>& module, const Table& table) {
+  const Graph<D>& graph = module.graph;
   const AttrTable& attrs = graph.context().attrs;
   std::map<std::string, std::uint32_t, std::less<>> made;
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
     NodeId id(i);
     if (graph.kind(id) != NodeKind::kFunction || !graph.attrs(id).valid()) continue;
     if (attrs.kind(graph.attrs(id)) != AttrKind::kObject) continue;
-    std::optional<AttrValueId> name = attrs.find_field(graph.attrs(id), "Composite");
+    std::optional<AttrValueId> name =
+        attrs.find_field(graph.attrs(id), dialect_conventions<D>().composite_key);
     if (name && attrs.kind(*name) == AttrKind::kString) ++made[std::string(attrs.text(*name))];
   }
   std::string out;
@@ -95,33 +102,44 @@ std::string count_composites(const relay::Module& module, const Table& table) {
   return out;
 }
 
+template <Dialect D>
+int merge_and_report(const MergeCompositeCommandOptions& options, const Table& table,
+                     const Module<D>& module, const Loaded& input) {
+  std::vector<CompositePattern<D>> patterns;
+  for (const TableEntry& entry : table) {
+    patterns.push_back({.name = entry.name, .pattern = entry.pattern});
+  }
+  PartitionResult<D> result = [&] {
+    ProgressLine progress("merging composites");
+    return merge_composite(patterns, module, {.relay_compat = options.relay_compat});
+  }();
+  absl::Status written = write_module(result.module, input, options.output);
+  if (!written.ok()) return fail(written);
+  const PartitionReport& report = result.report;
+  std::string out =
+      fmt::format("{} composite function{} made\n", report.accepted, plural(report.accepted));
+  out += count_composites(result.module, table);
+  NodeNames names =
+      report.rejected.empty() && report.duplicated.empty() ? NodeNames() : report_names(input);
+  std::vector<std::string> entry_names;
+  for (const TableEntry& entry : table) entry_names.push_back(entry.name);
+  out += describe_rejected(report, module.graph, names, entry_names);
+  out += describe_not_outlined(report);
+  out += describe_stopped_matches(report.stopped_matches);
+  out += describe_duplicated(report, module.graph, names, entry_names);
+  out += describe_merged_first(report.cse, options.relay_compat);
+  fmt::print("{}", out);
+  return 0;
+}
+
 int run_merge_composite(const MergeCompositeCommandOptions& options) {
   absl::StatusOr<Table> table = read_table(options.table);
   if (!table.ok()) return fail(table.status());
   absl::StatusOr<Loaded> input = load(options.input);
   if (!input.ok()) return fail(input.status());
-  PartitionResult<relay::Dialect> result = [&] {
-    ProgressLine progress("merging composites");
-    return merge_composite(*table, input->module, {.relay_compat = options.relay_compat});
-  }();
-  absl::Status written = write_module(result.module, *input, options.output);
-  if (!written.ok()) return fail(written);
-  const PartitionReport& report = result.report;
-  std::string out =
-      fmt::format("{} composite function{} made\n", report.accepted, plural(report.accepted));
-  out += count_composites(result.module, *table);
-  NodeNames names = report.rejected.empty() && report.duplicated.empty()
-                        ? NodeNames()
-                        : report_names(input->module, input->envelope);
-  std::vector<std::string> entry_names;
-  for (const auto& entry : *table) entry_names.push_back(entry.name);
-  out += describe_rejected(report, input->module.graph, names, entry_names);
-  out += describe_not_outlined(report);
-  out += describe_stopped_matches(report.stopped_matches);
-  out += describe_duplicated(report, input->module.graph, names, entry_names);
-  out += describe_merged_first(report.cse, options.relay_compat);
-  fmt::print("{}", out);
-  return 0;
+  return with_module(*input, [&](const auto& module) {
+    return merge_and_report(options, *table, module, *input);
+  });
 }
 
 }  // namespace
@@ -138,9 +156,11 @@ void add_merge_composite(CLI::App& app, int& exit_code) {
                     "Exactly as TVM v0.14 does: TVM's matcher, no merging of duplicates first");
   add_output_options(*command, options->output);
   command->footer(
-      "Entries are applied in table order; each function made carries Composite=<name>.\n"
+      "Entries are applied in table order; each function made carries Composite=<name>\n"
+      "(graphpat.composite=<name> in ONNX).\n"
       "Prints the functions made per entry and each group refused, with its entry and reason\n"
-      "(nodes named as the input's Relay text numbers them).\n"
+      "(nodes named as the input's Relay text numbers them, or by their ONNX names). In\n"
+      "ONNX, each function is a FunctionProto of domain graphpat named after its entry.\n"
       "A table line: bn_relu: is_op('nn.relu')(is_tuple_get_item(is_op('nn.batch_norm')(\n"
       "  wildcard(), wildcard(), wildcard(), wildcard(), wildcard()), 0))   (on one line)\n"
       "Example:\n"

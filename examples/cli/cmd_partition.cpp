@@ -26,41 +26,50 @@ struct PartitionCommandOptions {
   OutputOptions output;
 };
 
+template <Dialect D>
+int partition_and_report(const PartitionCommandOptions& options, const Pattern& pattern,
+                         const Module<D>& module, const Loaded& input) {
+  PartitionOptions<D> partition_options{.relay_compat = options.relay_compat,
+                                        .separate_duplicate_inputs = options.no_dedupe};
+  for (const std::string& attr : options.attrs) {
+    std::size_t equals = attr.find('=');
+    partition_options.attrs.emplace_back(attr.substr(0, equals), attr.substr(equals + 1));
+  }
+  PartitionResult<D> result = [&] {
+    ProgressLine progress("partitioning");
+    return partition(pattern, module, partition_options);
+  }();
+  absl::Status written = write_module(result.module, input, options.output);
+  if (!written.ok()) return fail(written);
+
+  const PartitionReport& report = result.report;
+  NodeNames names =
+      report.rejected.empty() && report.duplicated.empty() ? NodeNames() : report_names(input);
+  std::string out =
+      fmt::format("{} group{} partitioned\n", report.accepted, plural(report.accepted));
+  out += describe_rejected(report, module.graph, names);
+  out += describe_not_outlined(report);
+  out += describe_stopped_matches(report.stopped_matches);
+  out += describe_duplicated(report, module.graph, names);
+  out += describe_merged_first(report.cse, options.relay_compat);
+  fmt::print("{}", out);
+  return 0;
+}
+
 int run_partition(const PartitionCommandOptions& options) {
-  PartitionOptions<relay::Dialect> partition_options{
-      .relay_compat = options.relay_compat, .separate_duplicate_inputs = options.no_dedupe};
   for (const std::string& attr : options.attrs) {
     std::size_t equals = attr.find('=');
     if (equals == std::string::npos || equals == 0) {
       return usage_error(fmt::format("--attr {}: expected KEY=VALUE, e.g. Composite=bn", attr));
     }
-    partition_options.attrs.emplace_back(attr.substr(0, equals), attr.substr(equals + 1));
   }
   absl::StatusOr<Pattern> pattern = read_pattern(options.pattern);
   if (!pattern.ok()) return fail(pattern.status());
   absl::StatusOr<Loaded> input = load(options.input);
   if (!input.ok()) return fail(input.status());
-
-  PartitionResult<relay::Dialect> result = [&] {
-    ProgressLine progress("partitioning");
-    return partition(*pattern, input->module, partition_options);
-  }();
-  absl::Status written = write_module(result.module, *input, options.output);
-  if (!written.ok()) return fail(written);
-
-  const PartitionReport& report = result.report;
-  NodeNames names = report.rejected.empty() && report.duplicated.empty()
-                        ? NodeNames()
-                        : report_names(input->module, input->envelope);
-  std::string out =
-      fmt::format("{} group{} partitioned\n", report.accepted, plural(report.accepted));
-  out += describe_rejected(report, input->module.graph, names);
-  out += describe_not_outlined(report);
-  out += describe_stopped_matches(report.stopped_matches);
-  out += describe_duplicated(report, input->module.graph, names);
-  out += describe_merged_first(report.cse, options.relay_compat);
-  fmt::print("{}", out);
-  return 0;
+  return with_module(*input, [&](const auto& module) {
+    return partition_and_report(options, *pattern, module, *input);
+  });
 }
 
 }  // namespace
@@ -82,9 +91,9 @@ void add_partition(CLI::App& app, int& exit_code) {
   add_output_options(*command, options->output);
   command->footer(
       "Prints the groups partitioned, the groups rejected with their reasons (nodes named\n"
-      "as the input's Relay text numbers them), and the duplicates merged first (default\n"
-      "mode). The result is written in the input's format\n"
-      "unless --to says otherwise.\n"
+      "as the input's Relay text numbers them, or by their ONNX names), and the duplicates\n"
+      "merged first (default mode). The result is written in the input's format unless\n"
+      "--to says otherwise; in ONNX, each group is a FunctionProto of domain graphpat.\n"
       "Example:\n"
       "  graphpat partition mobilenet_v2.relay -o out.relay --attr Composite=bn \\\n"
       "    --pattern \"is_tuple_get_item(is_op('nn.batch_norm')(wildcard(), wildcard(), "

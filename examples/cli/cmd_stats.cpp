@@ -34,8 +34,9 @@ struct ModelStats {
 
 /// Counts the nodes reachable from the module's functions. Depth: the longest chain of
 /// operands, in nodes, ops and function nodes not counted (a function is as deep as its body).
-ModelStats measure(const relay::Module& module) {
-  const relay::Graph& graph = module.graph;
+template <Dialect D>
+ModelStats measure(const Module<D>& module) {
+  const Graph<D>& graph = module.graph;
   std::vector<NodeId> roots = module.roots();
   std::vector<bool> live = reachable_from(graph, roots);
   std::vector<std::uint32_t> depth(graph.size(), 0);
@@ -52,7 +53,11 @@ ModelStats measure(const relay::Module& module) {
     stats.depth = std::max(stats.depth, depth[i]);
     if (kind == NodeKind::kCall) {
       OpId op = graph.called_op(id);
-      std::string name = op.valid() ? std::string(graph.context().op_name(op)) : "(call of a non-op)";
+      NodeId callee = graph.callee(id);
+      std::string name = op.valid() ? std::string(graph.context().op_name(op))
+                         : graph.kind(callee) == NodeKind::kGlobalVar
+                             ? fmt::format("@{}", graph.name(callee))
+                             : "(call of a non-op)";
       ++stats.by_op[name];
     }
     if (kind == NodeKind::kConstant) {
@@ -68,11 +73,13 @@ ModelStats measure(const relay::Module& module) {
   return stats;
 }
 
-std::string report(const Loaded& input, const ModelStats& stats) {
+template <Dialect D>
+std::string report(const Loaded& input, const Module<D>& module) {
+  ModelStats stats = measure(module);
   std::string out = fmt::format("file: {} ({})\n", input.name, format_name(input.format));
   std::vector<std::string> names;
-  for (const GlobalFunction& function : input.module.functions()) {
-    names.push_back(fmt::format("@{}", input.module.name(function)));
+  for (const GlobalFunction& function : module.functions()) {
+    names.push_back(fmt::format("@{}", module.name(function)));
   }
   out += fmt::format("functions: {}{}{}\n", names.size(), names.empty() ? "" : " ",
                      fmt::join(names, " "));
@@ -96,7 +103,7 @@ std::string report(const Loaded& input, const ModelStats& stats) {
 int run_stats(const StatsCommandOptions& options) {
   absl::StatusOr<Loaded> input = load(options.input);
   if (!input.ok()) return fail(input.status());
-  fmt::print("{}", report(*input, measure(input->module)));
+  fmt::print("{}", with_module(*input, [&](const auto& module) { return report(*input, module); }));
   return 0;
 }
 

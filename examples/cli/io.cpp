@@ -33,7 +33,26 @@ std::string_view skip_space(std::string_view text) {
   return text.substr(start);
 }
 
+/// Whether `bytes` start as a serialized ModelProto does: with the key of ir_version (field 1,
+/// a varint), producer_name (2), producer_version (3), graph (7) or opset_import (8), which
+/// serializers write in field order. No text format starts with those bytes (\x08, \x12,
+/// \x1a, `:`, `B`).
+bool looks_like_onnx(std::string_view bytes) {
+  if (bytes.empty()) return false;
+  switch (static_cast<unsigned char>(bytes[0])) {
+    case 0x08:
+    case 0x12:
+    case 0x1a:
+    case 0x3a:
+    case 0x42:
+      return true;
+    default:
+      return false;
+  }
+}
+
 Format detect_format(std::string_view text) {
+  if (looks_like_onnx(text)) return Format::kOnnx;
   std::string_view start = skip_space(text);
   if (!start.starts_with('{') && !start.starts_with('[')) return Format::kText;
   return relay::looks_like_graph_json(start) ? Format::kGraphJson : Format::kJson;
@@ -59,6 +78,8 @@ std::string_view format_name(Format format) {
       return "TVM JSON";
     case Format::kGraphJson:
       return "graph JSON";
+    case Format::kOnnx:
+      return "ONNX";
   }
   return "";
 }
@@ -67,6 +88,7 @@ std::optional<Format> format_from_option(std::string_view word) {
   if (word == "text") return Format::kText;
   if (word == "json") return Format::kJson;
   if (word == "graph-json") return Format::kGraphJson;
+  if (word == "onnx") return Format::kOnnx;
   return std::nullopt;
 }
 
@@ -141,6 +163,12 @@ absl::StatusOr<Loaded> load(const std::string& path, bool keep_provenance) {
       loaded.module = std::move(*module);
       break;
     }
+    case Format::kOnnx: {
+      absl::StatusOr<onnx::LoadedOnnx> model = onnx::load(*text);
+      if (!model.ok()) return locate(model.status(), loaded.name);
+      loaded.onnx = std::move(*model);
+      break;
+    }
   }
   return loaded;
 }
@@ -156,6 +184,8 @@ absl::StatusOr<std::string> render(const relay::Module& module, Format format,
       return relay::save_json(module, provenance);
     case Format::kGraphJson:
       return relay::print_graph_json(module);
+    case Format::kOnnx:
+      break;  // write_module refuses it first
   }
   return make_error(absl::StatusCode::kInvalidArgument, "cli.bad_format", "unknown format");
 }
@@ -193,7 +223,8 @@ absl::Status commit_output(const std::string& temporary, const std::string& path
 }
 
 void add_input_option(CLI::App& command, std::string& path) {
-  command.add_option("IN", path, "Input model (Relay text, TVM JSON or graph JSON), - for stdin")
+  command
+      .add_option("IN", path, "Input model (Relay text, TVM JSON, graph JSON or ONNX), - for stdin")
       ->required();
 }
 
@@ -208,20 +239,49 @@ void add_output_options(CLI::App& command, OutputOptions& options) {
   command.add_option("-o,--output", options.path, "Where to write the result (- for stdout)")
       ->required();
   command.add_option("--to", options.to, "Output format (default: the input's)")
-      ->check(CLI::IsMember({"text", "json", "graph-json"}));
+      ->check(CLI::IsMember({"text", "json", "graph-json", "onnx"}));
   command
       .add_option("--envelope", options.envelope,
                   "Relay text form (default: the input's when it is text, else astext)")
       ->check(CLI::IsMember({"astext", "astext-no-meta", "str"}));
 }
 
+namespace {
+
+/// `cli.cross_dialect`: `input`, of one dialect, asked for `--to` `word`, a format of the other.
+absl::Status cross_dialect(const Loaded& input, std::string_view word) {
+  bool to_onnx = format_from_option(word) == Format::kOnnx;
+  return make_error(
+      absl::StatusCode::kInvalidArgument, "cli.cross_dialect",
+      fmt::format("--to {}: {} holds {} module, and {} holds {} modules; graphpat "
+                  "does not convert between dialects",
+                  word, input.name, to_onnx ? "a Relay" : "an ONNX",
+                  format_name(*format_from_option(word)), to_onnx ? "ONNX" : "Relay"));
+}
+
+}  // namespace
+
 absl::Status write_module(const relay::Module& module, const Loaded& input,
                           const OutputOptions& options, bool unchanged) {
   Format format = options.to.empty() ? input.format : *format_from_option(options.to);
+  if (format == Format::kOnnx) return cross_dialect(input, options.to);
   relay::TextEnvelope envelope = input.envelope;  // astext unless the input was text
   if (!options.envelope.empty()) envelope = *envelope_from_option(options.envelope);
   relay::JsonProvenance provenance = unchanged ? input.provenance : relay::JsonProvenance();
   absl::StatusOr<std::string> content = render(module, format, envelope, provenance);
+  if (!content.ok()) return content.status();
+  return write_output(options.path, *content);
+}
+
+absl::Status write_module(const onnx::Module& module, const Loaded& input,
+                          const OutputOptions& options, bool /*unchanged: the provenance says*/) {
+  Format format = options.to.empty() ? input.format : *format_from_option(options.to);
+  if (format != Format::kOnnx) return cross_dialect(input, options.to);
+  absl::StatusOr<std::string> content = [&] {
+    ProgressLine progress("writing ONNX");
+    // The provenance serves a changed module too: its untouched nodes keep their names.
+    return onnx::save(module, input.onnx->provenance);
+  }();
   if (!content.ok()) return content.status();
   return write_output(options.path, *content);
 }

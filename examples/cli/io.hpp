@@ -1,12 +1,14 @@
 // What every `graphpat` command shares: reading a model from a file or `-` (its format told by
-// its content), writing one in a format, writing OUT atomically (OUT.tmp then a rename, so OUT
-// is untouched on failure), printing errors, reading a pattern given inline or as `@file`, and
-// the progress line shown on a terminal for steps that take over a second.
+// its content: Relay text, TVM JSON, graph JSON or ONNX), writing one in a format of its dialect,
+// writing OUT atomically (OUT.tmp then a rename, so OUT is untouched on failure), printing errors,
+// reading a pattern given inline or as `@file`, and the progress line shown on a terminal for steps
+// that take over a second.
 //
 //   absl::StatusOr<graphpat::cli::Loaded> in = graphpat::cli::load("model.unbound.json");
 //   if (!in.ok()) return graphpat::cli::fail(in.status());   // prints it, returns exit code 1
 //   auto text = graphpat::cli::render(in->module, graphpat::cli::Format::kText, in->envelope);
 //   absl::Status written = graphpat::cli::write_output("model.relay", *text);
+//   int code = graphpat::cli::with_module(*in, [&](const auto& module) { ...; return 0; });
 #pragma once
 
 #include <absl/status/statusor.h>
@@ -23,23 +25,26 @@
 #include <thread>
 #include <vector>
 
+#include <graphpat/io/onnx.hpp>
 #include <graphpat/io/relay_json.hpp>
 #include <graphpat/io/relay_text.hpp>
 #include <graphpat/pattern/pattern_graph.hpp>
 
 namespace graphpat::cli {
 
-/// The three model formats the commands read and write.
-enum class Format { kText, kJson, kGraphJson };
+/// The model formats the commands read and write: three of Relay modules, one of ONNX modules.
+enum class Format { kText, kJson, kGraphJson, kOnnx };
 
-/// "Relay text", "TVM JSON", "graph JSON".
+/// "Relay text", "TVM JSON", "graph JSON", "ONNX".
 std::string_view format_name(Format format);
-/// The `--to` spelling of a format: "text", "json", "graph-json"; nullopt for another word.
+/// The `--to` spelling of a format: "text", "json", "graph-json", "onnx"; nullopt for another
+/// word.
 std::optional<Format> format_from_option(std::string_view word);
 /// The `--envelope` spelling: "astext", "astext-no-meta", "str".
 std::optional<relay::TextEnvelope> envelope_from_option(std::string_view word);
 
-/// A model read from a file.
+/// A model read from a file: a Relay module (`module`), or an ONNX one (`onnx`, set exactly
+/// when `format` is kOnnx).
 struct Loaded {
   std::string name;  // the path given, or "<stdin>"
   Format format = Format::kText;
@@ -48,7 +53,16 @@ struct Loaded {
   relay::JsonProvenance provenance;  // TVM JSON loaded with keep_provenance: what writes the
                                      // unchanged file back exactly
   std::string text;  // a Relay text's bytes, to tell whether its print is the file itself
+  std::optional<onnx::LoadedOnnx> onnx;  // an ONNX model and what writes it back
 };
+
+/// `run(module)` with the module `input` holds, relay::Module or onnx::Module: the commands
+/// written once for both dialects.
+template <class Run>
+decltype(auto) with_module(const Loaded& input, Run&& run) {
+  if (input.onnx) return run(input.onnx->module);
+  return run(input.module);
+}
 
 /// The bytes of `path`, or of standard input for "-".
 absl::StatusOr<std::string> read_input(const std::string& path);
@@ -69,7 +83,7 @@ absl::Status commit_output(const std::string& temporary, const std::string& path
 /// Where and how a command writes the model it made: `-o OUT`, `--to`, `--envelope`.
 struct OutputOptions {
   std::string path{};
-  std::string to{};        // "", "text", "json", "graph-json"; "": the input's format
+  std::string to{};        // "", "text", "json", "graph-json", "onnx"; "": the input's format
   std::string envelope{};  // "", "astext", "astext-no-meta", "str"; "": the input's envelope
 };
 /// Adds the required positional input model IN to `command`.
@@ -81,6 +95,12 @@ void add_output_options(CLI::App& command, OutputOptions& options);
 /// Writes `module`, made from `input` (`unchanged`: it is the module loaded, so a TVM JSON file
 /// loaded with keep_provenance is written back byte for byte), as `options` say.
 absl::Status write_module(const relay::Module& module, const Loaded& input,
+                          const OutputOptions& options, bool unchanged = false);
+/// The same for an ONNX module made from an ONNX `input`: written as ONNX (the only format of
+/// its dialect; another `--to` is refused with `cli.cross_dialect`), what is unchanged as the
+/// input file had it, a function literal (a group partition or merge-composite made) as a
+/// FunctionProto of domain `graphpat`.
+absl::Status write_module(const onnx::Module& module, const Loaded& input,
                           const OutputOptions& options, bool unchanged = false);
 
 /// A pattern from `--pattern`'s value: the text itself, or `@file`. Errors name the file (or

@@ -16,11 +16,15 @@ std::string_view plural(std::size_t count, std::string_view ending) {
   return count == 1 ? std::string_view() : ending;
 }
 
-std::string describe_node(const relay::Graph& graph, NodeId node) {
+template <Dialect D>
+std::string describe_node(const Graph<D>& graph, NodeId node) {
   switch (graph.kind(node)) {
     case NodeKind::kCall:
       if (graph.called_op(node).valid()) {
         return std::string(graph.context().op_name(graph.called_op(node)));
+      }
+      if (graph.kind(graph.callee(node)) == NodeKind::kGlobalVar) {
+        return fmt::format("@{}", graph.name(graph.callee(node)));
       }
       return "Call";
     case NodeKind::kVar:
@@ -32,7 +36,8 @@ std::string describe_node(const relay::Graph& graph, NodeId node) {
   }
 }
 
-std::string describe_operand(const relay::Graph& graph, NodeId node, std::uint32_t operand) {
+template <Dialect D>
+std::string describe_operand(const Graph<D>& graph, NodeId node, std::uint32_t operand) {
   switch (graph.kind(node)) {
     case NodeKind::kCall:
       return operand == 0 ? "callee" : fmt::format("arg {}", operand - 1);
@@ -68,7 +73,9 @@ std::string describe_merged_first(const CseReport& report, bool relay_compat) {
   return fmt::format("duplicates merged first: {}\n", describe_merges(report));
 }
 
-NodeNames report_names(const relay::Module& module, relay::TextEnvelope envelope) {
+namespace {
+
+NodeNames relay_names(const relay::Module& module, relay::TextEnvelope envelope) {
   auto lines = std::make_shared<absl::StatusOr<TextLines>>(print_with_lines(module, envelope));
   if (!lines->ok()) {
     return NodeNames([](NodeId id) { return fmt::format("graph node {}", id.index()); });
@@ -76,6 +83,42 @@ NodeNames report_names(const relay::Module& module, relay::TextEnvelope envelope
   NodeNames names = (*lines)->names(module);
   // `names` refers to the lines it was built from: keep them alive with it.
   return NodeNames([lines, names = std::move(names)](NodeId id) { return names(id); });
+}
+
+NodeNames onnx_names(const onnx::Module& module) {
+  const onnx::Graph& graph = module.graph;
+  const Context& context = graph.context();
+  // A Call's span is the NodeProto's name and its place in the file (line = index + 1).
+  auto call_name = [&graph, &context](NodeId id) {
+    SpanId span = graph.span(id);
+    if (!context.spans.contains(span)) return fmt::format("graph node {}", id.index());
+    const Span& place = context.spans.get(span);
+    std::string_view name = context.strings.view(place.source);
+    if (name.empty()) return fmt::format("node #{}", place.line - 1);
+    return fmt::format("node '{}'", name);
+  };
+  return NodeNames([&graph, call_name](NodeId id) {
+    switch (graph.kind(id)) {
+      case NodeKind::kVar:
+        return fmt::format("input '{}'", graph.name(id));
+      case NodeKind::kCall:
+        return call_name(id);
+      case NodeKind::kTupleGetItem: {
+        NodeId tuple = graph.operands(id)[0];
+        if (graph.kind(tuple) != NodeKind::kCall) break;
+        return fmt::format("output {} of {}", graph.index(id), call_name(tuple));
+      }
+      default:
+        break;
+    }
+    return fmt::format("graph node {}", id.index());
+  });
+}
+
+}  // namespace
+
+NodeNames report_names(const Loaded& input) {
+  return input.onnx ? onnx_names(input.onnx->module) : relay_names(input.module, input.envelope);
 }
 
 namespace {
@@ -86,7 +129,8 @@ std::string_view entry_name(std::span<const std::string> entry_names, std::uint3
 
 }  // namespace
 
-std::string describe_rejected(const PartitionReport& report, const relay::Graph& graph,
+template <Dialect D>
+std::string describe_rejected(const PartitionReport& report, const Graph<D>& graph,
                               const NodeNames& names, std::span<const std::string> entry_names) {
   std::string out = fmt::format("{} group{} rejected\n", report.rejected.size(),
                                 plural(report.rejected.size()));
@@ -97,7 +141,8 @@ std::string describe_rejected(const PartitionReport& report, const relay::Graph&
   return out;
 }
 
-std::string describe_duplicated(const PartitionReport& report, const relay::Graph& graph,
+template <Dialect D>
+std::string describe_duplicated(const PartitionReport& report, const Graph<D>& graph,
                                 const NodeNames& names, std::span<const std::string> entry_names) {
   if (report.duplicated.empty()) return {};
   std::string out = fmt::format(
@@ -125,5 +170,18 @@ std::string describe_stopped_matches(std::size_t stopped) {
       "backtracks exponentially on this graph; MatchOptions::max_steps)\n",
       stopped, plural(stopped));
 }
+
+template std::string describe_node(const Graph<relay::Dialect>&, NodeId);
+template std::string describe_operand(const Graph<relay::Dialect>&, NodeId, std::uint32_t);
+template std::string describe_rejected(const PartitionReport&, const Graph<relay::Dialect>&,
+                                       const NodeNames&, std::span<const std::string>);
+template std::string describe_duplicated(const PartitionReport&, const Graph<relay::Dialect>&,
+                                         const NodeNames&, std::span<const std::string>);
+template std::string describe_node(const Graph<onnx::Dialect>&, NodeId);
+template std::string describe_operand(const Graph<onnx::Dialect>&, NodeId, std::uint32_t);
+template std::string describe_rejected(const PartitionReport&, const Graph<onnx::Dialect>&,
+                                       const NodeNames&, std::span<const std::string>);
+template std::string describe_duplicated(const PartitionReport&, const Graph<onnx::Dialect>&,
+                                         const NodeNames&, std::span<const std::string>);
 
 }  // namespace graphpat::cli

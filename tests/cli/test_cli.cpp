@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ using graphpat::testing::read_file;
 
 const fs::path kModels = kCorpus / "models";
 const fs::path kCliData = fs::path(GRAPHPAT_TEST_DATA_DIR) / "cli";
+const fs::path kOnnxModels = fs::path(GRAPHPAT_TEST_DATA_DIR) / "onnx";
 const std::vector<std::string> kModelNames = {"lstm",     "mlp",      "mobilenet_v1",
                                               "mobilenet_v2_mxnet_style", "resnet18",
                                               "squeezenet1_0"};
@@ -107,6 +109,7 @@ Outcome run(const std::vector<std::string>& args, const fs::path& input = "/dev/
 }
 
 std::string model(const std::string& file) { return (kModels / file).string(); }
+std::string onnx_model(const std::string& file) { return (kOnnxModels / file).string(); }
 
 }  // namespace
 
@@ -697,6 +700,178 @@ TEST_CASE("dot: a Graphviz picture, rendered by the real dot", "[cli][dot]") {
                (scratch() / "x.dot").string()})
               .code == 2);
   }
+}
+
+TEST_CASE("onnx: convert gives an unchanged model back byte for byte, and no other dialect",
+          "[cli][onnx]") {
+  for (const std::string name : {"bert_gelu_opset13.onnx", "mobilenet_v2.train.external.onnx"}) {
+    DYNAMIC_SECTION(name) {
+      fs::path out = scratch() / name;
+      Outcome result = run({"convert", onnx_model(name), "-o", out.string()});
+      REQUIRE(result.code == 0);
+      CHECK(result.err.empty());
+      CHECK(read_file(out) == read_file(kOnnxModels / name));
+      // Told by its content, from stdin too.
+      Outcome piped = run({"convert", "-", "-o", "-", "--to", "onnx"}, kOnnxModels / name);
+      REQUIRE(piped.code == 0);
+      CHECK(piped.out == read_file(kOnnxModels / name));
+    }
+  }
+  SECTION("an ONNX module is not written as Relay, nor a Relay module as ONNX") {
+    fs::path out = scratch() / "never.relay";
+    fs::remove(out);
+    Outcome to_text =
+        run({"convert", onnx_model("resnet18.external.onnx"), "-o", out.string(), "--to", "text"});
+    CHECK(to_text.code == 1);
+    CHECK(to_text.err == fmt::format("graphpat: [graphpat.cli.cross_dialect] --to text: {} holds "
+                                     "an ONNX module, and Relay text holds Relay modules; "
+                                     "graphpat does not convert between dialects\n",
+                                     onnx_model("resnet18.external.onnx")));
+    CHECK_FALSE(fs::exists(out));
+    Outcome to_onnx = run({"convert", model("mlp.relay"), "-o", out.string(), "--to", "onnx"});
+    CHECK(to_onnx.code == 1);
+    CHECK(to_onnx.err == fmt::format("graphpat: [graphpat.cli.cross_dialect] --to onnx: {} holds "
+                                     "a Relay module, and ONNX holds ONNX modules; graphpat does "
+                                     "not convert between dialects\n",
+                                     model("mlp.relay")));
+    CHECK_FALSE(fs::exists(out));
+  }
+  SECTION("bytes that are not a ModelProto: the reader's error, located at the file") {
+    fs::path bad = scratch() / "truncated.onnx";
+    std::string bytes = read_file(kOnnxModels / "resnet18.external.onnx");
+    write_file(bad, std::string_view(bytes).substr(0, 1000));
+    Outcome result = run({"stats", bad.string()});
+    CHECK(result.code == 1);
+    CHECK(result.err == fmt::format("graphpat: [graphpat.onnx.not_onnx] {}: model: protobuf "
+                                    "cannot parse these 1000 bytes as an onnx.ModelProto "
+                                    "(truncated, or another format)\n",
+                                    bad.string()));
+  }
+}
+
+TEST_CASE("onnx: stats and match count what counts.json counts over the protobuf", "[cli][onnx]") {
+  // tests/data/onnx/counts.json: resnet18's eval export has 65 nodes and 26 initializers,
+  // 17 Relu, 9 Relu(Conv) and 20 Conv with an initializer weight.
+  Outcome stats = run({"stats", onnx_model("resnet18.external.onnx")});
+  REQUIRE(stats.code == 0);
+  CHECK(stats.out.starts_with(
+      fmt::format("file: {} (ONNX)\nfunctions: 1 @main\n", onnx_model("resnet18.external.onnx"))));
+  CHECK(stats.out.find("\n  Call: 65\n") != std::string::npos);
+  CHECK(stats.out.find("\n  Relu: 17\n") != std::string::npos);
+  CHECK(stats.out.find("\n  Conv: 20\n") != std::string::npos);
+  // External weights: their types are known, their bytes are not loaded.
+  CHECK(stats.out.ends_with(
+      "constants: 26, 0 bytes (26 without data: only their types are known)\n"));
+
+  const std::string conv_relu = "is_op('Relu')(is_op('Conv')(None))";
+  Outcome count = run({"match", onnx_model("resnet18.external.onnx"), "-p", conv_relu, "--count"});
+  REQUIRE(count.code == 0);
+  CHECK(count.out == "9\n");
+  Outcome listed = run({"match", onnx_model("resnet18.external.onnx"), "-p", conv_relu});
+  REQUIRE(listed.code == 0);
+  std::vector<std::string> lines;
+  std::istringstream stream(listed.out);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 10);
+  CHECK(lines[0] == "9 matches");
+  // Each match named as the file names its node.
+  CHECK(lines[1] == "node '/relu/Relu' (Relu)");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    CHECK(std::regex_match(lines[i], std::regex("node '/[a-z0-9_./]*/Relu' \\(Relu\\)")));
+  }
+  SECTION("--explain takes a node's name") {
+    Outcome why = run({"match", onnx_model("resnet18.external.onnx"), "-p", conv_relu, "--explain",
+                       "/layer1/layer1.0/relu_1/Relu"});
+    REQUIRE(why.code == 0);
+    // The second Relu of a basic block reads the residual Add, not a Conv.
+    CHECK(why.out ==
+          "node '/layer1/layer1.0/relu_1/Relu' (Relu)\n"
+          "expected op Conv, got Add; in operand 0 of node '/layer1/layer1.0/relu_1/Relu' = "
+          "Relu(...)\n");
+    Outcome unknown = run({"match", onnx_model("resnet18.external.onnx"), "-p", conv_relu,
+                           "--explain", "/nowhere/Relu"});
+    CHECK(unknown.code == 1);
+    CHECK(unknown.err == fmt::format("graphpat: [graphpat.cli.bad_node] --explain /nowhere/Relu: "
+                                     "{} has no node and no graph input named '/nowhere/Relu'\n",
+                                     onnx_model("resnet18.external.onnx")));
+  }
+}
+
+TEST_CASE("onnx: partition and merge-composite write model-local functions", "[cli][onnx]") {
+  SECTION("the origin case's shape: every BatchNormalization of mobilenet_v2's training export") {
+    // counts.json: 52 BatchNormalization nodes, each of five outputs, output 0 read.
+    fs::path out = scratch() / "mobilenet_v2.bn.onnx";
+    Outcome result =
+        run({"partition", onnx_model("mobilenet_v2.train.external.onnx"), "-p",
+             "is_tuple_get_item(is_op('BatchNormalization')(None), 0)", "-o", out.string()});
+    REQUIRE(result.code == 0);
+    CHECK(result.out.starts_with("52 groups partitioned\n0 groups rejected\n"));
+    Outcome stats = run({"stats", out.string()});
+    REQUIRE(stats.code == 0);
+    CHECK(stats.out.find("functions: 2 @main @graphpat.BatchNormalization_TupleGetItem0_\n") !=
+          std::string::npos);
+    CHECK(stats.out.find("\n  @graphpat.BatchNormalization_TupleGetItem0_: 52\n") !=
+          std::string::npos);
+    CHECK(stats.out.find("\n  BatchNormalization: 1\n") != std::string::npos);  // the body's
+    Outcome differ = run({"diff", onnx_model("mobilenet_v2.train.external.onnx"), out.string()});
+    CHECK(differ.code == 1);
+    CHECK(differ.out.find("differ in @main: kind TupleGetItem vs Call\n") != std::string::npos);
+  }
+  SECTION("bert_gelu_opset13's 8 LayerNorms and 4 GELUs, from a table") {
+    // README's demo table: bound names (`x = wildcard(); ...`), so each decomposition reads
+    // one x throughout.
+    fs::path table = fs::path(GRAPHPAT_TEST_DATA_DIR) / ".." / ".." / "examples" / "patterns" /
+                     "bert_fusions.table";
+    fs::path out = scratch() / "bert.fused.onnx";
+    Outcome result = run({"merge-composite", onnx_model("bert_gelu_opset13.onnx"), "--table",
+                          table.string(), "-o", out.string()});
+    REQUIRE(result.code == 0);
+    CHECK(result.out.starts_with(
+        "12 composite functions made\n  layer_norm: 8\n  gelu: 4\n0 groups rejected\n"));
+    Outcome stats = run({"stats", out.string()});
+    REQUIRE(stats.code == 0);
+    CHECK(stats.out.find("functions: 3 @main @graphpat.layer_norm @graphpat.gelu\n") !=
+          std::string::npos);
+    CHECK(stats.out.find("\n  @graphpat.gelu: 4\n  @graphpat.layer_norm: 8\n") !=
+          std::string::npos);
+    // What is left of them outside: the one Sqrt and the one Erf of the function bodies.
+    CHECK(stats.out.find("\n  Erf: 1\n") != std::string::npos);
+    CHECK(stats.out.find("\n  Sqrt: 1\n") != std::string::npos);
+  }
+  SECTION("cse merges the exporter's duplicates and writes ONNX") {
+    fs::path out = scratch() / "bert.cse.onnx";
+    Outcome result = run({"cse", onnx_model("bert_gelu_opset13.onnx"), "-o", out.string()});
+    REQUIRE(result.code == 0);
+    std::smatch merged;
+    REQUIRE(std::regex_match(result.err, merged,
+                             std::regex("cse: (\\d+) nodes merged \\(Call Constant: \\d+, "
+                                        "Call Identity: \\d+\\)\n")));
+    // Each merged node is one Call (NodeProto) fewer in the written model.
+    auto calls = [](const fs::path& model) {
+      std::smatch found;
+      std::string out = run({"stats", model.string()}).out;
+      REQUIRE(std::regex_search(out, found, std::regex("\n  Call: (\\d+)\n")));
+      return std::stoi(found[1]);
+    };
+    CHECK(calls(kOnnxModels / "bert_gelu_opset13.onnx") == 347);  // counts.json's nodes
+    CHECK(calls(out) == 347 - std::stoi(merged[1]));
+  }
+}
+
+TEST_CASE("onnx: dot draws matches with ONNX attributes", "[cli][onnx][dot]") {
+  fs::path dot = scratch() / "mobilenet_v2.dot";
+  Outcome result = run({"dot", onnx_model("mobilenet_v2.train.external.onnx"), "-p",
+                        "is_tuple_get_item(is_op('BatchNormalization')(None), 0)", "--name", "bn",
+                        "-o", dot.string()});
+  REQUIRE(result.code == 0);
+  CHECK(result.err == "52 matches drawn as clusters\n");
+  std::string text = read_file(dot);
+  CHECK(count_of(text, "subgraph cluster") == 52);
+  CHECK(count_of(text, "label=\"bn\"") == 52);
+  // torchvision's first layer: a 3x3 stride-2 Conv of 32 filters, its weight folded in.
+  CHECK(text.find("[label=\"Conv\\ndilations=[1, 1] group=1\\nkernel_shape=[3, 3] "
+                  "pads=[1, 1, 1, 1]\\nstrides=[2, 2]\\nconst float32[32, 3, 3, 3]\"]") !=
+        std::string::npos);
 }
 
 TEST_CASE("errors: exit codes, messages, nothing written", "[cli][errors]") {
