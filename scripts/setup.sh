@@ -96,7 +96,7 @@ cmd_demo() {
   configure
   cmake --build "$BUILD_DIR" --target graphpat_cli -j "$JOBS"
   bash examples/demo.sh "$BUILD_DIR/examples/graphpat" "$BUILD_DIR/demo"
-  log "picture of the partitioned graph: $BUILD_DIR/demo/mobilenet_v2.partitioned.svg"
+  log "pictures: $BUILD_DIR/demo/mobilenet_v2.partitioned.svg (Relay), $BUILD_DIR/demo/mobilenet_v2.train.batch_norms.svg (ONNX)"
 }
 
 cmd_test() {
