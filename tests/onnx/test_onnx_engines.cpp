@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -581,6 +583,26 @@ TEST_CASE("dominator patterns on resnet18 find what the rule worked over the pro
 
 namespace {
 
+/// The one float a `Constant` node holds (its `value` tensor, in float_data or raw_data), or
+/// nullopt for any other node.
+std::optional<float> constant_float(const graphpat::onnx::Graph& graph,
+                                    const graphpat::AttrTable& attrs, NodeId node) {
+  if (graph.kind(node) != NodeKind::kCall || !graph.attrs(node).valid()) return std::nullopt;
+  std::optional<graphpat::AttrValueId> value = attrs.find_field(graph.attrs(node), "value");
+  if (!value) return std::nullopt;
+  std::optional<graphpat::AttrValueId> proto = attrs.find_field(*value, "proto");
+  onnx::TensorProto tensor;
+  if (!proto || !tensor.ParseFromString(std::string(attrs.text(*proto))) ||
+      tensor.data_type() != onnx::TensorProto::FLOAT) {
+    return std::nullopt;
+  }
+  float number = 0;
+  if (tensor.float_data_size() == 1) return tensor.float_data(0);
+  if (tensor.raw_data().size() != sizeof(float)) return std::nullopt;
+  std::memcpy(&number, tensor.raw_data().data(), sizeof(float));
+  return number;
+}
+
 /// A callback that fuses the decomposition ONNX 1.12's LayerNormalization function body writes
 /// (onnx/defs/nn/defs.cc; the `*_expanded` test models are it inlined) back into one
 /// LayerNormalization node read through its three outputs, as the fused test models are. The
@@ -615,23 +637,8 @@ graphpat::RewriteCallback<graphpat::onnx::Dialect> layer_norm_fusion() {
     // axis: the Flatten of X's; epsilon: the Constant's one-float tensor.
     std::optional<graphpat::AttrValueId> axis =
         attrs.find_field(graph.attrs(bound.bound(flatten)), "axis");
-    std::optional<graphpat::AttrValueId> value =
-        attrs.find_field(graph.attrs(bound.bound(epsilon)), "value");
-    if (!axis || !value) return post;
-    std::optional<graphpat::AttrValueId> proto = attrs.find_field(*value, "proto");
-    onnx::TensorProto tensor;
-    if (!proto || !tensor.ParseFromString(std::string(attrs.text(*proto))) ||
-        tensor.data_type() != onnx::TensorProto::FLOAT) {
-      return post;
-    }
-    float epsilon_value = 0;
-    if (tensor.float_data_size() == 1) {
-      epsilon_value = tensor.float_data(0);
-    } else if (tensor.raw_data().size() == sizeof(float)) {
-      std::memcpy(&epsilon_value, tensor.raw_data().data(), sizeof(float));
-    } else {
-      return post;
-    }
+    std::optional<float> epsilon_value = constant_float(graph, attrs, bound.bound(epsilon));
+    if (!axis || !epsilon_value) return post;
     // The attributes that differ from the schema's defaults (axis -1, epsilon 1e-05), in the
     // schema's order: a value equal to its default may have been written or not, which the
     // decomposition does not say.
@@ -640,9 +647,9 @@ graphpat::RewriteCallback<graphpat::onnx::Dialect> layer_norm_fusion() {
       fields.push_back(
           {graph.context().strings.intern("axis"), attrs.integer(attrs.as_int(*axis), 64)});
     }
-    if (epsilon_value != 1e-05f) {
+    if (*epsilon_value != 1e-05f) {
       fields.push_back(
-          {graph.context().strings.intern("epsilon"), attrs.floating(epsilon_value, 32)});
+          {graph.context().strings.intern("epsilon"), attrs.floating(*epsilon_value, 32)});
     }
     graphpat::onnx::Builder& builder = rewriter.builder();
     graphpat::CallOptions options{.fresh = true};
@@ -777,6 +784,47 @@ std::vector<graphpat::CompositePattern<graphpat::onnx::Dialect>> bert_composites
            erf = is_op('Erf')(is_op('Div')(x, wildcard()))
            is_op('Mul')(is_op('Mul')(x, is_op('Add')(erf, wildcard())), wildcard()))")},
   };
+}
+
+/// torch's opset-13 LayerNorm over the last axis, (x - mean) / sqrt(mean((x - mean)^2) + eps)
+/// * weight + bias, fused into one LayerNormalization node (opset 17; axis -1 its default):
+/// only when both means are over axis -1 alone and the exponent is the constant 2; epsilon is
+/// the decomposition's Constant, written when it is not the default 1e-05.
+graphpat::RewriteCallback<graphpat::onnx::Dialect> torch_layer_norm_fusion() {
+  using namespace graphpat::dsl;
+  Pattern x = wildcard(), weight = wildcard(), bias = wildcard();
+  Pattern exponent = is_op("Constant")(any_args), epsilon = is_op("Constant")(any_args);
+  Pattern mean = is_op("ReduceMean")(x);
+  Pattern centered = is_op("Sub")(x, mean);
+  Pattern variance = is_op("ReduceMean")(is_op("Pow")(centered, exponent));
+  Pattern normalized = is_op("Div")(centered, is_op("Sqrt")(is_op("Add")(variance, epsilon)));
+  Pattern root = is_op("Add")(is_op("Mul")(normalized, weight), bias);
+  auto rewrite = [=](NodeId, NodeId post, const graphpat::RewriteBindings& bound,
+                     graphpat::Rewriter<graphpat::onnx::Dialect>& rewriter) {
+    const graphpat::onnx::Graph& graph = rewriter.graph();
+    graphpat::AttrTable& attrs = rewriter.attrs();
+    auto over_last_axis = [&](NodeId reduce) {
+      std::optional<graphpat::AttrValueId> axes = attrs.find_field(graph.attrs(reduce), "axes");
+      return axes && attrs.elements(*axes).size() == 1 &&
+             attrs.as_int(attrs.elements(*axes)[0]) == -1;
+    };
+    std::optional<float> power = constant_float(graph, attrs, bound.bound(exponent));
+    std::optional<float> epsilon_value = constant_float(graph, attrs, bound.bound(epsilon));
+    if (!over_last_axis(bound.bound(mean)) || !over_last_axis(bound.bound(variance)) ||
+        power != 2.0f || !epsilon_value) {
+      return post;
+    }
+    // Y has the type of the Add it replaces (a graph output needs one: ONNX's checker).
+    graphpat::CallOptions options{.type = graph.type(post), .fresh = true};
+    if (*epsilon_value != 1e-05f) {
+      std::vector<graphpat::AttrField> fields = {
+          {graph.context().strings.intern("epsilon"), attrs.floating(*epsilon_value, 32)}};
+      options.attrs = attrs.object("LayerNormalization", fields);
+    }
+    return rewriter.builder().call(
+        "LayerNormalization", {bound.bound(x), bound.bound(weight), bound.bound(bias)}, options);
+  };
+  return {.name = "torch_layer_norm", .pattern = root, .rewrite = rewrite};
 }
 
 }  // namespace
@@ -929,6 +977,71 @@ TEST_CASE("bert_gelu_opset13's LayerNorm and GELU composites are written as two 
   LoadedOnnx again = graphpat::testing::load_bytes(*saved);
   CHECK(graphpat::structural_equal(graphpat::testing::inline_module_functions(again.module),
                                    graphpat::eliminate_common_subexpr(loaded.module).module));
+}
+
+TEST_CASE("bert_gelu_opset13: LayerNormalization for its 8 LayerNorms, a composite for its 4 GELUs",
+          "[onnx][rewrite][functions]") {
+  LoadedOnnx loaded = load_path(kOnnxData / "bert_gelu_opset13.onnx");
+  auto fused = graphpat::rewrite({torch_layer_norm_fusion()}, loaded.module);
+  CHECK(fused.converged);
+  CHECK(fused.rewrites == 8);
+  REQUIRE(graphpat::verify(fused.module.graph).ok());
+  auto result = graphpat::merge_composite({bert_composites()[1]}, fused.module);
+  CHECK(result.report.accepted == 4);
+  REQUIRE(graphpat::verify(result.module.graph).ok());
+  // LayerNormalization is of opset 17, the export of opset 13: the model written imports 17
+  // (what a user of this rewrite does), and passes the checker with strict shape inference.
+  onnx::ModelProto written = parsed(graphpat::onnx::save(result.module, loaded.provenance));
+  for (onnx::OperatorSetIdProto& opset : *written.mutable_opset_import()) {
+    if (opset.domain().empty()) opset.set_version(17);
+  }
+  CHECK(graphpat::testing::checker_problem(written) == "");
+  // Each LayerNormalization reads what a LayerNorm of the file read, worked out over the
+  // protobuf: x (the first ReduceMean's input), the weight (the Mul's) and the bias (the last
+  // Add's), torch naming a LayerNorm's nodes /layers.N/normK/<Op>. torch gives layers with
+  // equal weights one initializer read through an Identity each, which merge_composite merges
+  // first: names are compared as the values they copy, through Identity nodes.
+  std::map<std::string, std::string> copied;
+  for (const onnx::NodeProto& node : loaded.provenance.model().graph().node()) {
+    if (node.op_type() == "Identity") copied[node.output(0)] = node.input(0);
+  }
+  auto source = [&](std::string name) {
+    while (copied.contains(name)) name = copied.at(name);
+    return name;
+  };
+  auto sources = [&](std::vector<std::string> names) {
+    for (std::string& name : names) name = source(name);
+    return names;
+  };
+  std::set<std::vector<std::string>> expected;
+  std::map<std::string, std::vector<std::string>> by_norm;
+  const std::regex norm_node("(/layers\\.[0-9]+/norm[0-9])/(ReduceMean|Mul|Add_1)");
+  for (const onnx::NodeProto& node : loaded.provenance.model().graph().node()) {
+    std::smatch match;
+    if (!std::regex_match(node.name(), match, norm_node)) continue;
+    std::vector<std::string>& inputs = by_norm[match[1]];
+    inputs.resize(3);
+    std::string op = match[2];
+    inputs[op == "ReduceMean" ? 0 : op == "Mul" ? 1 : 2] = node.input(op == "ReduceMean" ? 0 : 1);
+  }
+  for (const auto& [norm, inputs] : by_norm) expected.insert(sources(inputs));
+  REQUIRE(by_norm.size() == 8);
+  std::set<std::vector<std::string>> fused_inputs;
+  std::map<std::string, std::size_t> ops;
+  for (const onnx::NodeProto& node : written.graph().node()) {
+    ++ops[node.domain().empty() ? node.op_type() : node.domain() + "." + node.op_type()];
+    if (node.op_type() != "LayerNormalization") continue;
+    CHECK(node.attribute_size() == 0);  // torch's eps is the default 1e-05
+    CHECK(node.output_size() == 1);
+    fused_inputs.insert(sources(strings(node.input())));
+  }
+  CHECK(fused_inputs == expected);
+  CHECK(ops["LayerNormalization"] == 8);
+  CHECK(ops["graphpat.gelu"] == 4);
+  for (std::string_view gone : {"Sqrt", "Pow", "ReduceMean", "Erf"}) {
+    CAPTURE(gone);
+    CHECK(ops[std::string(gone)] == 0);
+  }
 }
 
 TEST_CASE("a group's constants are passed to its function, one function per distinct body",
