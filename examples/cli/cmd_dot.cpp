@@ -133,6 +133,14 @@ absl::StatusOr<std::string> draw(const DotCommandOptions& options,
                                  const std::optional<Pattern>& pattern, const Module<D>& module) {
   DotOptions dot_options{.cluster_partitioned_functions = options.partitioned,
                          .function = options.function};
+  if constexpr (std::is_same_v<D, onnx::Dialect>) {
+    // A file partition or merge-composite wrote holds its groups as FunctionProtos of domain
+    // graphpat: read back, module functions `graphpat.<name>`.
+    for (const GlobalFunction& global : module.functions()) {
+      std::string_view name = module.name(global);
+      if (name.starts_with("graphpat.")) dot_options.clustered_functions.emplace_back(name);
+    }
+  }
   std::optional<NodeId> function = module.find(options.function);
   if (pattern && function) {
     std::string label = options.name;
@@ -194,7 +202,8 @@ void add_dot(CLI::App& app, int& exit_code) {
   CLI::Option* partitioned = command->add_flag(
       "--partitioned", options->partitioned,
       "Draw each call of a function partition or merge-composite made (a function literal "
-      "with a Composite or PartitionedFromPattern name) as a cluster of its body");
+      "with a Composite or PartitionedFromPattern name; in an ONNX file, a function of domain "
+      "graphpat) as a cluster of its body");
   pattern->excludes(partitioned);
   command->add_option("--name", options->name,
                       "Cluster label for --pattern matches (default: the @FILE's stem, or "
@@ -207,9 +216,7 @@ void add_dot(CLI::App& app, int& exit_code) {
       ->required();
   command->footer(
       "Constants are folded into their users; ops show their key attributes (an ONNX node\n"
-      "its attributes in ONNX text syntax). An ONNX file's model-local functions (such as\n"
-      "the groups partition wrote) are drawn as calls; draw the groups with --pattern on\n"
-      "the input instead.\n"
+      "its attributes in ONNX text syntax).\n"
       "Example:\n"
       "  graphpat dot partitioned.relay --partitioned -o partitioned.svg");
   command->callback([options, &exit_code] { exit_code = run_dot(*options); });

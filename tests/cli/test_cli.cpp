@@ -816,6 +816,12 @@ TEST_CASE("onnx: partition and merge-composite write model-local functions", "[c
     Outcome differ = run({"diff", onnx_model("mobilenet_v2.train.external.onnx"), out.string()});
     CHECK(differ.code == 1);
     CHECK(differ.out.find("differ in @main: kind TupleGetItem vs Call\n") != std::string::npos);
+    // --partitioned draws each call of the written function as a cluster of its body.
+    fs::path dot = scratch() / "mobilenet_v2.bn.dot";
+    REQUIRE(run({"dot", out.string(), "--partitioned", "-o", dot.string()}).code == 0);
+    std::string picture = read_file(dot);
+    CHECK(count_of(picture, "subgraph cluster") == 52);
+    CHECK(count_of(picture, "label=\"graphpat.BatchNormalization_TupleGetItem0_\";") == 52);
   }
   SECTION("bert_gelu_opset13's 8 LayerNorms and 4 GELUs, from a table") {
     // README's demo table: bound names (`x = wildcard(); ...`), so each decomposition reads

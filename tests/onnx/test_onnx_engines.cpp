@@ -36,6 +36,7 @@ using graphpat::NodeId;
 using graphpat::NodeKind;
 using graphpat::Pattern;
 using graphpat::onnx::LoadedOnnx;
+using graphpat::testing::count_of;
 using graphpat::testing::kOnnxData;
 using graphpat::testing::kOnnxTestdata;
 using graphpat::testing::load_path;
@@ -943,6 +944,21 @@ TEST_CASE("partition's groups are written as a model-local function, checked and
   CHECK(graphpat::structural_equal(graphpat::testing::inline_module_functions(again.module),
                                    loaded.module));
   CHECK(graphpat::onnx::save(again) == saved);
+
+  // Drawn: each call a cluster of the function's body when the picture asks for it, else a
+  // box naming the function.
+  const std::string function_name = "graphpat.BatchNormalization_TupleGetItem0_";
+  absl::StatusOr<std::string> clusters = graphpat::onnx::to_dot(
+      again.module,
+      {.cluster_partitioned_functions = true, .clustered_functions = {function_name}});
+  REQUIRE(clusters.ok());
+  CHECK(count_of(*clusters, "subgraph cluster_") == 52);
+  CHECK(count_of(*clusters, fmt::format("label=\"{}\";", function_name)) == 52);
+  CHECK(count_of(*clusters, R"([label="BatchNormalization\n)") == 52);
+  absl::StatusOr<std::string> boxes = graphpat::onnx::to_dot(again.module);
+  REQUIRE(boxes.ok());
+  CHECK(count_of(*boxes, "subgraph cluster_") == 0);
+  CHECK(count_of(*boxes, fmt::format("[label=\"@{}", function_name)) == 52);
 }
 
 TEST_CASE("bert_gelu_opset13's LayerNorm and GELU composites are written as two functions",

@@ -12,11 +12,11 @@
 // Node kinds: vars are ellipses (name and tensor type), calls boxes, tuples `tuple`,
 // projections `get N`, a call of a global `@name`, a function literal `fn` (with its composite
 // or partitioned-from name: the dialect's attributes, `Composite` and `PartitionedFromPattern`
-// in Relay). With cluster_partitioned_functions a call of a function carrying one of them is
-// replaced by the function's body, its parameters wired to the call's arguments, inside a
-// cluster labelled with that name; calls of partitioned functions inside such a body are
-// drawn as plain boxes (one level).
-// Every walk is iterative; the text is linear in the function's size.
+// in Relay). With cluster_partitioned_functions a call of a function carrying one of them (or
+// of a module function DotOptions::clustered_functions names) is replaced by the function's
+// body, its parameters wired to the call's arguments, inside a cluster labelled with that name;
+// calls of partitioned functions inside such a body are drawn as plain boxes (one level).
+// Every walk is iterative; the text is linear in what is drawn (a body once per call).
 // DOT has no reader here, so its writer rule is: node ids are graphpat's own (`n12`, `c3_n4`),
 // and every label and name goes through dot_escape, so Graphviz shows the exact name (bytes it
 // cannot show spelt `\xNN`) and nothing in a name ends the quoted string or makes an escape.
@@ -61,6 +61,10 @@ struct DotOptions {
                                                // Relay) as a cluster of its body, labelled by it
   bool fold_constants = true;                  // constants drawn inside their user's label
   std::string function = "main";               // which global function to draw
+  // With cluster_partitioned_functions, module functions whose calls are drawn the same way,
+  // labelled by their name: groups a file holds as functions of their own (an ONNX model's
+  // FunctionProtos partition wrote, read back as `graphpat.<name>`).
+  std::vector<std::string> clustered_functions{};
 };
 
 }  // namespace graphpat
@@ -184,10 +188,25 @@ class DotWriter {
     return std::nullopt;
   }
 
+  // The function whose body a call of `callee` is drawn as, with the cluster's label: a
+  // partitioned function literal, or a module function of options_.clustered_functions.
+  std::optional<std::pair<NodeId, std::string_view>> clustered(NodeId callee) const {
+    if (std::optional<std::string_view> name = partition_name(callee)) {
+      return std::pair(callee, *name);
+    }
+    if (graph_.kind(callee) != NodeKind::kGlobalVar) return std::nullopt;
+    std::string_view name = graph_.name(callee);
+    const std::vector<std::string>& names = options_.clustered_functions;
+    if (std::find(names.begin(), names.end(), name) == names.end()) return std::nullopt;
+    std::optional<NodeId> function = module_.find(name);
+    if (!function || graph_.kind(*function) != NodeKind::kFunction) return std::nullopt;
+    return std::pair(*function, name);
+  }
+
   // A call drawn as the inlined body of a partitioned function.
   bool inlined(NodeId node, bool nested) const {
     return !nested && options_.cluster_partitioned_functions &&
-           graph_.kind(node) == NodeKind::kCall && partition_name(graph_.callee(node));
+           graph_.kind(node) == NodeKind::kCall && clustered(graph_.callee(node));
   }
 
   // Whether a call's callee is drawn as a node of its own (not an op, a global or a
@@ -402,11 +421,11 @@ class DotWriter {
   // A call of a partitioned function: its body in a new cluster, parameters wired to the
   // call's arguments; later users of the call see the body's root.
   void draw_inlined(NodeId call) {
-    NodeId function = graph_.callee(call);
+    auto [function, label] = *clustered(graph_.callee(call));
     auto params = graph_.params(function);
     auto args = graph_.args(call);
     auto cluster = static_cast<std::uint32_t>(clusters_.size());
-    clusters_.push_back({std::string(*partition_name(function)), {}});
+    clusters_.push_back({std::string(label), {}});
     absl::flat_hash_map<NodeId, std::string> substitutes;
     constant_params_.clear();
     for (std::size_t i = 0; i < params.size() && i < args.size(); ++i) {

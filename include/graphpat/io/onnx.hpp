@@ -135,7 +135,9 @@ inline absl::StatusOr<std::string> save(const LoadedOnnx& loaded,
 /// picture as a Relay module's), each call labelled with its op and its attributes in ONNX
 /// text syntax; with cluster_partitioned_functions, each group partition or merge_composite
 /// made is a cluster of its body, labelled by its graphpat.composite or
-/// graphpat.partitioned_from name.
+/// graphpat.partitioned_from name, and so is each call of a module function that
+/// `options.clustered_functions` names (the groups of a file partition wrote, read back:
+/// `graphpat.<name>`).
 inline absl::StatusOr<std::string> to_dot(const Module& module, const DotOptions& options = {}) {
   const AttrTable& attrs = module.graph.context().attrs;
   return graphpat::detail::DotWriter<Dialect>(
