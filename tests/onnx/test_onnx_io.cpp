@@ -1156,6 +1156,41 @@ TEST_CASE("a GRAPH attribute is a function argument, the outer values it reads c
   CHECK(graphpat::structural_equal(unsorted->module, loaded->module));
 }
 
+TEST_CASE("names graphpat makes up skip the file's names of their form, subgraphs' too",
+          "[onnx][io][subgraphs]") {
+  // The reader keeps only the names a fresh one could take (graphpat_N); these are in the main
+  // graph (a node, an input, a value_info naming no value) and in a branch (a value).
+  onnx::ModelProto model = model_with_if();
+  onnx::GraphProto& main_graph = *model.mutable_graph();
+  main_graph.mutable_node(0)->set_name("graphpat_0");
+  main_graph.mutable_input(1)->set_name("graphpat_3");
+  main_graph.mutable_node(1)->set_input(0, "graphpat_3");
+  main_graph.add_value_info()->set_name("graphpat_2");
+  onnx::GraphProto& then_branch = *main_graph.mutable_node(1)->mutable_attribute(0)->mutable_g();
+  then_branch.mutable_node(0)->set_output(0, "graphpat_1");
+  then_branch.mutable_output(0)->set_name("graphpat_1");
+  std::string bytes = model.SerializeAsString();
+  absl::StatusOr<LoadedOnnx> loaded = graphpat::onnx::load(bytes);
+  REQUIRE(loaded.ok());
+  graphpat::onnx::Graph& graph = loaded->module.graph;
+  NodeId main = main_of(loaded->module);
+  graphpat::onnx::Builder builder(graph);
+  NodeId relu = builder.call("Relu", {graph.body(main)}, {.type = graph.type(graph.body(main))});
+  std::vector<NodeId> params(graph.params(main).begin(), graph.params(main).end());
+  loaded->module.add_function("main", builder.function(params, relu));
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
+  REQUIRE(saved.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*saved));
+  REQUIRE(written.graph().node_size() == 3);
+  const onnx::NodeProto& added = written.graph().node(2);
+  CHECK(added.op_type() == "Relu");
+  CHECK(added.name() == "graphpat_4");
+  CHECK(std::vector<std::string>(added.output().begin(), added.output().end()) ==
+        std::vector<std::string>{"graphpat_5"});
+  CHECK(written.graph().node(1).SerializeAsString() == main_graph.node(1).SerializeAsString());
+}
+
 TEST_CASE("a changed subgraph is written from its function; an unchanged one as it was",
           "[onnx][io][subgraphs]") {
   onnx::ModelProto model = model_with_if();

@@ -62,10 +62,14 @@ struct OnnxOrigin {
   /// Per NodeProto of main with GRAPH attributes, by node index: the functions of its
   /// attributes in argument order, in `kept`.
   absl::flat_hash_map<std::uint32_t, std::vector<NodeId>> subgraph_functions;
-  /// Every name the file uses (nodes, values, graph inputs and outputs), so that new names
-  /// collide with none.
+  /// The names of the file (nodes, values, graph inputs and outputs) that a fresh name could
+  /// take (they start with kFreshNamePrefix), so that new names collide with none.
   absl::flat_hash_set<std::string_view> names;  // views into `model`
 };
+
+/// What every name the writer makes up starts with (`graphpat_7`); the reader keeps only the
+/// file's names of that form (OnnxOrigin::names).
+inline constexpr std::string_view kFreshNamePrefix = "graphpat_";
 
 }  // namespace detail
 

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <queue>
 #include <string>
 #include <string_view>
@@ -80,6 +81,11 @@ class OnnxReader {
     absl::flat_hash_map<std::string_view, Producer> producers;
     absl::flat_hash_map<std::string_view, NodeId> values;
     std::vector<NodeId> calls;               // per node
+    // Per node input, what topological_order found defines it (none: the empty name, or a value
+    // of a graph around; a copy, as the map's slot is long out of cache when the node is read);
+    // node i's are from first_input[i].
+    std::vector<std::optional<Producer>> input_producers;
+    std::vector<std::uint32_t> first_input;
     std::vector<std::string_view> captured;  // a subgraph's reads of outer values, in order
     std::vector<NodeId> capture_params;      // the Var standing for each in the subgraph
   };
@@ -122,8 +128,6 @@ class OnnxReader {
     std::size_t values = node_count + static_cast<std::size_t>(graph_proto_.initializer_size()) +
                          static_cast<std::size_t>(graph_proto_.input_size());
     scope_->producers.reserve(values);
-    scope_->values.reserve(values);
-    origin_->names.reserve(2 * values);
     loaded_.module.graph.reserve(2 * values, 2 * values);
     // main first in the module, then the functions in file order.
     loaded_.module.add_function("main", NodeId());
@@ -294,8 +298,9 @@ class OnnxReader {
     return {};
   }
 
+  /// Keeps `name` when a fresh name could take it.
   void note_name(std::string_view name) {
-    if (!name.empty()) origin_->names.insert(name);
+    if (name.starts_with(kFreshNamePrefix)) origin_->names.insert(name);
   }
 
   absl::Status read_initializers() {
@@ -516,12 +521,17 @@ class OnnxReader {
       edges.emplace_back(producer.index, i);
       if (producer.index >= i) in_file_order = false;
     };
+    scope_->first_input.resize(count + 1);
     for (std::uint32_t i = 0; i < count; ++i) {
       const ::onnx::NodeProto& node = (*scope_->nodes)[static_cast<int>(i)];
+      scope_->first_input[i] = static_cast<std::uint32_t>(scope_->input_producers.size());
       for (int k = 0; k < node.input_size(); ++k) {
         const std::string& name = node.input(k);
+        auto found = name.empty() ? scope_->producers.end() : scope_->producers.find(name);
+        scope_->input_producers.push_back(found == scope_->producers.end()
+                                              ? std::nullopt
+                                              : std::optional<Producer>(found->second));
         if (name.empty()) continue;
-        auto found = scope_->producers.find(name);
         if (found != scope_->producers.end()) {
           depend(i, found->second);
         } else if (!defined_outside(name)) {
@@ -536,6 +546,7 @@ class OnnxReader {
         if (found != scope_->producers.end()) depend(i, found->second);
       });
     }
+    scope_->first_input[count] = static_cast<std::uint32_t>(scope_->input_producers.size());
     if (in_file_order) {
       std::vector<std::uint32_t> order(count);
       std::iota(order.begin(), order.end(), 0);
@@ -628,33 +639,48 @@ class OnnxReader {
 
   /// The node for value `name`: a Var, a Constant, a Call, a TupleGetItem of a Call of several
   /// outputs, the empty tuple `()` for the empty name of an absent optional input, or, in a
-  /// subgraph, the parameter standing for a value of a graph around it.
+  /// subgraph, the parameter standing for a value of a graph around it. `values` holds all but
+  /// the calls of one output, which `calls` has (read already: the order is topological).
   NodeId value(std::string_view name) {
+    auto produced = scope_->producers.find(name);
+    return value(name, produced == scope_->producers.end() ? nullptr : &produced->second);
+  }
+
+  /// The same, given what in this scope defines `name` (null: nothing).
+  NodeId value(std::string_view name, const Producer* producer) {
     if (name.empty()) return builder_.tuple(std::span<const NodeId>{});
-    auto found = scope_->values.find(name);
-    if (found != scope_->values.end()) return found->second;
-    if (!scope_->producers.contains(name)) {
+    auto one_output = [&] {
+      return (*scope_->nodes)[static_cast<int>(producer->index)].output_size() == 1;
+    };
+    if (producer != nullptr && producer->kind == Producer::Kind::kNode && one_output()) {
+      return scope_->calls[producer->index];
+    }
+    auto [slot, inserted] = scope_->values.try_emplace(name);
+    if (!inserted) return slot->second;  // an input, an initializer, an item or a capture
+    TypeId type = declared_type(name);
+    if (producer == nullptr) {
       // Captured: a parameter of the subgraph's function, the outer value an argument of the
       // node holding it (read_attributes).
-      TypeId type = declared_type(name);
-      NodeId param = builder_.var(name, type, {.type = type});
+      slot->second = builder_.var(name, type, {.type = type});
       scope_->captured.push_back(name);
-      scope_->capture_params.push_back(param);
-      scope_->values.emplace(name, param);
-      return param;
+      scope_->capture_params.push_back(slot->second);
+    } else {
+      // An output of a node of several (inputs and initializers are in values when defined).
+      slot->second =
+          builder_.tuple_get_item(scope_->calls[producer->index], producer->output, {.type = type});
     }
-    const Producer& producer = scope_->producers.at(name);
-    NodeId call = scope_->calls[producer.index];
-    NodeId item = builder_.tuple_get_item(call, producer.output, {.type = declared_type(name)});
-    scope_->values.emplace(name, item);
-    return item;
+    return slot->second;
   }
 
   absl::Status read_node(std::uint32_t index) {
     const ::onnx::NodeProto& node = (*scope_->nodes)[static_cast<int>(index)];
     std::vector<NodeId> args;
     args.reserve(static_cast<std::size_t>(node.input_size()));
-    for (const std::string& input : node.input()) args.push_back(value(input));
+    const std::optional<Producer>* producers =
+        scope_->input_producers.data() + scope_->first_input[index];
+    for (int k = 0; k < node.input_size(); ++k) {
+      args.push_back(value(node.input(k), producers[k] ? &*producers[k] : nullptr));
+    }
     std::string name = op_name(node.domain(), node.op_type());
     GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId attrs, read_attributes(index, node, name, args));
     TypeId type;
@@ -673,8 +699,9 @@ class OnnxReader {
     SpanId span =
         context().spans.intern({.source = context().strings.intern(node.name()),
                                 .line = in_main() ? static_cast<std::int32_t>(index) + 1 : 0});
-    NodeId callee =
-        function_names_.contains(name) ? builder_.global_var(name) : builder_.opaque_op(name);
+    NodeId callee = !function_names_.empty() && function_names_.contains(name)
+                        ? builder_.global_var(name)
+                        : builder_.opaque_op(name);
     NodeId call =
         builder_.call(callee, args, {.attrs = attrs, .type = type, .span = span, .fresh = true});
     scope_->calls[index] = call;
@@ -686,8 +713,6 @@ class OnnxReader {
         }
       }
     }
-    if (node.output_size() == 1 && !node.output(0).empty())
-      scope_->values.emplace(node.output(0), call);
     return absl::OkStatus();
   }
 

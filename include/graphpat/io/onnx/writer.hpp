@@ -415,7 +415,7 @@ class OnnxWriter {
   /// A name no part of the file and nothing written so far uses, claimed in `names`.
   std::string_view fresh_name(absl::flat_hash_set<std::string_view>& names) {
     while (true) {
-      std::string name = fmt::format("graphpat_{}", next_fresh_++);
+      std::string name = fmt::format("{}{}", kFreshNamePrefix, next_fresh_++);
       bool taken = used_values_.contains(name) || used_nodes_.contains(name) ||
                    (origin_ != nullptr && origin_->names.contains(name));
       if (!taken) {
