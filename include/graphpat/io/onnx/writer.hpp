@@ -45,6 +45,25 @@ namespace graphpat::onnx::detail {
 inline constexpr std::int64_t kFreshIrVersion = 8;
 inline constexpr std::int64_t kFreshOpsetVersion = 17;
 
+/// The value name of each written node that is one value (a graph input, an initializer, a
+/// call's only output or an item of one; "" for an absent optional input), by node index: the
+/// writer looks one up per argument, so a table rather than a map.
+class NodeNames {
+ public:
+  void set(NodeId id, std::string_view name) {
+    if (id.index() >= names_.size()) names_.resize(id.index() + 1);
+    names_[id.index()] = name.data() == nullptr ? std::string_view("") : name;
+  }
+  [[nodiscard]] std::optional<std::string_view> find(NodeId id) const {
+    if (id.index() >= names_.size() || names_[id.index()].data() == nullptr) return std::nullopt;
+    return names_[id.index()];
+  }
+  [[nodiscard]] bool contains(NodeId id) const { return find(id).has_value(); }
+
+ private:
+  std::vector<std::string_view> names_;  // a null data(): not written
+};
+
 class OnnxWriter {
  public:
   OnnxWriter(const Module& module, const OnnxOrigin* origin, std::string function_domain)
@@ -361,7 +380,7 @@ class OnnxWriter {
                 place, constant.index()));
           }
           if (!names_.contains(constant)) GRAPHPAT_RETURN_IF_ERROR(write_constant(constant));
-          return std::string(names_.at(constant));
+          return std::string(*names_.find(constant));
         }};
     ++subgraph_depth_;
     absl::StatusOr<WrittenBody> written =
@@ -449,12 +468,12 @@ class OnnxWriter {
           return write_unsupported(
               fmt::format("node %{}: a TupleGetItem not of an output of a call", id.index()));
         }
-        names_[id] = found->second[graph_.index(id)];
+        names_.set(id, found->second[graph_.index(id)]);
         return absl::OkStatus();
       }
       case NodeKind::kTuple:
         if (graph_.fields(id).empty()) {
-          names_[id] = "";  // an absent optional input
+          names_.set(id, "");  // an absent optional input
           return absl::OkStatus();
         }
         if (id == body) return absl::OkStatus();
@@ -476,14 +495,14 @@ class OnnxWriter {
       return write_unsupported(fmt::format(
           "node %{}: parameter name '{}' is empty or names another value", id.index(), name));
     }
-    names_[id] = name;
+    names_.set(id, name);
     return absl::OkStatus();
   }
 
   absl::Status write_constant(NodeId id) {
     TensorId tensor = graph_.tensor_id(id);
     if (auto named = constant_names_.find(tensor); named != constant_names_.end()) {
-      names_[id] = named->second;
+      names_.set(id, named->second);
       return absl::OkStatus();
     }
     if (origin_ != nullptr) {
@@ -494,7 +513,7 @@ class OnnxWriter {
         if (claim_value(name)) {
           kept_initializers_.push_back(found->second);
           constant_names_[tensor] = name;
-          names_[id] = name;
+          names_.set(id, name);
           return absl::OkStatus();
         }
       }
@@ -514,7 +533,7 @@ class OnnxWriter {
     std::span<const std::uint8_t> bytes = value.data->view();
     proto.set_raw_data(bytes.data(), bytes.size());
     constant_names_[tensor] = name;
-    names_[id] = name;
+    names_.set(id, name);
     return absl::OkStatus();
   }
 
@@ -572,21 +591,21 @@ class OnnxWriter {
     GRAPHPAT_ASSIGN_OR_RETURN(Callee callee, callee_of(id));
     std::vector<std::string_view> arg_names;  // "" for a GRAPH attribute's function
     for (NodeId arg : graph_.args(id)) {
-      auto found = names_.find(arg);
+      std::optional<std::string_view> found = names_.find(arg);
       if (graph_.kind(arg) == NodeKind::kFunction && arg_names.size() >= callee.inputs) {
         arg_names.emplace_back();
-      } else if (found == names_.end()) {
+      } else if (!found) {
         return write_unsupported(
             fmt::format("node %{}: argument %{} is not one value", id.index(), arg.index()));
       } else {
-        arg_names.push_back(found->second);
+        arg_names.push_back(*found);
       }
     }
     std::vector<std::string_view> inputs(
         arg_names.begin(), arg_names.begin() + static_cast<std::ptrdiff_t>(callee.inputs));
     for (NodeId constant : callee.lifted) {
       if (!names_.contains(constant)) GRAPHPAT_RETURN_IF_ERROR(write_constant(constant));
-      inputs.push_back(names_.at(constant));
+      inputs.push_back(*names_.find(constant));
     }
 
     bool literal = graph_.kind(graph_.callee(id)) == NodeKind::kFunction;
@@ -726,7 +745,7 @@ class OnnxWriter {
     if (tuple_typed) {
       outputs_[call] = std::move(outputs);
     } else {
-      names_[call] = outputs.front();
+      names_.set(call, outputs.front());
     }
   }
 
@@ -762,14 +781,14 @@ class OnnxWriter {
     }
     const ::onnx::GraphProto* original = origin_ != nullptr ? &origin_->model->graph() : nullptr;
     for (std::size_t i = 0; i < fields.size(); ++i) {
-      auto found = names_.find(fields[i]);
-      if (found == names_.end() || found->second.empty()) {
+      std::optional<std::string_view> found = names_.find(fields[i]);
+      if (!found || found->empty()) {
         return write_unsupported(
             fmt::format("output {} of main (node %{}) is not one value", i, fields[i].index()));
       }
       TypeId type = graph_.type(fields[i]);
       if (original != nullptr && i < static_cast<std::size_t>(original->output_size()) &&
-          original->output(static_cast<int>(i)).name() == found->second &&
+          original->output(static_cast<int>(i)).name() == *found &&
           (origin_->output_types[i] == type || !type.valid() ||
            graph_.kind(fields[i]) == NodeKind::kVar ||
            graph_.kind(fields[i]) == NodeKind::kConstant)) {
@@ -777,7 +796,7 @@ class OnnxWriter {
         ++kept_outputs_;
         continue;
       }
-      outputs_written_.push_back(value_info(found->second, type));
+      outputs_written_.push_back(value_info(*found, type));
     }
     return absl::OkStatus();
   }
@@ -1022,7 +1041,7 @@ class OnnxWriter {
   std::deque<std::string> fresh_names_;                // the names fresh_name made
   std::uint64_t next_fresh_ = 0;
   int subgraph_depth_ = 0;                               // of the subgraph being written
-  absl::flat_hash_map<NodeId, std::string_view> names_;  // the nodes that are one value
+  NodeNames names_;
   absl::flat_hash_map<NodeId, std::vector<std::string_view>> outputs_;  // tuple-typed calls'
   absl::flat_hash_map<TensorId, std::string_view> constant_names_;
   std::vector<WrittenNode> nodes_;
