@@ -134,11 +134,12 @@ absl::StatusOr<std::string> draw(const DotCommandOptions& options,
   DotOptions dot_options{.cluster_partitioned_functions = options.partitioned,
                          .function = options.function};
   if constexpr (std::is_same_v<D, onnx::Dialect>) {
-    // A file partition or merge-composite wrote holds its groups as FunctionProtos of domain
-    // graphpat: read back, module functions `graphpat.<name>`.
+    // A file partition or merge-composite wrote holds its groups as FunctionProtos of the
+    // function domain (graphpat): read back, module functions `graphpat.<name>`.
+    const std::string prefix = onnx::OnnxSaveOptions{}.function_domain + ".";
     for (const GlobalFunction& global : module.functions()) {
       std::string_view name = module.name(global);
-      if (name.starts_with("graphpat.")) dot_options.clustered_functions.emplace_back(name);
+      if (name.starts_with(prefix)) dot_options.clustered_functions.emplace_back(name);
     }
   }
   std::optional<NodeId> function = module.find(options.function);

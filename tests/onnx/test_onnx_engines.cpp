@@ -959,6 +959,15 @@ TEST_CASE("partition's groups are written as a model-local function, checked and
   REQUIRE(boxes.ok());
   CHECK(count_of(*boxes, "subgraph cluster_") == 0);
   CHECK(count_of(*boxes, fmt::format("[label=\"@{}", function_name)) == 52);
+  // Each call draws the body again: 51 bodies beyond the first, bounded by max_redrawn_nodes.
+  absl::StatusOr<std::string> bounded =
+      graphpat::onnx::to_dot(again.module, {.cluster_partitioned_functions = true,
+                                            .clustered_functions = {function_name},
+                                            .max_redrawn_nodes = 50});
+  REQUIRE_FALSE(bounded.ok());
+  CHECK(graphpat::testing::message(bounded.status()) ==
+        "[graphpat.dot.too_large] @main: drawing each call of a function as a cluster of its "
+        "body draws more than 50 nodes again (DotOptions::max_redrawn_nodes)");
 }
 
 TEST_CASE("bert_gelu_opset13's LayerNorm and GELU composites are written as two functions",

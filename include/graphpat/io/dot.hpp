@@ -65,6 +65,10 @@ struct DotOptions {
   // labelled by their name: groups a file holds as functions of their own (an ONNX model's
   // FunctionProtos partition wrote, read back as `graphpat.<name>`).
   std::vector<std::string> clustered_functions{};
+  // A module function's body is drawn once per call: at most this many nodes drawn again,
+  // beyond each body's first drawing (else `dot.too_large`), so that a small file whose
+  // function is called many times cannot make a picture without bound.
+  std::size_t max_redrawn_nodes = 1'000'000;
 };
 
 }  // namespace graphpat
@@ -120,7 +124,14 @@ class DotWriter {
         graph_(module.graph),
         context_(graph_.context()),
         options_(options),
-        attribute_texts_(std::move(attribute_texts)) {}
+        attribute_texts_(std::move(attribute_texts)) {
+    for (const std::string& name : options_.clustered_functions) {
+      std::optional<NodeId> function = module_.find(name);
+      if (function && graph_.kind(*function) == NodeKind::kFunction) {
+        clustered_functions_.emplace(name, *function);
+      }
+    }
+  }
 
   absl::StatusOr<std::string> write() {
     std::optional<NodeId> function = module_.find(options_.function);
@@ -140,7 +151,16 @@ class DotWriter {
     }
     std::vector<NodeId> top = collect(graph_.operands(*function), {});
     const absl::flat_hash_map<NodeId, std::string> no_substitutes;  // the top level has none
-    for (NodeId node : top) draw(node, "", no_substitutes, cluster_of_[node.index()]);
+    for (NodeId node : top) {
+      draw(node, "", no_substitutes, cluster_of_[node.index()]);
+      if (too_large_) {
+        return make_error(absl::StatusCode::kResourceExhausted, "dot.too_large",
+                          fmt::format("@{}: drawing each call of a function as a cluster of its "
+                                      "body draws more than {} nodes again "
+                                      "(DotOptions::max_redrawn_nodes)",
+                                      options_.function, options_.max_redrawn_nodes));
+      }
+    }
 
     std::string out = fmt::format("digraph \"{}\" {{\n", dot_escape(options_.function));
     out +=
@@ -195,12 +215,9 @@ class DotWriter {
       return std::pair(callee, *name);
     }
     if (graph_.kind(callee) != NodeKind::kGlobalVar) return std::nullopt;
-    std::string_view name = graph_.name(callee);
-    const std::vector<std::string>& names = options_.clustered_functions;
-    if (std::find(names.begin(), names.end(), name) == names.end()) return std::nullopt;
-    std::optional<NodeId> function = module_.find(name);
-    if (!function || graph_.kind(*function) != NodeKind::kFunction) return std::nullopt;
-    return std::pair(*function, name);
+    auto found = clustered_functions_.find(graph_.name(callee));
+    if (found == clustered_functions_.end()) return std::nullopt;
+    return std::pair(found->second, found->first);
   }
 
   // A call drawn as the inlined body of a partitioned function.
@@ -436,6 +453,13 @@ class DotWriter {
     inner_names_.clear();
     NodeId body = graph_.body(function);
     std::vector<NodeId> inner = collect(std::span(&body, 1), params);
+    if (!drawn_bodies_.insert(function).second) {
+      redrawn_ += inner.size();
+      if (redrawn_ > options_.max_redrawn_nodes) {
+        too_large_ = true;
+        return;
+      }
+    }
     for (NodeId node : inner) {
       if (substitutes.contains(node)) continue;
       draw(node, prefix, substitutes, cluster);
@@ -448,6 +472,12 @@ class DotWriter {
   const Graph<D>& graph_;
   Context& context_;
   const DotOptions& options_;
+  // options_.clustered_functions that name functions of the module, resolved once (a picture
+  // asks for each call).
+  absl::flat_hash_map<std::string_view, NodeId> clustered_functions_;
+  absl::flat_hash_set<NodeId> drawn_bodies_;  // functions whose body a cluster shows already
+  std::size_t redrawn_ = 0;                   // nodes of bodies drawn again
+  bool too_large_ = false;                    // redrawn_ passed options_.max_redrawn_nodes
   AttributeTexts attribute_texts_;
   std::vector<std::string> names_;  // DOT name of each drawn top-level node ("" if not drawn)
   absl::flat_hash_map<NodeId, std::string> inner_names_;  // of the body being inlined
