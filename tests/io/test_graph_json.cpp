@@ -178,7 +178,7 @@ TEST_CASE("graph_json: bad input is refused with the place and the problem", "[g
        "(kinds: var, const, call, tuple, get, function, let, if, global, op)"},
       {file_with(R"({"id": 0, "kind": "var", "name": "x", "colour": "red"})"),
        "[graphpat.graph_json.bad_field] /functions/0/nodes/0/colour: unknown field (fields of a "
-       "var node: id, kind, name, annotation, type)"},
+       "var node: id, kind, name, annotation, type, span)"},
       {file_with(R"({"id": 0, "kind": "const", "dtype": "float32", "shape": [2], "data": "AA*A"})"),
        "[graphpat.graph_json.bad_constant] /functions/0/nodes/0/data: not valid base64"},
       {file_with(
@@ -204,7 +204,8 @@ TEST_CASE("graph_json: bad input is refused with the place and the problem", "[g
            R"({"id": 0, "kind": "const", "dtype": "float32", "shape": [1073741824], "data": ""})"),
        "[graphpat.graph_json.bad_constant] /functions/0/nodes/0/data: 0 bytes, but 1073741824 "
        "elements of float32 take 4294967296"},
-      {"{\"format\": \"graphpat.graph\", \"version\": 1, \"functions\": [], \"attrs\": {\"k\": \"x\xff\"}}",
+      {"{\"format\": \"graphpat.graph\", \"version\": 1, \"functions\": [], \"attrs\": {\"k\": "
+       "\"x\xff\"}}",
        // The byte nlohmann quotes is escaped: the message stays UTF-8.
        "[graphpat.graph_json.bad_json] 1:78: syntax error while parsing value - invalid string: "
        "ill-formed UTF-8 byte; last read: '\"x\\xFF'"},
@@ -230,8 +231,8 @@ TEST_CASE("graph_json: bad input is refused with the place and the problem", "[g
                R"(, {"id": 1, "kind": "call", "op": "x.y", "inputs": [0], "attrs": {"k": {"bits": 8}}})",
            "1"),
        "[graphpat.graph_json.bad_attribute] /functions/0/nodes/1/attrs/k: an object attribute "
-       "value needs one of the fields \"int\", \"uint\", \"float\", \"dtype\", \"map\" or "
-       "\"object\""},
+       "value needs one of the fields \"int\", \"uint\", \"float\", \"dtype\", \"base64\", "
+       "\"map\" or \"object\""},
       {file_with(kVar + R"(, {"id": 1, "kind": "get", "inputs": [0, 0], "index": 0})", "1"),
        "[graphpat.graph_json.bad_field] /functions/0/nodes/1/inputs: a get node takes 1 inputs, "
        "found 2"},
@@ -341,6 +342,7 @@ TEST_CASE("graph_json: every attribute value form reads back bit for bit", "[gra
                     {"nan", attrs.floating(std::numeric_limits<double>::quiet_NaN(), 32)},
                     {"inf", attrs.floating(-std::numeric_limits<double>::infinity(), 64)},
                     {"string", attrs.string("a \"quoted\"\n/line")},
+                    {"bytes", attrs.string(std::string("\xFF\0a", 3))},
                     {"dtype", attrs.data_type("int8")},
                     {"array", attrs.array({attrs.integer(1), attrs.string("two")})},
                     {"map", attrs.map(std::vector{std::pair{attrs.string("k"), attrs.integer(1)}})},
@@ -355,6 +357,7 @@ TEST_CASE("graph_json: every attribute value form reads back bit for bit", "[gra
           R"("u8": {"uint": 200, "bits": 8}, "f64": 0.1, "f64_integral": 3.0, )"
           R"("f32": {"float": 0.25, "bits": 32}, "nan": {"float": "nan", "bits": 32}, )"
           R"("inf": {"float": "-inf", "bits": 64}, "string": "a \"quoted\"\n/line", )"
+          R"("bytes": {"base64": "/wBh"}, )"
           R"("dtype": {"dtype": "int8"}, "array": [1, "two"], "map": {"map": [["k", 1]]}, )"
           R"("object": {"object": "Inner", "fields": {"a/b~c": 2}}}, "attrs_type": "vendor.Attrs")") !=
       std::string::npos);

@@ -32,7 +32,7 @@ namespace graphpat::relay {
 /// Reads a graph JSON file into a module.
 inline absl::StatusOr<Module> parse_graph_json(std::string_view json,
                                                const GraphJsonParseOptions& options = {}) {
-  return graphpat::detail::GraphJsonReader(options).read(json);
+  return graphpat::detail::GraphJsonReader<Dialect>(options).read(json);
 }
 
 /// Writes `module` as graph JSON (ending with "\n"); `graph_json.unsupported`, at the JSON path
@@ -42,7 +42,7 @@ inline absl::StatusOr<Module> parse_graph_json(std::string_view json,
 /// parse_graph_json reads back structurally equal, or it refuses; every name is an escaped
 /// JSON string, so any other UTF-8 name is carried.
 inline absl::StatusOr<std::string> print_graph_json(const Module& module) {
-  return graphpat::detail::GraphJsonWriter(module).write();
+  return graphpat::detail::GraphJsonWriter<Dialect>(module).write();
 }
 
 /// Whether `text` looks like graph JSON (for format detection): a JSON object whose first
@@ -55,6 +55,20 @@ inline bool looks_like_graph_json(std::string_view text) {
   if (key == std::string_view::npos) return false;
   std::size_t value = head.find_first_not_of(" \t\r\n:", key + 8);
   return value != std::string_view::npos && head.substr(value).starts_with("\"graphpat.graph\"");
+}
+
+/// The dialect a graph JSON file says it holds, by its "dialect" field in the first kilobytes
+/// (where the writers put it): "onnx"; "relay" when the field is absent there or not a plain
+/// string.
+inline std::string_view graph_json_dialect(std::string_view text) {
+  std::string_view head = text.substr(0, 4096);
+  std::size_t key = head.find("\"dialect\"");
+  if (key == std::string_view::npos) return Dialect::kName;
+  std::size_t open = head.find_first_not_of(" \t\r\n:", key + 9);
+  if (open == std::string_view::npos || head[open] != '"') return Dialect::kName;
+  std::size_t close = head.find('"', open + 1);
+  if (close == std::string_view::npos) return Dialect::kName;
+  return head.substr(open + 1, close - open - 1);
 }
 
 }  // namespace graphpat::relay

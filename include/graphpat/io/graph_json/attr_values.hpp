@@ -1,8 +1,9 @@
 // Attribute values in graphpat's graph JSON (docs/graph-json.md): plain JSON for the common
 // forms (null, booleans, int32 integers, float64 numbers, strings, arrays) and small tagged
 // objects for the rest (`{"int": 5, "bits": 64}`, `{"float": 0.5, "bits": 32}`,
-// `{"dtype": "float32"}`, `{"map": [[k, v]]}`, `{"object": "Key", "fields": {...}}`), so every
-// interned value reads back as the same value, bit for bit.
+// `{"dtype": "float32"}`, `{"base64": "..."}` for a string that is not UTF-8, `{"map": [[k, v]]}`,
+// `{"object": "Key", "fields": {...}}`), so every interned value reads back as the same value,
+// bit for bit.
 //
 //   graphpat::detail::AttrJsonDecoder decoder(context, 256);
 //   absl::StatusOr<AttrValueId> value = decoder.decode(json, JsonPath() / "attrs");
@@ -12,6 +13,7 @@
 
 #include <absl/container/flat_hash_set.h>
 #include <absl/status/statusor.h>
+#include <absl/strings/escaping.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -285,6 +287,15 @@ class AttrJsonDecoder {
         return graph_json_error("bad_attribute", path / "dtype", "expected a string");
       return attrs.data_type(found->get_ref<const std::string&>());
     }
+    if (auto found = object.find("base64"); found != object.end()) {
+      GRAPHPAT_RETURN_IF_ERROR(only({"base64"}));
+      std::string bytes;
+      if (!found->is_string() ||
+          !absl::Base64Unescape(found->get_ref<const std::string&>(), &bytes)) {
+        return graph_json_error("bad_attribute", path / "base64", "expected a base64 string");
+      }
+      return attrs.string(bytes);
+    }
     if (auto found = object.find("map"); found != object.end()) {
       GRAPHPAT_RETURN_IF_ERROR(only({"map"}));
       if (!found->is_array())
@@ -321,7 +332,7 @@ class AttrJsonDecoder {
     return graph_json_error(
         "bad_attribute", path,
         "an object attribute value needs one of the fields \"int\", \"uint\", \"float\", "
-        "\"dtype\", \"map\" or \"object\"");
+        "\"dtype\", \"base64\", \"map\" or \"object\"");
   }
 
   Context& context_;
@@ -374,8 +385,14 @@ class JsonAttrSyntax : public AttrSyntax {
         if (!append_json_string(out, attrs.text(id))) return false;
         out += '}';
         return true;
-      default:  // a string
-        return append_json_string(out, attrs.text(id));
+      default: {  // a string: bytes that are not UTF-8 (an ONNX tensor's proto) in base64
+        std::string_view text = attrs.text(id);
+        if (append_json_string(out, text)) return true;
+        out += "{\"base64\": \"";
+        out += absl::Base64Escape(absl::string_view(text.data(), text.size()));
+        out += "\"}";
+        return true;
+      }
     }
   }
   bool open_object(std::string& out, const Context& context, AttrValueId id) const override {

@@ -2,11 +2,12 @@
 // forward pass while the JSON is parsed (json_stream.hpp, which never throws), every node a
 // fresh node of one module graph, keeping no more than one node's JSON in memory. Node ids
 // must increase through the file and every reference must name a node already read, so the
-// file is a topological order by construction and no cycle can be written. Types are Relay
-// type text read by the Relay text parser; attributes go through the same canonical form as
-// the Relay readers (relay/text/attributes.hpp).
+// file is a topological order by construction and no cycle can be written. Types are the
+// dialect's type text and constants' dtypes the dialect's (graph_json/dialect.hpp); a Relay
+// call's attributes go through the same canonical form as the Relay readers
+// (relay/text/attributes.hpp).
 //
-//   graphpat::detail::GraphJsonReader reader(options);
+//   graphpat::detail::GraphJsonReader<graphpat::relay::Dialect> reader(options);
 //   absl::StatusOr<graphpat::relay::Module> module = reader.read(text);
 #pragma once
 
@@ -28,21 +29,21 @@
 #include <vector>
 
 #include "graphpat/io/graph_json/attr_values.hpp"
+#include "graphpat/io/graph_json/dialect.hpp"
 #include "graphpat/io/graph_json/json_stream.hpp"
-#include "graphpat/relay/text/attributes.hpp"
-#include "graphpat/io/relay_text/parser.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/limits.hpp"
+#include "graphpat/ir/module.hpp"
 #include "graphpat/ir/tensor.hpp"
 #include "graphpat/ir/validation.hpp"
-#include "graphpat/relay/dialect.hpp"
+#include "graphpat/relay/text/attributes.hpp"
 
 // Last, and undefined at the end of this file (see status_macros.hpp).
 #include "graphpat/detail/status_macros.hpp"
 
-namespace graphpat::relay {
+namespace graphpat {
 
-/// Limits of parse_graph_json.
+/// Limits of parse_graph_json (relay:: and onnx::).
 struct GraphJsonParseOptions {
   /// max_nodes bounds the nodes the file defines, max_depth the nesting of one attribute value
   /// and of one type's text, max_tensor_bytes each constant that carries its bytes. Each left
@@ -54,7 +55,12 @@ struct GraphJsonParseOptions {
 inline constexpr InputLimits kGraphJsonDefaultLimits =
     InputLimits{.max_depth = 256}.or_defaults(kDefaultLimits);
 
-}  // namespace graphpat::relay
+namespace relay {
+using graphpat::GraphJsonParseOptions;
+using graphpat::kGraphJsonDefaultLimits;
+}  // namespace relay
+
+}  // namespace graphpat
 
 namespace graphpat::detail {
 
@@ -64,16 +70,19 @@ inline constexpr std::uint64_t kGraphJsonVersion = 1;
 /// The attribute type key a function's attributes get when "attrs_type" is not given.
 inline constexpr std::string_view kFunctionAttrsKey = "DictAttrs";
 
+template <class Dialect>
 class GraphJsonReader {
+  using Spelling = GraphJsonDialect<Dialect>;
+
  public:
-  explicit GraphJsonReader(const relay::GraphJsonParseOptions& options)
-      : options_{options.limits.or_defaults(relay::kGraphJsonDefaultLimits)},
+  explicit GraphJsonReader(const GraphJsonParseOptions& options)
+      : options_{options.limits.or_defaults(kGraphJsonDefaultLimits)},
         builder_(module_.graph),
         context_(module_.graph.context()),
         cache_(context_),
         decoder_(context_, options_.limits.max_depth) {}
 
-  absl::StatusOr<relay::Module> read(std::string_view text) {
+  absl::StatusOr<Module<Dialect>> read(std::string_view text) {
     // A node line is about 70 bytes: room for the nodes, their ops and their operands.
     module_.graph.reserve(text.size() / 64, text.size() / 32);
     // The envelope (root object, functions array, function object, nodes array, node object,
@@ -93,13 +102,16 @@ class GraphJsonReader {
       return graph_json_error("bad_format", top,
                               fmt::format("expected an object, found {}", root.type_name()));
     }
-    GRAPHPAT_RETURN_IF_ERROR(
-        check_keys(root, top, {"format", "version", "attrs", "type_definitions", "functions"},
-                   "a graph file"));
-    for (std::string_view key : {"format", "version"}) {
+    GRAPHPAT_RETURN_IF_ERROR(check_keys(
+        root, top, {"format", "version", "dialect", "attrs", "type_definitions", "functions"},
+        "a graph file"));
+    for (std::string_view key : {"format", "version", "dialect"}) {
       auto found = root.find(key);
-      if (found == root.end()) return check_envelope(key, GraphJson());
-      GRAPHPAT_RETURN_IF_ERROR(check_envelope(key, *found));
+      if (found != root.end()) {
+        GRAPHPAT_RETURN_IF_ERROR(check_envelope(key, *found));
+      } else if (key != "dialect" || Spelling::kNameRequired) {
+        return check_envelope(key, GraphJson());
+      }
     }
     if (auto attrs = root.find("attrs"); attrs != root.end()) {
       GRAPHPAT_ASSIGN_OR_RETURN(module_.attrs, decoder_.decode(*attrs, top / "attrs"));
@@ -134,7 +146,8 @@ class GraphJsonReader {
     if (event == JsonEvent::kKey && depth == 3) {
       function_key_ = parsed.get_ref<const std::string&>();
     }
-    if (depth == 1 && completes && (root_key_ == "format" || root_key_ == "version")) {
+    if (depth == 1 && completes &&
+        (root_key_ == "format" || root_key_ == "version" || root_key_ == "dialect")) {
       // Checked as soon as read, so another format's nodes are never read as ours.
       GRAPHPAT_RETURN_IF_ERROR(check_envelope(root_key_, parsed));
     }
@@ -166,9 +179,20 @@ class GraphJsonReader {
     return true;
   }
 
-  // "format" and "version" of the root object.
+  // "format", "version" and "dialect" of the root object.
   static absl::Status check_envelope(std::string_view key, const GraphJson& value) {
     JsonPath top;
+    if (key == "dialect") {
+      if (!value.is_string()) {
+        return graph_json_error("bad_format", top / "dialect",
+                                fmt::format("expected \"{}\"", Spelling::kName));
+      }
+      if (value == Spelling::kName) return absl::OkStatus();
+      return graph_json_error(
+          "wrong_dialect", top / "dialect",
+          fmt::format("the file holds a module of dialect \"{}\"; this reader reads \"{}\"",
+                      escape_unprintable(value.get_ref<const std::string&>()), Spelling::kName));
+    }
     if (key == "format") {
       if (value.is_string() && value == kGraphJsonFormat) return absl::OkStatus();
       return graph_json_error("bad_format", top / "format",
@@ -252,24 +276,45 @@ class GraphJsonReader {
     const GraphJson* value = find(object, key);
     if (value == nullptr) return TypeId();
     JsonPath type_path = path / key;
-    if (!value->is_string()) return wrong_type(*value, type_path, "Relay type text");
+    if (!value->is_string()) {
+      return wrong_type(*value, type_path, fmt::format("{} type text", Spelling::kName));
+    }
     const std::string& text = value->get_ref<const std::string&>();
     if (auto cached = types_.find(text); cached != types_.end()) return cached->second;
-    relay::TextParseOptions type_options;
-    type_options.limits.max_depth = options_.limits.max_depth;
-    RelayTextParser parser(text, type_options, module_.graph.shared_context());
-    auto type = parser.parse_type_text();
-    if (!type.ok()) {
-      if (error_id(type.status()) == "graphpat.relay_text.too_deep") {
-        return graph_json_error("too_deep", type_path,
-                                too_deep_problem(options_.limits.max_depth));
-      }
-      return graph_json_error(
-          "bad_type", type_path,
-          fmt::format("cannot read the type '{}': {}", text, error_problem(type.status())));
+    GRAPHPAT_ASSIGN_OR_RETURN(TypeId type,
+                              Spelling::parse_type(module_.graph.shared_context(), text,
+                                                   options_.limits.max_depth, type_path));
+    types_.emplace(text, type);
+    return type;
+  }
+
+  // ----- spans ------------------------------------------------------------------------------
+  // "span": {"source": "...", "line": 1, "column": 0, "end_line": 0, "end_column": 0}, each
+  // field optional (absent: "" or 0).
+  absl::StatusOr<SpanId> read_span(const GraphJson& node, const JsonPath& path) {
+    const GraphJson* value = find(node, "span");
+    if (value == nullptr) return SpanId();
+    JsonPath span_path = path / "span";
+    if (!value->is_object()) return wrong_type(*value, span_path, "a span object");
+    GRAPHPAT_RETURN_IF_ERROR(check_keys(
+        *value, span_path, {"source", "line", "column", "end_line", "end_column"}, "a span"));
+    Span span;
+    if (const GraphJson* source = find(*value, "source")) {
+      if (!source->is_string()) return wrong_type(*source, span_path / "source", "a string");
+      span.source = context_.strings.intern(source->get_ref<const std::string&>());
     }
-    types_.emplace(text, *type);
-    return *type;
+    for (auto [key, field] :
+         {std::pair{"line", &span.line}, std::pair{"column", &span.column},
+          std::pair{"end_line", &span.end_line}, std::pair{"end_column", &span.end_column}}) {
+      const GraphJson* number = find(*value, key);
+      if (number == nullptr) continue;
+      GRAPHPAT_ASSIGN_OR_RETURN(
+          auto position,
+          read_count(*number, span_path / std::string_view(key), "a position",
+                     static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()) + 1));
+      *field = static_cast<std::int32_t>(position);
+    }
+    return context_.spans.intern(span);
   }
 
   // ----- references -----------------------------------------------------------------------
@@ -350,6 +395,10 @@ class GraphJsonReader {
     }
     if (type_key != nullptr) {
       return context_.attrs.object(type_key->get_ref<const std::string&>(), written);
+    }
+    if constexpr (!Spelling::kCanonicalAttrs) {
+      if (attrs == nullptr) return AttrValueId();
+      return context_.attrs.object(Spelling::default_attrs_key(module_.graph, callee), written);
     }
     const AttrSchema* schema = nullptr;
     std::string_view op_name;
@@ -484,25 +533,26 @@ class GraphJsonReader {
   absl::StatusOr<NodeId> make_node(const GraphJson& node, std::string_view kind,
                                    const JsonPath& path) {
     GRAPHPAT_ASSIGN_OR_RETURN(auto type, read_type(node, "type", path));
-    NodeOptions options{type, {}, true};
+    GRAPHPAT_ASSIGN_OR_RETURN(auto span, read_span(node, path));
+    NodeOptions options{type, span, true};
     if (kind == "var") {
-      GRAPHPAT_RETURN_IF_ERROR(
-          check_keys(node, path, {"id", "kind", "name", "annotation", "type"}, "a var node"));
+      GRAPHPAT_RETURN_IF_ERROR(check_keys(
+          node, path, {"id", "kind", "name", "annotation", "type", "span"}, "a var node"));
       GRAPHPAT_ASSIGN_OR_RETURN(auto name, require_string(node, "name", path));
       GRAPHPAT_ASSIGN_OR_RETURN(auto annotation, read_type(node, "annotation", path));
       return builder_.var(name, annotation, options);
     }
     if (kind == "const") {
-      GRAPHPAT_RETURN_IF_ERROR(
-          check_keys(node, path, {"id", "kind", "dtype", "shape", "data", "type"}, "a const node"));
+      GRAPHPAT_RETURN_IF_ERROR(check_keys(
+          node, path, {"id", "kind", "dtype", "shape", "data", "type", "span"}, "a const node"));
       GRAPHPAT_ASSIGN_OR_RETURN(auto tensor, read_tensor(node, path));
       return builder_.constant(context_.tensors.add(std::move(tensor)), options);
     }
     if (kind == "call") {
-      GRAPHPAT_RETURN_IF_ERROR(check_keys(
-          node, path,
-          {"id", "kind", "op", "callee", "inputs", "attrs", "attrs_type", "type_args", "type"},
-          "a call node"));
+      GRAPHPAT_RETURN_IF_ERROR(check_keys(node, path,
+                                          {"id", "kind", "op", "callee", "inputs", "attrs",
+                                           "attrs_type", "type_args", "type", "span"},
+                                          "a call node"));
       const GraphJson* op = find(node, "op");
       const GraphJson* callee_ref = find(node, "callee");
       if ((op == nullptr) == (callee_ref == nullptr)) {
@@ -522,23 +572,24 @@ class GraphJsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(auto inputs, references(node, "inputs", path, false));
       GRAPHPAT_ASSIGN_OR_RETURN(auto attrs, call_attrs(node, callee, path));
       GRAPHPAT_ASSIGN_OR_RETURN(auto type_args, read_type(node, "type_args", path));
-      return builder_.call(callee, inputs, {attrs, type_args, type, {}, true});
+      return builder_.call(callee, inputs, {attrs, type_args, type, span, true});
     }
     if (kind == "function") {
       GRAPHPAT_RETURN_IF_ERROR(check_keys(node, path,
                                           {"id", "kind", "params", "body", "attrs", "attrs_type",
-                                           "result_type", "type_params", "type"},
+                                           "result_type", "type_params", "type", "span"},
                                           "a function node"));
       GRAPHPAT_ASSIGN_OR_RETURN(auto params, references(node, "params", path, false));
       GRAPHPAT_RETURN_IF_ERROR(expect_params(params, path / "params"));
       GRAPHPAT_ASSIGN_OR_RETURN(auto body_value, require(node, "body", path));
       GRAPHPAT_ASSIGN_OR_RETURN(auto body, reference(*body_value, path / "body"));
       GRAPHPAT_ASSIGN_OR_RETURN(auto function, function_options(node, path));
+      function.span = span;
       return builder_.function(params, body, function);
     }
     if (kind == "global") {
       GRAPHPAT_RETURN_IF_ERROR(
-          check_keys(node, path, {"id", "kind", "name", "type"}, "a global node"));
+          check_keys(node, path, {"id", "kind", "name", "type", "span"}, "a global node"));
       GRAPHPAT_ASSIGN_OR_RETURN(auto name, require_string(node, "name", path));
       if (globals_seen_.insert(std::string(name)).second) {
         JsonPath name_path = path / "name";
@@ -547,7 +598,7 @@ class GraphJsonReader {
       return builder_.global_var(name, options);
     }
     if (kind == "op") {
-      GRAPHPAT_RETURN_IF_ERROR(check_keys(node, path, {"id", "kind", "op"}, "an op node"));
+      GRAPHPAT_RETURN_IF_ERROR(check_keys(node, path, {"id", "kind", "op", "span"}, "an op node"));
       GRAPHPAT_ASSIGN_OR_RETURN(auto name, require_string(node, "op", path));
       return builder_.opaque_op(name);
     }
@@ -560,8 +611,9 @@ class GraphJsonReader {
                       kind));
     }
     GRAPHPAT_RETURN_IF_ERROR(
-        is_get ? check_keys(node, path, {"id", "kind", "inputs", "index", "type"}, "a get node")
-               : check_keys(node, path, {"id", "kind", "inputs", "type"},
+        is_get ? check_keys(node, path, {"id", "kind", "inputs", "index", "type", "span"},
+                            "a get node")
+               : check_keys(node, path, {"id", "kind", "inputs", "type", "span"},
                             fmt::format("a {} node", kind)));
     GRAPHPAT_ASSIGN_OR_RETURN(auto inputs, references(node, "inputs", path, kind != "tuple"));
     if (kind == "tuple") return builder_.tuple(inputs, options);
@@ -586,8 +638,7 @@ class GraphJsonReader {
   absl::StatusOr<Tensor> read_tensor(const GraphJson& node, const JsonPath& path) {
     Tensor tensor;
     GRAPHPAT_ASSIGN_OR_RETURN(auto dtype, require_string(node, "dtype", path));
-    // "" is the unknown dtype of a constant known by neither bytes nor type (as written).
-    if (auto problem = dtype.empty() ? std::nullopt : dtype_problem(dtype)) {
+    if (auto problem = Spelling::dtype_problem(dtype)) {
       return graph_json_error("bad_constant", path / "dtype", *problem);
     }
     tensor.dtype = context_.strings.intern(dtype);
@@ -604,17 +655,15 @@ class GraphJsonReader {
     const GraphJson* data = find(node, "data");
     if (data == nullptr) return tensor;
     if (!data->is_string()) return wrong_type(*data, path / "data", "a base64 string");
-    std::optional<DataType> element = parse_dtype(dtype);
-    if (!element) {
-      return graph_json_error(
-          "bad_constant", path / "dtype",
-          fmt::format("unknown dtype '{}': the bytes cannot be checked", dtype));
+    absl::StatusOr<std::uint64_t> element_bytes = Spelling::element_bytes(dtype);
+    if (!element_bytes.ok()) {
+      return graph_json_error("bad_constant", path / "dtype",
+                              std::string(element_bytes.status().message()));
     }
     // The size is checked against the limit before the data is decoded; a count that does
     // not fit in 64 bits is over any limit.
     std::uint64_t limit = options_.limits.max_tensor_bytes;
-    std::optional<std::uint64_t> expected =
-        checked_tensor_bytes(tensor.shape, element->element_bytes());
+    std::optional<std::uint64_t> expected = checked_tensor_bytes(tensor.shape, *element_bytes);
     if (!expected) {
       return graph_json_error(
           "tensor_too_large", shape_path,
@@ -632,7 +681,7 @@ class GraphJsonReader {
       return graph_json_error("bad_constant", path / "data", "not valid base64");
     }
     if (bytes->size() != *expected) {
-      std::uint64_t elements = *expected / element->element_bytes();
+      std::uint64_t elements = *expected / *element_bytes;
       return graph_json_error("bad_constant", path / "data",
                               fmt::format("{} bytes, but {} elements of {} take {}", bytes->size(),
                                           elements, dtype, *expected));
@@ -643,9 +692,9 @@ class GraphJsonReader {
 
   static constexpr std::uint64_t kNoId = NodeId::kNone;
 
-  relay::GraphJsonParseOptions options_;
-  relay::Module module_;
-  relay::Builder builder_;
+  GraphJsonParseOptions options_;
+  Module<Dialect> module_;
+  Builder<Dialect> builder_;
   Context& context_;
   AttrSchemaCache cache_;
   AttrJsonDecoder decoder_;

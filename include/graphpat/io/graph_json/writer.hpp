@@ -3,7 +3,7 @@
 // the order written, so ids increase through the file and every reference points backwards.
 // Ops appear as a call's "op" field, not as nodes. Iterative; linear in the graph.
 //
-//   graphpat::detail::GraphJsonWriter writer(module);
+//   graphpat::detail::GraphJsonWriter<graphpat::relay::Dialect> writer(module);
 //   absl::StatusOr<std::string> text = writer.write();
 #pragma once
 
@@ -18,17 +18,20 @@
 #include <vector>
 
 #include "graphpat/io/graph_json/attr_values.hpp"
+#include "graphpat/io/graph_json/dialect.hpp"
 #include "graphpat/io/graph_json/reader.hpp"
-#include "graphpat/relay/text/attributes.hpp"
-#include "graphpat/io/relay_text/parser.hpp"
 #include "graphpat/ir/format.hpp"
-#include "graphpat/relay/dialect.hpp"
+#include "graphpat/ir/module.hpp"
+#include "graphpat/relay/text/attributes.hpp"
 
 namespace graphpat::detail {
 
+template <class Dialect>
 class GraphJsonWriter {
+  using Spelling = GraphJsonDialect<Dialect>;
+
  public:
-  explicit GraphJsonWriter(const relay::Module& module)
+  explicit GraphJsonWriter(const Module<Dialect>& module)
       : module_(module), graph_(module.graph), context_(graph_.context()), cache_(context_) {}
 
   absl::StatusOr<std::string> write() {
@@ -38,6 +41,9 @@ class GraphJsonWriter {
     out += "{\n";
     fmt::format_to(std::back_inserter(out), "  \"format\": \"{}\",\n  \"version\": {},\n",
                    kGraphJsonFormat, kGraphJsonVersion);
+    if (Spelling::kNameRequired) {
+      fmt::format_to(std::back_inserter(out), "  \"dialect\": \"{}\",\n", Spelling::kName);
+    }
     if (module_.attrs.valid()) {
       out += "  \"attrs\": ";
       if (!append_attr_json(out, context_, module_.attrs)) not_utf8(top / "attrs");
@@ -158,16 +164,18 @@ class GraphJsonWriter {
     out += ']';
   }
 
-  // Relay type text that reads back as the same type; checked once per type.
+  // Type text that reads back as the same type; checked once per type.
   const std::string& type_text(TypeId type, const JsonPath& path) {
     auto [slot, inserted] = type_texts_.try_emplace(type);
     if (inserted) {
-      slot->second = to_string(context_, type);
-      RelayTextParser parser(slot->second, {}, graph_.shared_context());
-      auto again = parser.parse_type_text();
+      std::optional<std::string> text = Spelling::type_text(context_, type);
+      slot->second = text ? std::move(*text) : to_string(context_, type);
+      auto again = text ? Spelling::parse_type(graph_.shared_context(), slot->second,
+                                               kGraphJsonDefaultLimits.max_depth, path)
+                        : absl::StatusOr<TypeId>(TypeId());
       if (!again.ok() || *again != type) {
-        fail(unsupported(path, fmt::format("the type '{}' does not read back as Relay type text",
-                                           slot->second)));
+        fail(unsupported(path, fmt::format("the type '{}' does not read back as {} type text",
+                                           slot->second, Spelling::kName)));
       }
     }
     return slot->second;
@@ -195,8 +203,9 @@ class GraphJsonWriter {
 
   void call_attrs(std::string& out, NodeId call, const JsonPath& path) {
     AttrValueId attrs = graph_.attrs(call);
-    const AttrSchema* schema =
-        called_op(call) ? context_.ops.schema(context_.ops.info(graph_.called_op(call))) : nullptr;
+    const AttrSchema* schema = Spelling::kCanonicalAttrs && called_op(call)
+                                   ? context_.ops.schema(context_.ops.info(graph_.called_op(call)))
+                                   : nullptr;
     if (!attrs.valid()) {
       if (schema != nullptr) out += ", \"attrs\": null";
       return;
@@ -226,7 +235,7 @@ class GraphJsonWriter {
     out += ", \"attrs\": ";
     if (!append_attr_fields(out, context_, attrs)) not_utf8(path);
     std::string_view key = context_.attrs.text(attrs);
-    if (schema != nullptr || key != kUnknownAttrsKey) {
+    if (schema != nullptr || key != Spelling::default_attrs_key(graph_, graph_.callee(call))) {
       out += ", \"attrs_type\": ";
       string(out, key, path);
     }
@@ -356,11 +365,36 @@ class GraphJsonWriter {
         break;
     }
     if (graph_.kind(node) != NodeKind::kOp) type_field(out, ", ", "type", graph_.type(node), path);
+    if (Spelling::kCarriesSpans && graph_.span(node).valid()) span_field(out, node, path);
     out += '}';
   }
 
-  const relay::Module& module_;
-  const relay::Graph& graph_;
+  // `, "span": {...}` with the span's non-empty fields (the reader's defaults for the others).
+  void span_field(std::string& out, NodeId node, const JsonPath& path) {
+    const Span& span = context_.spans.get(graph_.span(node));
+    JsonPath span_path = path / "span";
+    out += ", \"span\": {";
+    std::string_view separator;
+    if (span.source.valid()) {
+      out += "\"source\": ";
+      string(out, context_.strings.view(span.source), span_path / "source");
+      separator = ", ";
+    }
+    for (auto [key, value] :
+         {std::pair{"line", span.line}, std::pair{"column", span.column},
+          std::pair{"end_line", span.end_line}, std::pair{"end_column", span.end_column}}) {
+      if (value < 0) {
+        fail(unsupported(span_path / std::string_view(key), "a negative position"));
+      } else if (value > 0) {
+        fmt::format_to(std::back_inserter(out), "{}\"{}\": {}", separator, key, value);
+        separator = ", ";
+      }
+    }
+    out += '}';
+  }
+
+  const Module<Dialect>& module_;
+  const Graph<Dialect>& graph_;
   Context& context_;
   AttrSchemaCache cache_;
   absl::Status status_;

@@ -32,6 +32,9 @@ struct OnnxOrigin {
   std::shared_ptr<const ::onnx::ModelProto> model;
   /// The context of the graph the file was read into: the ids below are its ids.
   std::shared_ptr<const Context> context;
+  /// The module attribute the reader made of the model's header (model_header.hpp): while the
+  /// module still has it, the writer copies the header from `model` as it is.
+  AttrValueId header;
   /// Per NodeProto (file order): the attributes value the reader made of it, so a node built
   /// later with the same value is written with the original AttributeProtos.
   std::vector<AttrValueId> node_attrs;

@@ -26,6 +26,7 @@
 
 #include "graphpat/analysis/compact.hpp"
 #include "graphpat/io/onnx/conversions.hpp"
+#include "graphpat/io/onnx/model_header.hpp"
 #include "graphpat/io/onnx/provenance.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/limits.hpp"
@@ -142,6 +143,8 @@ class OnnxReader {
     note_value_info_of_nothing();
     NodeId function = builder_.function(params, body);
     loaded_.module.add_function("main", function);
+    loaded_.module.attrs = model_header(context(), *model_);
+    origin_->header = loaded_.module.attrs;
     note_unreached(function, order);
     keep_functions();
     loaded_.provenance = OnnxProvenance(std::move(origin_));

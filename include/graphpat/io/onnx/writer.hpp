@@ -31,6 +31,7 @@
 #include "graphpat/io/onnx/attribute_writer.hpp"
 #include "graphpat/io/onnx/conversions.hpp"
 #include "graphpat/io/onnx/function_writer.hpp"
+#include "graphpat/io/onnx/model_header.hpp"
 #include "graphpat/io/onnx/provenance.hpp"
 #include "graphpat/ir/conventions.hpp"
 #include "graphpat/ir/errors.hpp"
@@ -73,9 +74,18 @@ class OnnxWriter {
         origin_(origin),
         attributes_(module.graph, origin),
         function_domain_(std::move(function_domain)) {
+    // A header the module carries, unless it is the one its provenance's model has.
+    use_header_ = is_model_header(context_, module.attrs) &&
+                  (origin_ == nullptr || module.attrs != origin_->header);
+    if (use_header_) header_status_ = apply_model_header(context_, module.attrs, header_);
     if (origin_ != nullptr) {
       claimed_.assign(static_cast<std::size_t>(origin_->model->graph().node_size()), false);
-      for (const ::onnx::OperatorSetIdProto& opset : origin_->model->opset_import()) {
+    }
+    const ::onnx::ModelProto* opsets = use_header_          ? &header_
+                                       : origin_ != nullptr ? origin_->model.get()
+                                                            : nullptr;
+    if (opsets != nullptr) {
+      for (const ::onnx::OperatorSetIdProto& opset : opsets->opset_import()) {
         if (!is_default_domain(opset.domain())) domains_.push_back(opset.domain());
       }
     }
@@ -93,7 +103,12 @@ class OnnxWriter {
     if (function_domain_.empty()) {
       return write_unsupported("an empty function domain (the default domain holds ONNX's ops)");
     }
+    if (!header_status_.ok()) {
+      return make_error(absl::StatusCode::kInvalidArgument, "onnx.bad_header",
+                        std::string(header_status_.message()));
+    }
     GRAPHPAT_ASSIGN_OR_RETURN(NodeId main, find_main());
+    reserve_names(main);
     GRAPHPAT_RETURN_IF_ERROR(write_module_functions(main));
     std::vector<bool> reached = reachable(main);
     for (NodeId param : graph_.params(main)) {
@@ -431,11 +446,62 @@ class OnnxWriter {
     return reached;
   }
 
+  /// The names the writer gives before any fresh name: the header's output names, each to the
+  /// value main's output of that position is (wanted_outputs_), and, for a module without
+  /// provenance, the node names its calls' spans carry.
+  void reserve_names(NodeId main) {
+    NodeId body = graph_.body(main);
+    std::vector<NodeId> fields;
+    if (graph_.kind(body) == NodeKind::kTuple) {
+      fields.assign(graph_.fields(body).begin(), graph_.fields(body).end());
+    } else {
+      fields.push_back(body);
+    }
+    std::vector<std::string_view> names = header_output_names(context_, module_.attrs);
+    if (names.size() == fields.size()) {
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        NodeId value = fields[i];
+        std::uint32_t output = 0;
+        if (graph_.kind(value) == NodeKind::kTupleGetItem) {
+          output = graph_.index(value);
+          value = graph_.tuple(value);
+        }
+        if (graph_.kind(value) != NodeKind::kCall || names[i].empty()) continue;
+        wanted_outputs_.try_emplace({value, output}, names[i]);
+        reserved_names_.insert(names[i]);
+      }
+    }
+    if (origin_ != nullptr) return;
+    for (std::uint32_t index = 0; index < main.index(); ++index) {
+      if (graph_.kind(NodeId(index)) == NodeKind::kCall) {
+        if (std::optional<std::string_view> name = span_name(NodeId(index))) {
+          reserved_names_.insert(*name);
+        }
+      }
+    }
+  }
+
+  /// The node name a call's span carries, if it carries one ("" is a node without a name).
+  [[nodiscard]] std::optional<std::string_view> span_name(NodeId call) const {
+    SpanId span = graph_.span(call);
+    if (!span.valid() || !context_.spans.get(span).source.valid()) return std::nullopt;
+    return context_.strings.view(context_.spans.get(span).source);
+  }
+
+  /// The name output `k` of `call` gets when it has none of its own: the header's name of the
+  /// main output it is, while free, else a fresh one.
+  std::string_view new_output_name(NodeId call, std::size_t k) {
+    auto wanted = wanted_outputs_.find({call, static_cast<std::uint32_t>(k)});
+    if (wanted != wanted_outputs_.end() && claim_value(wanted->second)) return wanted->second;
+    return fresh_name(used_values_);
+  }
+
   /// A name no part of the file and nothing written so far uses, claimed in `names`.
   std::string_view fresh_name(absl::flat_hash_set<std::string_view>& names) {
     while (true) {
       std::string name = fmt::format("{}{}", kFreshNamePrefix, next_fresh_++);
       bool taken = used_values_.contains(name) || used_nodes_.contains(name) ||
+                   reserved_names_.contains(name) ||
                    (origin_ != nullptr && origin_->names.contains(name));
       if (!taken) {
         std::string_view kept = fresh_names_.emplace_back(std::move(name));
@@ -632,6 +698,9 @@ class OnnxWriter {
     ::onnx::NodeProto proto;
     if (source != nullptr && !source->name().empty()) {
       proto.set_name(source->name());
+    } else if (std::optional<std::string_view> name =
+                   origin_ == nullptr ? span_name(id) : std::nullopt) {
+      if (!name->empty()) proto.set_name(std::string(*name));
     } else {
       proto.set_name(std::string(fresh_name(used_nodes_)));
     }
@@ -645,7 +714,7 @@ class OnnxWriter {
         name = kept_names[k];
         if (!name.empty() && !claim_value(name)) name = fresh_name(used_values_);
       } else {
-        name = fresh_name(used_values_);
+        name = new_output_name(id, k);
         new_value_types_.emplace_back(name, output_type(id, callee, k));
       }
       proto.add_output(std::string(name));
@@ -905,7 +974,7 @@ class OnnxWriter {
 
   /// Whether every part of the loaded file comes back as it was, in its place.
   [[nodiscard]] bool unchanged() const {
-    if (origin_ == nullptr) return false;
+    if (origin_ == nullptr || use_header_) return false;
     const ::onnx::GraphProto& graph = origin_->model->graph();
     if (nodes_.size() != static_cast<std::size_t>(graph.node_size()) ||
         std::any_of(nodes_.begin(), nodes_.end(),
@@ -937,7 +1006,10 @@ class OnnxWriter {
   absl::StatusOr<std::string> serialize() {
     ::onnx::ModelProto model;
     ::onnx::GraphProto* graph = model.mutable_graph();
-    if (origin_ != nullptr) {
+    if (use_header_) {
+      model = header_;
+      graph = model.mutable_graph();
+    } else if (origin_ != nullptr) {
       const ::onnx::ModelProto& source = *origin_->model;
       copy_model_fields(source, model);
       const ::onnx::GraphProto& source_graph = source.graph();
@@ -1030,6 +1102,9 @@ class OnnxWriter {
   const Graph& graph_;
   Context& context_;
   const OnnxOrigin* origin_;
+  bool use_header_ = false;     // the module's header attribute gives the model's fields
+  ::onnx::ModelProto header_;   // those fields (graph name, doc string and rest included)
+  absl::Status header_status_;  // what is wrong with the header attribute, if anything
   AttributeWriter attributes_;
   std::string function_domain_;       // of the FunctionProtos written for function literals
   std::vector<std::string> domains_;  // the file's non-default opset domains, for split_op_name
@@ -1038,6 +1113,8 @@ class OnnxWriter {
   absl::flat_hash_set<NodeId> params_;
   absl::flat_hash_set<std::string_view> used_values_;  // into the file, the graph or fresh_names_
   absl::flat_hash_set<std::string_view> used_nodes_;   // fresh node names (the file's stay)
+  absl::flat_hash_set<std::string_view> reserved_names_;  // not for fresh names (reserve_names)
+  absl::flat_hash_map<std::pair<NodeId, std::uint32_t>, std::string_view> wanted_outputs_;
   std::deque<std::string> fresh_names_;                // the names fresh_name made
   std::uint64_t next_fresh_ = 0;
   int subgraph_depth_ = 0;                               // of the subgraph being written
