@@ -9,13 +9,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <graphpat/io/graph_json.hpp>
+#include <graphpat/io/onnx/graph_json.hpp>
+#include <graphpat/ir/errors.hpp>
+#include <graphpat/pattern/text.hpp>
 #include <iostream>
 #include <iterator>
 #include <sstream>
-
-#include <graphpat/io/graph_json.hpp>
-#include <graphpat/ir/errors.hpp>
-#include <graphpat/pattern/text.hpp>
 
 namespace graphpat::cli {
 
@@ -158,6 +158,12 @@ absl::StatusOr<Loaded> load(const std::string& path, bool keep_provenance) {
       break;
     }
     case Format::kGraphJson: {
+      if (relay::graph_json_dialect(*text) == onnx::Dialect::kName) {
+        absl::StatusOr<onnx::Module> module = onnx::parse_graph_json(*text);
+        if (!module.ok()) return locate(module.status(), loaded.name);
+        loaded.onnx = onnx::LoadedOnnx{std::move(*module), {}};
+        break;
+      }
       absl::StatusOr<relay::Module> module = relay::parse_graph_json(*text);
       if (!module.ok()) return locate(module.status(), loaded.name);
       loaded.module = std::move(*module);
@@ -276,9 +282,12 @@ absl::Status write_module(const relay::Module& module, const Loaded& input,
 absl::Status write_module(const onnx::Module& module, const Loaded& input,
                           const OutputOptions& options, bool /*unchanged: the provenance says*/) {
   Format format = options.to.empty() ? input.format : *format_from_option(options.to);
-  if (format != Format::kOnnx) return cross_dialect(input, options.to);
+  if (format != Format::kOnnx && format != Format::kGraphJson) {
+    return cross_dialect(input, options.to);
+  }
   absl::StatusOr<std::string> content = [&] {
-    ProgressLine progress("writing ONNX");
+    ProgressLine progress(fmt::format("writing {}", format_name(format)));
+    if (format == Format::kGraphJson) return onnx::print_graph_json(module);
     // The provenance serves a changed module too: its untouched nodes keep their names.
     return onnx::save(module, input.onnx->provenance);
   }();

@@ -44,7 +44,7 @@ std::optional<Format> format_from_option(std::string_view word);
 std::optional<relay::TextEnvelope> envelope_from_option(std::string_view word);
 
 /// A model read from a file: a Relay module (`module`), or an ONNX one (`onnx`, set exactly
-/// when `format` is kOnnx).
+/// when the file is ONNX or graph JSON of the ONNX dialect; empty provenance for the latter).
 struct Loaded {
   std::string name;  // the path given, or "<stdin>"
   Format format = Format::kText;
@@ -96,8 +96,8 @@ void add_output_options(CLI::App& command, OutputOptions& options);
 /// loaded with keep_provenance is written back byte for byte), as `options` say.
 absl::Status write_module(const relay::Module& module, const Loaded& input,
                           const OutputOptions& options, bool unchanged = false);
-/// The same for an ONNX module made from an ONNX `input`: written as ONNX (the only format of
-/// its dialect; another `--to` is refused with `cli.cross_dialect`), what is unchanged as the
+/// The same for an ONNX module: written as ONNX or graph JSON, the formats of its dialect
+/// (another `--to` is refused with `cli.cross_dialect`); as ONNX, what is unchanged as the
 /// input file had it, a function literal (a group partition or merge-composite made) as a
 /// FunctionProto of domain `graphpat`.
 absl::Status write_module(const onnx::Module& module, const Loaded& input,

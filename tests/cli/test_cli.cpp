@@ -702,7 +702,7 @@ TEST_CASE("dot: a Graphviz picture, rendered by the real dot", "[cli][dot]") {
   }
 }
 
-TEST_CASE("onnx: convert gives an unchanged model back byte for byte, and no other dialect",
+TEST_CASE("onnx: convert gives an unchanged model back byte for byte, graph JSON, no other dialect",
           "[cli][onnx]") {
   for (const std::string name : {"bert_gelu_opset13.onnx", "mobilenet_v2.train.external.onnx"}) {
     DYNAMIC_SECTION(name) {
@@ -735,6 +735,30 @@ TEST_CASE("onnx: convert gives an unchanged model back byte for byte, and no oth
                                      "not convert between dialects\n",
                                      model("mlp.relay")));
     CHECK_FALSE(fs::exists(out));
+  }
+  SECTION("graph JSON holds an ONNX module, and reads back as one") {
+    fs::path graph_json = scratch() / "bert_gelu.graph.json";
+    std::string source = onnx_model("bert_gelu_opset13.onnx");
+    REQUIRE(run({"convert", source, "-o", graph_json.string(), "--to", "graph-json"}).code == 0);
+    nlohmann::json document = nlohmann::json::parse(read_file(graph_json));
+    CHECK(document["dialect"] == "onnx");
+    CHECK(document["attrs"]["object"] == "onnx.Model");
+    // Read back (told an ONNX module by its "dialect"), the same module, types included.
+    CHECK(run({"diff", "--types", graph_json.string(), source}).code == 0);
+    Outcome again = run({"convert", graph_json.string(), "-o", "-"});
+    REQUIRE(again.code == 0);
+    CHECK(again.out == read_file(graph_json));
+    // Written as ONNX from the JSON alone, it is still the same module.
+    fs::path onnx_out = scratch() / "bert_gelu.from_json.onnx";
+    REQUIRE(run({"convert", graph_json.string(), "-o", onnx_out.string(), "--to", "onnx"}).code ==
+            0);
+    CHECK(run({"diff", "--types", onnx_out.string(), source}).code == 0);
+    Outcome to_text = run({"convert", graph_json.string(), "-o", "-", "--to", "text"});
+    CHECK(to_text.code == 1);
+    CHECK(to_text.err == fmt::format("graphpat: [graphpat.cli.cross_dialect] --to text: {} holds "
+                                     "an ONNX module, and Relay text holds Relay modules; "
+                                     "graphpat does not convert between dialects\n",
+                                     graph_json.string()));
   }
   SECTION("bytes that are not a ModelProto: the reader's error, located at the file") {
     fs::path bad = scratch() / "truncated.onnx";

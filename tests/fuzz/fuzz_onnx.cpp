@@ -5,6 +5,8 @@
 // - what loads verifies, and draws (onnx::to_dot gives DOT text, every label from the node's
 //   attributes), and save either refuses with such a located `onnx.*` error or writes
 //   bytes S;
+// - what loads prints as graph JSON or is refused with a located `graph_json.unsupported`;
+//   what prints reads back structurally equal (types compared) and prints the same text again;
 // - S loads again, into a module structurally equal to the first (types compared), and saving
 //   that gives S again, byte for byte (idempotence);
 // - when the input is what protobuf itself writes for the message it parses to
@@ -23,6 +25,7 @@
 #include <graphpat/analysis/structural_equal.hpp>
 #include <graphpat/analysis/verify.hpp>
 #include <graphpat/io/onnx.hpp>
+#include <graphpat/io/onnx/graph_json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -59,6 +62,25 @@ bool canonical(std::string_view bytes) {
          model.SerializeAsString() == bytes;
 }
 
+/// Graph JSON of `module`: it reads back equal and prints the same, or is refused, located.
+void check_graph_json(const graphpat::onnx::Module& module) {
+  absl::StatusOr<std::string> json = graphpat::onnx::print_graph_json(module);
+  if (!json.ok()) {
+    require(graphpat::error_id(json.status()) == "graphpat.graph_json.unsupported",
+            "print_graph_json failed without graph_json.unsupported", message(json.status()));
+    require(graphpat::error_problem(json.status()).starts_with("/"),
+            "a graph JSON refusal without its JSON path", message(json.status()));
+    return;
+  }
+  absl::StatusOr<graphpat::onnx::Module> read = graphpat::onnx::parse_graph_json(*json);
+  require_ok(read.status(), "what print_graph_json wrote does not parse", *json);
+  require_same(graphpat::first_difference(module, *read, {.compare_types = true}),
+               "what print_graph_json wrote parses to a different module", *json);
+  absl::StatusOr<std::string> again = graphpat::onnx::print_graph_json(*read);
+  require_ok(again.status(), "what print_graph_json wrote parses but does not print", *json);
+  require(*again == *json, "printing what print_graph_json wrote gives other text", *json);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -73,6 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   absl::StatusOr<std::string> dot = graphpat::onnx::to_dot(loaded->module);
   require(dot.ok() && dot->starts_with("digraph \"main\" {\n") && dot->ends_with("}\n"),
           "a loaded model does not draw", dot.ok() ? "" : message(dot.status()));
+  check_graph_json(loaded->module);
   absl::StatusOr<std::string> saved = graphpat::onnx::save(*loaded);
   if (!saved.ok()) {
     require_located_onnx_error(saved.status(), "save failed without a located onnx error");
