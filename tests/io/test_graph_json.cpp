@@ -2,6 +2,7 @@
 // hand-written graph, round trips of every corpus model, bad input with exact messages, and a
 // 1,000,000-node chain.
 #include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
@@ -329,24 +330,25 @@ TEST_CASE("graph_json: every attribute value form reads back bit for bit", "[gra
   graphpat::relay::Builder b(module.graph);
   graphpat::AttrTable& attrs = module.graph.context().attrs;
   auto x = b.var("x");
-  graphpat::AttrValueId value =
-      attrs.object("vendor.Attrs",
-                   {{"null", attrs.null()},
-                    {"bool", attrs.boolean(true)},
-                    {"i32", attrs.integer(-7)},
-                    {"i64", attrs.integer(1LL << 40, 64)},
-                    {"u8", attrs.integer(200, 8, true)},
-                    {"f64", attrs.floating(0.1, 64)},
-                    {"f64_integral", attrs.floating(3.0, 64)},
-                    {"f32", attrs.floating(0.25, 32)},
-                    {"nan", attrs.floating(std::numeric_limits<double>::quiet_NaN(), 32)},
-                    {"inf", attrs.floating(-std::numeric_limits<double>::infinity(), 64)},
-                    {"string", attrs.string("a \"quoted\"\n/line")},
-                    {"bytes", attrs.string(std::string("\xFF\0a", 3))},
-                    {"dtype", attrs.data_type("int8")},
-                    {"array", attrs.array({attrs.integer(1), attrs.string("two")})},
-                    {"map", attrs.map(std::vector{std::pair{attrs.string("k"), attrs.integer(1)}})},
-                    {"object", attrs.object("Inner", {{"a/b~c", attrs.integer(2)}})}});
+  graphpat::AttrValueId value = attrs.object(
+      "vendor.Attrs",
+      {{"null", attrs.null()},
+       {"bool", attrs.boolean(true)},
+       {"i32", attrs.integer(-7)},
+       {"i64", attrs.integer(1LL << 40, 64)},
+       {"u8", attrs.integer(200, 8, true)},
+       {"f64", attrs.floating(0.1, 64)},
+       {"f64_integral", attrs.floating(3.0, 64)},
+       {"f32", attrs.floating(0.25, 32)},
+       {"nan", attrs.floating(std::numeric_limits<double>::quiet_NaN(), 32)},
+       {"inf", attrs.floating(-std::numeric_limits<double>::infinity(), 64)},
+       {"nan_payload", attrs.floating(std::bit_cast<double>(0xfff0000000000001ULL), 32)},
+       {"string", attrs.string("a \"quoted\"\n/line")},
+       {"bytes", attrs.string(std::string("\xFF\0a", 3))},
+       {"dtype", attrs.data_type("int8")},
+       {"array", attrs.array({attrs.integer(1), attrs.string("two")})},
+       {"map", attrs.map(std::vector{std::pair{attrs.string("k"), attrs.integer(1)}})},
+       {"object", attrs.object("Inner", {{"a/b~c", attrs.integer(2)}})}});
   module.add_function("main", b.function({x}, b.call(b.opaque_op("vendor.op"), {x}, {.attrs = value})));
   check_round_trip(module);
   auto printed = graphpat::relay::print_graph_json(module);
@@ -356,7 +358,9 @@ TEST_CASE("graph_json: every attribute value form reads back bit for bit", "[gra
           R"("attrs": {"null": null, "bool": true, "i32": -7, "i64": {"int": 1099511627776, "bits": 64}, )"
           R"("u8": {"uint": 200, "bits": 8}, "f64": 0.1, "f64_integral": 3.0, )"
           R"("f32": {"float": 0.25, "bits": 32}, "nan": {"float": "nan", "bits": 32}, )"
-          R"("inf": {"float": "-inf", "bits": 64}, "string": "a \"quoted\"\n/line", )"
+          R"("inf": {"float": "-inf", "bits": 64}, )"
+          R"("nan_payload": {"float": "nan:0xfff0000000000001", "bits": 32}, )"
+          R"("string": "a \"quoted\"\n/line", )"
           R"("bytes": {"base64": "/wBh"}, )"
           R"("dtype": {"dtype": "int8"}, "array": [1, "two"], "map": {"map": [["k", 1]]}, )"
           R"("object": {"object": "Inner", "fields": {"a/b~c": 2}}}, "attrs_type": "vendor.Attrs")") !=

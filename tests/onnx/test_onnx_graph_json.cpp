@@ -243,6 +243,57 @@ TEST_CASE("a graph JSON file of the ONNX dialect, checked against the spec", "[o
   CHECK(g.input(1).type().has_sequence_type());
 }
 
+TEST_CASE("numbers of fields the op's schema types INT(S) and FLOAT(S) are plain JSON",
+          "[onnx][graph_json]") {
+  // ONNX's test generators: Conv with kernel_shape=[3, 3], pads=[1, 1, 1, 1]; LeakyRelu with
+  // alpha=0.1 (a float32, written with the float's shortest digits).
+  for (auto [model, attrs] :
+       {std::pair{"node/test_basic_conv_with_padding",
+                  R"("attrs": {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})"},
+        std::pair{"node/test_leakyrelu", R"("attrs": {"alpha": 0.1})"}}) {
+    INFO(model);
+    LoadedOnnx loaded =
+        load_bytes(graphpat::testing::read_file(kOnnxTestdata / model / "model.onnx"));
+    absl::StatusOr<std::string> json = graphpat::onnx::print_graph_json(loaded.module);
+    REQUIRE(json.ok());
+    CHECK_THAT(*json, Catch::Contains(attrs));
+  }
+  // A number of another kind in such a field is tagged, and reads back as it was.
+  graphpat::onnx::Module module;
+  graphpat::onnx::Builder builder(module.graph);
+  graphpat::AttrTable& attrs = module.graph.context().attrs;
+  NodeId x = builder.var("x");
+  NodeId relu = builder.call(
+      "LeakyRelu", {x}, {.attrs = attrs.object("LeakyRelu", {{"alpha", attrs.floating(0.5, 64)}})});
+  NodeId flatten = builder.call(
+      "Flatten", {relu}, {.attrs = attrs.object("Flatten", {{"axis", attrs.integer(1, 32)}})});
+  module.add_function("main", builder.function({x}, flatten));
+  absl::StatusOr<std::string> json = graphpat::onnx::print_graph_json(module);
+  REQUIRE(json.ok());
+  CHECK_THAT(*json, Catch::Contains(R"("attrs": {"alpha": {"float": 0.5, "bits": 64}})"));
+  CHECK_THAT(*json, Catch::Contains(R"("attrs": {"axis": {"int": 1, "bits": 32}})"));
+  absl::StatusOr<graphpat::onnx::Module> again = graphpat::onnx::parse_graph_json(*json);
+  REQUIRE(again.ok());
+  CHECK(graphpat::structural_equal(module, *again));
+  // Written by hand: plain numbers read by the schema's types.
+  absl::StatusOr<graphpat::onnx::Module> hand = graphpat::onnx::parse_graph_json(
+      R"({"format": "graphpat.graph", "version": 1, "dialect": "onnx", "functions": [{"name": )"
+      R"("main", "params": [0], "nodes": [{"id": 0, "kind": "var", "name": "x"}, {"id": 1, )"
+      R"("kind": "call", "op": "LeakyRelu", "inputs": [0], "attrs": {"alpha": 0.1}}, {"id": )"
+      R"(2, "kind": "call", "op": "Flatten", "inputs": [1], "attrs": {"axis": 1}}], )"
+      R"("outputs": [2]}]})");
+  REQUIRE(hand.ok());
+  const graphpat::onnx::Graph& graph = hand->graph;
+  const graphpat::AttrTable& read = graph.context().attrs;
+  NodeId body = graph.body(main_of(*hand));
+  graphpat::AttrValueId axis = read.entry_value(graph.attrs(body), 0);
+  CHECK(read.get(axis).bits == 64);
+  CHECK(read.as_int(axis) == 1);
+  graphpat::AttrValueId alpha = read.entry_value(graph.attrs(graph.args(body)[0]), 0);
+  CHECK(read.get(alpha).bits == 32);
+  CHECK(read.as_float(alpha) == static_cast<double>(0.1F));
+}
+
 TEST_CASE("ONNX type text reads back as the type it was written from", "[onnx][graph_json]") {
   graphpat::onnx::Module module;
   graphpat::Context& context = module.graph.context();

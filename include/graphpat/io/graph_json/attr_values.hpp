@@ -17,11 +17,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -117,13 +120,44 @@ inline bool append_json_string(std::string& out, std::string_view text) {
   return true;
 }
 
-/// A finite double as a JSON number that reads back as the same double and as a float (a
-/// `.0` is added to integral values, which would otherwise read back as integers).
-inline std::string json_float(double value) {
+/// A NaN as graph JSON writes it: "nan" and "-nan" for the quiet NaNs, "nan:0x7ff8000000000001"
+/// (the double's bits) for any other, so that a NaN's payload reads back as it was.
+inline std::string nan_text(double value) {
+  auto bits = std::bit_cast<std::uint64_t>(value);
+  if (bits == std::bit_cast<std::uint64_t>(std::numeric_limits<double>::quiet_NaN())) return "nan";
+  if (bits == std::bit_cast<std::uint64_t>(-std::numeric_limits<double>::quiet_NaN())) {
+    return "-nan";
+  }
+  return fmt::format("nan:0x{:016x}", bits);
+}
+/// The NaN of a "nan:0x..." text; nullopt for any other text or bits that are not a NaN's.
+inline std::optional<double> nan_of_bits(std::string_view text) {
+  if (!text.starts_with("nan:0x") || text.size() != 22) return std::nullopt;
+  std::uint64_t bits = 0;
+  auto [end, error] = std::from_chars(text.data() + 6, text.data() + text.size(), bits, 16);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  double value = std::bit_cast<double>(bits);
+  if (!std::isnan(value)) return std::nullopt;
+  return value;
+}
+
+/// A finite double (or float) as a JSON number that reads back as the same double (float) and
+/// as a floating-point number (a `.0` is added to integral values, which would otherwise read
+/// back as integers).
+template <class Float>
+std::string json_float(Float value) {
   std::string text = fmt::format("{}", value);
   if (text.find_first_of(".eE") == std::string::npos) text += ".0";
   return text;
 }
+
+/// What a plain JSON number in an attribute field is (and so which values a writer may write
+/// plain): by default a 32-bit integer (64-bit past the int32 range) or a 64-bit float; in a
+/// field a dialect's schema types as 64-bit integers (ONNX's INT, INTS), a 64-bit integer; in
+/// one typed as 32-bit floats (FLOAT, FLOATS), a 32-bit float. It holds for every number inside
+/// the field's value (array elements, map entries, object fields); tagged numbers
+/// (`{"int": 5, "bits": 32}`) are always what they say.
+enum class PlainNumbers : std::uint8_t { kDefault, kInt64, kFloat32 };
 
 /// Reads attribute values from graph JSON, nesting bounded by `max_depth`.
 class AttrJsonDecoder {
@@ -133,7 +167,8 @@ class AttrJsonDecoder {
 
   // Recursion follows the nesting of one value, bounded by max_depth; never a graph.
   absl::StatusOr<AttrValueId> decode(const GraphJson& value, const JsonPath& path,
-                                     std::uint32_t depth = 0) {
+                                     std::uint32_t depth = 0,
+                                     PlainNumbers plain = PlainNumbers::kDefault) {
     AttrTable& attrs = context_.attrs;
     if (depth > max_depth_) {
       return graph_json_error("too_deep", path, too_deep_problem(max_depth_));
@@ -146,14 +181,16 @@ class AttrJsonDecoder {
       case GraphJson::value_t::number_integer:
       case GraphJson::value_t::number_unsigned: {
         GRAPHPAT_ASSIGN_OR_RETURN(auto integer, signed_integer(value, path));
+        if (plain == PlainNumbers::kFloat32) return float32(static_cast<double>(integer), path);
         bool fits32 = integer >= std::numeric_limits<std::int32_t>::min() &&
                       integer <= std::numeric_limits<std::int32_t>::max();
-        return attrs.integer(integer, fits32 ? 32 : 64);
+        return attrs.integer(integer, fits32 && plain != PlainNumbers::kInt64 ? 32 : 64);
       }
       case GraphJson::value_t::number_float: {
         double number = value.get<double>();
         if (!std::isfinite(number))
           return graph_json_error("bad_attribute", path, "number out of range");
+        if (plain == PlainNumbers::kFloat32) return float32(number, path);
         return attrs.floating(number, 64);
       }
       case GraphJson::value_t::string:
@@ -162,13 +199,13 @@ class AttrJsonDecoder {
         std::vector<AttrValueId> elements;
         elements.reserve(value.size());
         for (std::size_t i = 0; i < value.size(); ++i) {
-          GRAPHPAT_ASSIGN_OR_RETURN(auto element, decode(value[i], path / i, depth + 1));
+          GRAPHPAT_ASSIGN_OR_RETURN(auto element, decode(value[i], path / i, depth + 1, plain));
           elements.push_back(element);
         }
         return attrs.array(elements);
       }
       case GraphJson::value_t::object:
-        return decode_tagged(value, path, depth);
+        return decode_tagged(value, path, depth, plain);
       default:
         break;
     }
@@ -176,9 +213,11 @@ class AttrJsonDecoder {
                             fmt::format("unexpected {} value", value.type_name()));
   }
 
-  /// The fields of a JSON object, in order, decoded.
+  /// The fields of a JSON object, in order, decoded; `plain(key)` says what a plain number in
+  /// field `key` is.
+  template <class Plain>
   absl::StatusOr<std::vector<AttrField>> decode_fields(const GraphJson& object,
-                                                       const JsonPath& path,
+                                                       const JsonPath& path, Plain plain,
                                                        std::uint32_t depth = 0) {
     if (!object.is_object()) {
       return graph_json_error("bad_field", path,
@@ -188,13 +227,27 @@ class AttrJsonDecoder {
     fields.reserve(object.size());
     for (const auto& [key, field] : object.items()) {
       GRAPHPAT_ASSIGN_OR_RETURN(auto decoded,
-                                decode(field, path / std::string_view(key), depth + 1));
+                                decode(field, path / std::string_view(key), depth + 1, plain(key)));
       fields.push_back({context_.strings.intern(key), decoded});
     }
     return fields;
   }
+  absl::StatusOr<std::vector<AttrField>> decode_fields(const GraphJson& object,
+                                                       const JsonPath& path,
+                                                       std::uint32_t depth = 0) {
+    return decode_fields(
+        object, path, [](std::string_view) { return PlainNumbers::kDefault; }, depth);
+  }
 
  private:
+  // A plain number in a float32 field: rounded to float32, as ONNX's text parser reads one.
+  absl::StatusOr<AttrValueId> float32(double number, const JsonPath& path) {
+    if (auto problem = float_problem(number, {DataType::Code::kFloat, 32, 1})) {
+      return graph_json_error("bad_attribute", path, *problem);
+    }
+    return context_.attrs.floating(static_cast<double>(static_cast<float>(number)), 32);
+  }
+
   static absl::StatusOr<std::int64_t> signed_integer(const GraphJson& value, const JsonPath& path) {
     if (value.is_number_unsigned()) {
       auto number = value.get<std::uint64_t>();
@@ -222,7 +275,7 @@ class AttrJsonDecoder {
   }
 
   absl::StatusOr<AttrValueId> decode_tagged(const GraphJson& object, const JsonPath& path,
-                                            std::uint32_t depth) {
+                                            std::uint32_t depth, PlainNumbers plain) {
     AttrTable& attrs = context_.attrs;
     auto only = [&](std::initializer_list<std::string_view> keys) -> absl::Status {
       for (const auto& [key, unused] : object.items()) {
@@ -271,9 +324,14 @@ class AttrJsonDecoder {
         number = std::numeric_limits<double>::infinity();
       } else if (found->is_string() && *found == "-inf") {
         number = -std::numeric_limits<double>::infinity();
+      } else if (std::optional<double> nan = found->is_string()
+                                                 ? nan_of_bits(found->get_ref<const std::string&>())
+                                                 : std::nullopt) {
+        number = *nan;
       } else {
         return graph_json_error("bad_attribute", path / "float",
-                                "expected a number, \"nan\", \"-nan\", \"inf\" or \"-inf\"");
+                                "expected a number, \"nan\", \"-nan\", \"inf\", \"-inf\" or "
+                                "\"nan:0x\" and the 16 hex digits of a NaN's bits");
       }
       std::uint16_t checked_bits = bits == 0 ? 64 : bits;  // unsuffixed: as the text reader
       if (auto problem = float_problem(number, {DataType::Code::kFloat, checked_bits, 1})) {
@@ -309,12 +367,13 @@ class AttrJsonDecoder {
         if (!entry.is_array() || entry.size() != 2) {
           return graph_json_error("bad_attribute", entry_path, "expected a [key, value] pair");
         }
-        GRAPHPAT_ASSIGN_OR_RETURN(auto key, decode(entry[0], entry_path / "0", depth + 1));
+        GRAPHPAT_ASSIGN_OR_RETURN(auto key, decode(entry[0], entry_path / "0", depth + 1, plain));
         // A map holds a key once (Relay text keeps the last of a repeated one).
         if (!keys.insert(key).second) {
           return graph_json_error("duplicate_key", entry_path / "0", "the key appears twice");
         }
-        GRAPHPAT_ASSIGN_OR_RETURN(auto mapped, decode(entry[1], entry_path / "1", depth + 1));
+        GRAPHPAT_ASSIGN_OR_RETURN(auto mapped,
+                                  decode(entry[1], entry_path / "1", depth + 1, plain));
         entries.emplace_back(key, mapped);
       }
       return attrs.map(entries);
@@ -325,7 +384,10 @@ class AttrJsonDecoder {
         return graph_json_error("bad_attribute", path / "object", "expected a type key string");
       std::vector<AttrField> fields;
       if (auto listed = object.find("fields"); listed != object.end()) {
-        GRAPHPAT_ASSIGN_OR_RETURN(fields, decode_fields(*listed, path / "fields", depth + 1));
+        GRAPHPAT_ASSIGN_OR_RETURN(
+            fields,
+            decode_fields(
+                *listed, path / "fields", [plain](std::string_view) { return plain; }, depth + 1));
       }
       return attrs.object(found->get_ref<const std::string&>(), fields);
     }
@@ -342,9 +404,15 @@ class AttrJsonDecoder {
 /// Graph JSON's spelling of attribute values (the tagged forms at the top of this file).
 class JsonAttrSyntax : public AttrSyntax {
  public:
-  JsonAttrSyntax()
-      : AttrSyntax({.open = "{\"map\": [", .close = "]}", .entry_open = "[",
-                    .entry_between = ", ", .entry_close = "]"}) {}
+  /// `plain`: what a plain number reads as where the value goes; a number of another kind is
+  /// written tagged.
+  explicit JsonAttrSyntax(PlainNumbers plain = PlainNumbers::kDefault)
+      : AttrSyntax({.open = "{\"map\": [",
+                    .close = "]}",
+                    .entry_open = "[",
+                    .entry_between = ", ",
+                    .entry_close = "]"}),
+        plain_(plain) {}
 
   bool scalar(std::string& out, const Context& context, AttrValueId id) const override {
     const AttrTable& attrs = context.attrs;
@@ -360,7 +428,8 @@ class JsonAttrSyntax : public AttrSyntax {
         if (record.is_unsigned) {
           fmt::format_to(std::back_inserter(out), "{{\"uint\": {}, \"bits\": {}}}",
                          record.payload, record.bits);
-        } else if (record.bits == 32) {
+        } else if (record.bits == (plain_ == PlainNumbers::kInt64 ? 64 : 32) &&
+                   plain_ != PlainNumbers::kFloat32) {
           fmt::format_to(std::back_inserter(out), "{}", attrs.as_int(id));
         } else {
           fmt::format_to(std::back_inserter(out), "{{\"int\": {}, \"bits\": {}}}",
@@ -369,10 +438,13 @@ class JsonAttrSyntax : public AttrSyntax {
         return true;
       case AttrKind::kFloat: {
         double value = attrs.as_float(id);
-        std::string number = std::isnan(value)   ? (std::signbit(value) ? "\"-nan\"" : "\"nan\"")
+        std::string number = std::isnan(value)   ? fmt::format("\"{}\"", nan_text(value))
                              : std::isinf(value) ? (value < 0 ? "\"-inf\"" : "\"inf\"")
                                                  : json_float(value);
-        if (record.bits == 64 && std::isfinite(value)) {
+        if (plain_ == PlainNumbers::kFloat32 && record.bits == 32 && std::isfinite(value)) {
+          // Read back rounded to float32: the float's own shortest digits do.
+          out += json_float(static_cast<float>(value));
+        } else if (plain_ == PlainNumbers::kDefault && record.bits == 64 && std::isfinite(value)) {
           out += number;
         } else {
           fmt::format_to(std::back_inserter(out), "{{\"float\": {}, \"bits\": {}}}", number,
@@ -409,6 +481,9 @@ class JsonAttrSyntax : public AttrSyntax {
   void close_object(std::string& out, const Context& context, AttrValueId id) const override {
     out += context.attrs.entry_count(id) > 0 ? "}}" : "}";
   }
+
+ private:
+  PlainNumbers plain_;
 };
 
 /// Appends value `id` in graph JSON form; false when a string is not valid UTF-8.
@@ -417,19 +492,20 @@ inline bool append_attr_json(std::string& out, const Context& context, AttrValue
 }
 
 /// Appends the fields of object value `id` as a JSON object (`{"key": value, ...}`):
-/// `skip(i)` leaves field i out, `plain(i)` writes a dtype value of field i as a plain string.
-/// Returns false, at the first string that is not valid UTF-8, when there is one.
-template <class Skip, class Plain>
+/// `skip(i)` leaves field i out, `plain(i)` writes a dtype value of field i as a plain string,
+/// `numbers(i)` says what a plain number in field i reads as (PlainNumbers). Returns false, at
+/// the first string that is not valid UTF-8, when there is one.
+template <class Skip, class Plain, class Numbers>
 bool append_attr_fields(std::string& out, const Context& context, AttrValueId object, Skip skip,
-                        Plain plain) {
+                        Plain plain, Numbers numbers) {
   const AttrTable& attrs = context.attrs;
-  JsonAttrSyntax syntax;
   out += '{';
   bool first = true;
   for (std::size_t i = 0; i < attrs.entry_count(object); ++i) {
     if (skip(i)) continue;
     if (!first) out += ", ";
     first = false;
+    JsonAttrSyntax syntax(numbers(i));
     if (!syntax.field_key(out, context.strings.view(attrs.field_key(object, i)))) return false;
     AttrValueId value = attrs.entry_value(object, i);
     if (plain(i) && attrs.kind(value) == AttrKind::kDataType) {
@@ -440,6 +516,12 @@ bool append_attr_fields(std::string& out, const Context& context, AttrValueId ob
   }
   out += '}';
   return true;
+}
+template <class Skip, class Plain>
+bool append_attr_fields(std::string& out, const Context& context, AttrValueId object, Skip skip,
+                        Plain plain) {
+  auto numbers = [](std::size_t) { return PlainNumbers::kDefault; };
+  return append_attr_fields(out, context, object, skip, plain, numbers);
 }
 /// Every field, each value in graph JSON form.
 inline bool append_attr_fields(std::string& out, const Context& context, AttrValueId object) {

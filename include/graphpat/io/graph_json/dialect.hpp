@@ -16,7 +16,8 @@
 //   completed with the schema's defaults (Relay's readers do; an ONNX node has the attributes
 //   its file gives, and no others);
 // - default_attrs_key(graph, callee): the type key of a call's attributes when "attrs_type" is
-//   not written (and canonical attributes do not apply);
+//   not written (and canonical attributes do not apply); plain_numbers(graph, callee, field):
+//   what a plain JSON number in that field of the call's attributes is (attr_values.hpp);
 // - type_text(context, type) (nullopt: no text) and parse_type(context, text, max_depth, path),
 //   whose errors are graph_json.bad_type and graph_json.too_deep at `path`;
 // - dtype_problem(dtype): why a constant's dtype is refused, if it is; element_bytes(dtype), or
@@ -55,6 +56,11 @@ struct GraphJsonDialect<relay::Dialect> {
 
   static std::string_view default_attrs_key(const relay::Graph&, NodeId) {
     return kUnknownAttrsKey;
+  }
+
+  /// Relay's plain numbers are the format's defaults; its schemas convert them (canonical).
+  static PlainNumbers plain_numbers(const relay::Graph&, NodeId, std::string_view) {
+    return PlainNumbers::kDefault;
   }
 
   static std::optional<std::string> type_text(const Context& context, TypeId type) {

@@ -391,7 +391,10 @@ class GraphJsonReader {
     }
     std::vector<AttrField> written;
     if (attrs != nullptr) {
-      GRAPHPAT_ASSIGN_OR_RETURN(written, decoder_.decode_fields(*attrs, attrs_path));
+      auto plain = [&](std::string_view key) {
+        return Spelling::plain_numbers(module_.graph, callee, key);
+      };
+      GRAPHPAT_ASSIGN_OR_RETURN(written, decoder_.decode_fields(*attrs, attrs_path, plain));
     }
     if (type_key != nullptr) {
       return context_.attrs.object(type_key->get_ref<const std::string&>(), written);

@@ -233,7 +233,12 @@ class GraphJsonWriter {
       return;
     }
     out += ", \"attrs\": ";
-    if (!append_attr_fields(out, context_, attrs)) not_utf8(path);
+    auto never = [](std::size_t) { return false; };
+    auto numbers = [&](std::size_t i) {
+      return Spelling::plain_numbers(graph_, graph_.callee(call),
+                                     context_.strings.view(context_.attrs.field_key(attrs, i)));
+    };
+    if (!append_attr_fields(out, context_, attrs, never, never, numbers)) not_utf8(path);
     std::string_view key = context_.attrs.text(attrs);
     if (schema != nullptr || key != Spelling::default_attrs_key(graph_, graph_.callee(call))) {
       out += ", \"attrs_type\": ";

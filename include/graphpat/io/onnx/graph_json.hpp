@@ -44,6 +44,24 @@ struct GraphJsonDialect<onnx::Dialect> {
     return kUnknownAttrsKey;
   }
 
+  /// By the op's schema: INT and INTS fields hold int64, FLOAT and FLOATS float32, so their
+  /// numbers are written plain (`"kernel_shape": [3, 3]`, `"alpha": 0.2`).
+  static PlainNumbers plain_numbers(const onnx::Graph& graph, NodeId callee,
+                                    std::string_view field) {
+    if (graph.kind(callee) != NodeKind::kOp) return PlainNumbers::kDefault;
+    const Context& context = graph.context();
+    const AttrSchema* schema = context.ops.schema(context.ops.info(graph.op(callee)));
+    if (schema == nullptr) return PlainNumbers::kDefault;
+    for (const AttrSchemaField& declared : schema->fields) {
+      if (context.strings.view(declared.name) != field) continue;
+      std::string_view type = context.strings.view(declared.cpp_type);
+      if (type == "INT" || type == "INTS") return PlainNumbers::kInt64;
+      if (type == "FLOAT" || type == "FLOATS") return PlainNumbers::kFloat32;
+      return PlainNumbers::kDefault;
+    }
+    return PlainNumbers::kDefault;
+  }
+
   static std::optional<std::string> type_text(const Context& context, TypeId type) {
     return onnx::detail::type_text(context, type);
   }
