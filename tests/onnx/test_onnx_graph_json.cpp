@@ -389,6 +389,21 @@ TEST_CASE("bad graph JSON of the ONNX dialect gets exact located errors",
   CHECK(graphpat::relay::graph_json_dialect(file("", "")) == "relay");
 }
 
+TEST_CASE("a node with two attributes of one name is refused, located (fuzz_onnx finding)",
+          "[onnx][graph_json][errors]") {
+  onnx::ModelProto model = spelling_model();
+  onnx::AttributeProto* again = model.mutable_graph()->mutable_node(1)->add_attribute();
+  again->set_name("mode");
+  again->set_type(onnx::AttributeProto::STRING);
+  again->set_s("slow");
+  LoadedOnnx loaded = load_bytes(model.SerializeAsString());
+  absl::StatusOr<std::string> json = graphpat::onnx::print_graph_json(loaded.module);
+  REQUIRE_FALSE(json.ok());
+  CHECK(message(json.status()) ==
+        "[graphpat.graph_json.unsupported] /functions/0/nodes/4/attrs: an object of attributes "
+        "holding the field 'mode' twice (a JSON object holds a key once)");
+}
+
 TEST_CASE("a malformed model header is refused when saving, naming the field",
           "[onnx][graph_json][errors]") {
   LoadedOnnx loaded = load_bytes(spelling_model().SerializeAsString());

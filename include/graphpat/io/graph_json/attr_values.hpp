@@ -486,6 +486,42 @@ class JsonAttrSyntax : public AttrSyntax {
   PlainNumbers plain_;
 };
 
+/// The first field key that an object inside value `id` (`id` itself included) holds twice, if
+/// any: a JSON object holds a key once, so such a value has no graph JSON form. Iterative.
+inline std::optional<std::string_view> repeated_field_key(const Context& context,
+                                                          AttrValueId id) {
+  const AttrTable& attrs = context.attrs;
+  std::vector<AttrValueId> stack{id};
+  absl::flat_hash_set<StringId> keys;
+  while (!stack.empty()) {
+    AttrValueId value = stack.back();
+    stack.pop_back();
+    switch (attrs.kind(value)) {
+      case AttrKind::kArray:
+        for (AttrValueId element : attrs.elements(value)) stack.push_back(element);
+        break;
+      case AttrKind::kMap:
+        for (std::size_t i = 0; i < attrs.entry_count(value); ++i) {
+          stack.push_back(attrs.map_key(value, i));
+          stack.push_back(attrs.entry_value(value, i));
+        }
+        break;
+      case AttrKind::kObject:
+        keys.clear();
+        for (std::size_t i = 0; i < attrs.entry_count(value); ++i) {
+          if (!keys.insert(attrs.field_key(value, i)).second) {
+            return context.strings.view(attrs.field_key(value, i));
+          }
+          stack.push_back(attrs.entry_value(value, i));
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
 /// Appends value `id` in graph JSON form; false when a string is not valid UTF-8.
 inline bool append_attr_json(std::string& out, const Context& context, AttrValueId id) {
   return append_attr(out, context, id, JsonAttrSyntax());

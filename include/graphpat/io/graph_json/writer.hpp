@@ -7,6 +7,7 @@
 //   absl::StatusOr<std::string> text = writer.write();
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/status/statusor.h>
 #include <absl/strings/escaping.h>
 #include <fmt/format.h>
@@ -44,7 +45,7 @@ class GraphJsonWriter {
     if (Spelling::kNameRequired) {
       fmt::format_to(std::back_inserter(out), "  \"dialect\": \"{}\",\n", Spelling::kName);
     }
-    if (module_.attrs.valid()) {
+    if (module_.attrs.valid() && writable_attrs(module_.attrs, top / "attrs")) {
       out += "  \"attrs\": ";
       if (!append_attr_json(out, context_, module_.attrs)) not_utf8(top / "attrs");
       out += ",\n";
@@ -152,6 +153,21 @@ class GraphJsonWriter {
     return absl::OkStatus();
   }
 
+  // Whether attribute value `attrs` has a JSON form (no object in it holds a key twice); fails
+  // at `path` when not. Each value is looked at once.
+  bool writable_attrs(AttrValueId attrs, const JsonPath& path) {
+    auto [slot, inserted] = writable_attrs_.try_emplace(attrs, true);
+    if (inserted) {
+      if (std::optional<std::string_view> key = repeated_field_key(context_, attrs)) {
+        slot->second = false;
+        fail(unsupported(path, fmt::format("an object of attributes holding the field '{}' "
+                                           "twice (a JSON object holds a key once)",
+                                           *key)));
+      }
+    }
+    return slot->second;
+  }
+
   // A call whose callee is an op node: the op is written inline.
   bool called_op(NodeId call) const { return graph_.kind(graph_.callee(call)) == NodeKind::kOp; }
 
@@ -214,6 +230,7 @@ class GraphJsonWriter {
       fail(unsupported(path, "call attributes that are not an object"));
       return;
     }
+    if (!writable_attrs(attrs, path / "attrs")) return;
     if (schema != nullptr && reads_back_canonical(attrs, *schema)) {
       const auto& defaults = cache_.defaults(*schema);
       std::vector<bool> is_default(schema->fields.size());  // left out of the file
@@ -254,7 +271,7 @@ class GraphJsonWriter {
     if (attrs.valid()) {
       if (context_.attrs.kind(attrs) != AttrKind::kObject) {
         fail(unsupported(path, "function attributes that are not an object"));
-      } else {
+      } else if (writable_attrs(attrs, path / "attrs")) {
         fmt::format_to(std::back_inserter(out), "{}\"attrs\": ", separator);
         if (!append_attr_fields(out, context_, attrs)) not_utf8(path);
         if (context_.attrs.text(attrs) != kFunctionAttrsKey) {
@@ -406,6 +423,7 @@ class GraphJsonWriter {
   std::vector<std::vector<NodeId>> members_;
   std::vector<std::uint32_t> file_ids_;
   absl::flat_hash_map<TypeId, std::string> type_texts_;
+  absl::flat_hash_map<AttrValueId, bool> writable_attrs_;
 };
 
 }  // namespace graphpat::detail
