@@ -232,10 +232,7 @@ class RelayTextParser {
                                                       ? std::string_view::npos
                                                       : span_at - 3);
       if (span_at != std::string_view::npos) span_text = body.substr(span_at + 6);
-      RelayLexer sub(type_text);
-      auto type = parse_type(sub, 0);
-      // An unreadable type leaves the comment a comment, as for TVM (which ignores them all).
-      if (type.ok() && sub.peek().kind == TokenKind::kEnd) result.type = *type;
+      result.type = annotation_type(type_text);
     }
     if (!span_text.empty()) {
       span_text = trim(span_text);
@@ -258,6 +255,23 @@ class RelayTextParser {
       span.source = context_.strings.intern(span_text.substr(0, line_colon));
       result.span = context_.spans.intern(span);
     }
+    return result;
+  }
+  // The type a `ty=` annotation's text reads as; none for text that does not read as a type,
+  // which leaves the comment a comment, as for TVM (which ignores them all). A model repeats a
+  // few type texts on every line, so each is read once, while no type parameter is in scope
+  // (then a name may be a type variable, and the same text another type).
+  TypeId annotation_type(std::string_view text) {
+    bool cached = type_params_.empty();
+    if (cached) {
+      if (auto found = annotation_types_.find(text); found != annotation_types_.end()) {
+        return found->second;
+      }
+    }
+    RelayLexer sub(text);
+    absl::StatusOr<TypeId> type = parse_type(sub, 0);
+    TypeId result = type.ok() && sub.peek().kind == TokenKind::kEnd ? *type : TypeId();
+    if (cached) annotation_types_.emplace(text, result);
     return result;
   }
   // The line and column of `where` when it points into the text, else those of `fallback`
@@ -1160,6 +1174,7 @@ class RelayTextParser {
   std::optional<RelayLexer> lexer_;
   std::optional<MetadataSection> metadata_;
   std::string_view last_annotation_;
+  absl::flat_hash_map<std::string_view, TypeId> annotation_types_;  // keys: views of the text
   // A `%N = value;` binding, with the innermost variable in scope where it was made (while that
   // one is in scope, every variable in scope then is).
   struct GraphBinding {
