@@ -487,23 +487,28 @@ class JsonAttrSyntax : public AttrSyntax {
 };
 
 /// The first field key that an object inside value `id` (`id` itself included) holds twice, if
-/// any: a JSON object holds a key once, so such a value has no graph JSON form. Iterative.
+/// any: a JSON object holds a key once, so such a value has no graph JSON form. Iterative, each
+/// interned value looked at once however often it is shared.
 inline std::optional<std::string_view> repeated_field_key(const Context& context,
                                                           AttrValueId id) {
   const AttrTable& attrs = context.attrs;
   std::vector<AttrValueId> stack{id};
+  absl::flat_hash_set<AttrValueId> seen{id};
   absl::flat_hash_set<StringId> keys;
+  auto visit = [&](AttrValueId value) {
+    if (seen.insert(value).second) stack.push_back(value);
+  };
   while (!stack.empty()) {
     AttrValueId value = stack.back();
     stack.pop_back();
     switch (attrs.kind(value)) {
       case AttrKind::kArray:
-        for (AttrValueId element : attrs.elements(value)) stack.push_back(element);
+        for (AttrValueId element : attrs.elements(value)) visit(element);
         break;
       case AttrKind::kMap:
         for (std::size_t i = 0; i < attrs.entry_count(value); ++i) {
-          stack.push_back(attrs.map_key(value, i));
-          stack.push_back(attrs.entry_value(value, i));
+          visit(attrs.map_key(value, i));
+          visit(attrs.entry_value(value, i));
         }
         break;
       case AttrKind::kObject:
@@ -512,7 +517,7 @@ inline std::optional<std::string_view> repeated_field_key(const Context& context
           if (!keys.insert(attrs.field_key(value, i)).second) {
             return context.strings.view(attrs.field_key(value, i));
           }
-          stack.push_back(attrs.entry_value(value, i));
+          visit(attrs.entry_value(value, i));
         }
         break;
       default:

@@ -39,6 +39,12 @@
 
 namespace graphpat::onnx::detail {
 
+/// The values a function (or main) outputs: the fields of a tuple body, else the body itself.
+inline std::vector<NodeId> output_values(const Graph& graph, NodeId body) {
+  if (graph.kind(body) != NodeKind::kTuple) return {body};
+  return {graph.fields(body).begin(), graph.fields(body).end()};
+}
+
 /// What a call calls, as a NodeProto spells it.
 struct Callee {
   std::string name;    // the op's or module function's name, or op_name(domain, op_type)
@@ -207,12 +213,7 @@ absl::StatusOr<WrittenBody> write_body(const Graph& graph, const AttributeWriter
         return refuse(id, fmt::format("a {} node", node_kind_name(graph.kind(id))));
     }
   }
-  std::vector<NodeId> results;
-  if (graph.kind(body) == NodeKind::kTuple) {
-    results.assign(graph.fields(body).begin(), graph.fields(body).end());
-  } else {
-    results.push_back(body);
-  }
+  std::vector<NodeId> results = output_values(graph, body);
   for (std::size_t i = 0; i < results.size(); ++i) {
     auto found = names.find(results[i]);
     if (found == names.end() || found->second.empty()) {

@@ -450,13 +450,7 @@ class OnnxWriter {
   /// value main's output of that position is (wanted_outputs_), and, for a module without
   /// provenance, the node names its calls' spans carry.
   void reserve_names(NodeId main) {
-    NodeId body = graph_.body(main);
-    std::vector<NodeId> fields;
-    if (graph_.kind(body) == NodeKind::kTuple) {
-      fields.assign(graph_.fields(body).begin(), graph_.fields(body).end());
-    } else {
-      fields.push_back(body);
-    }
+    std::vector<NodeId> fields = output_values(graph_, graph_.body(main));
     std::vector<std::string_view> names = header_output_names(context_, module_.attrs);
     if (names.size() == fields.size()) {
       for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -842,12 +836,7 @@ class OnnxWriter {
   }
 
   absl::Status write_outputs(NodeId body) {
-    std::vector<NodeId> fields;
-    if (graph_.kind(body) == NodeKind::kTuple) {
-      fields.assign(graph_.fields(body).begin(), graph_.fields(body).end());
-    } else {
-      fields.push_back(body);
-    }
+    std::vector<NodeId> fields = output_values(graph_, body);
     const ::onnx::GraphProto* original = origin_ != nullptr ? &origin_->model->graph() : nullptr;
     for (std::size_t i = 0; i < fields.size(); ++i) {
       std::optional<std::string_view> found = names_.find(fields[i]);
