@@ -404,6 +404,28 @@ TEST_CASE("a node with two attributes of one name is refused, located (fuzz_onnx
         "holding the field 'mode' twice (a JSON object holds a key once)");
 }
 
+TEST_CASE("a header's output name that a parameter has stays the parameter's",
+          "[onnx][graph_json]") {
+  // y = Relu(w) with parameter x made after the call, and a header naming the output "x".
+  graphpat::onnx::Module module;
+  graphpat::onnx::Builder builder(module.graph);
+  graphpat::AttrTable& attrs = module.graph.context().attrs;
+  NodeId w = builder.var("w");
+  NodeId relu = builder.call("Relu", {w});
+  NodeId x = builder.var("x");
+  module.add_function("main", builder.function({w, x}, relu));
+  module.attrs = attrs.object("onnx.Model", {{"output_names", attrs.array({attrs.string("x")})}});
+  absl::StatusOr<std::string> saved = graphpat::onnx::save(module);
+  REQUIRE(saved.ok());
+  onnx::ModelProto written;
+  REQUIRE(written.ParseFromString(*saved));
+  REQUIRE(written.graph().input_size() == 2);
+  CHECK(written.graph().input(1).name() == "x");
+  REQUIRE(written.graph().output_size() == 1);
+  CHECK(written.graph().output(0).name() == "graphpat_1");
+  CHECK(written.graph().node(0).output(0) == "graphpat_1");
+}
+
 TEST_CASE("a malformed model header is refused when saving, naming the field",
           "[onnx][graph_json][errors]") {
   LoadedOnnx loaded = load_bytes(spelling_model().SerializeAsString());

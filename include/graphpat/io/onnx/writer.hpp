@@ -453,6 +453,9 @@ class OnnxWriter {
     std::vector<NodeId> fields = output_values(graph_, graph_.body(main));
     std::vector<std::string_view> names = header_output_names(context_, module_.attrs);
     if (names.size() == fields.size()) {
+      // A parameter keeps its name wherever it comes in graph order: an output never takes it.
+      absl::flat_hash_set<std::string_view> params;
+      for (NodeId param : graph_.params(main)) params.insert(graph_.name(param));
       for (std::size_t i = 0; i < fields.size(); ++i) {
         NodeId value = fields[i];
         std::uint32_t output = 0;
@@ -460,7 +463,10 @@ class OnnxWriter {
           output = graph_.index(value);
           value = graph_.tuple(value);
         }
-        if (graph_.kind(value) != NodeKind::kCall || names[i].empty()) continue;
+        if (graph_.kind(value) != NodeKind::kCall || names[i].empty() ||
+            params.contains(names[i])) {
+          continue;
+        }
         wanted_outputs_.try_emplace({value, output}, names[i]);
         reserved_names_.insert(names[i]);
       }
