@@ -21,6 +21,7 @@
 //   graphpat_bench --quick               # 1e3 and 1e4 only, 2 short repetitions: < 2 min
 //   graphpat_bench --out results.json    # also write every figure as JSON
 //   graphpat_bench --workloads=mlp,dag --sizes=1e4,1e5 --passes=cse,build
+//   graphpat_bench --vs-tvm              # graphpat against TVM v0.14's recorded times (vs_tvm.hpp)
 // Other flags go to Google Benchmark (--benchmark_filter=REGEX on "workload[/size]/pass").
 // Progress goes to stderr, the table to stdout; the exit status is 1 if a benchmark failed.
 #include <algorithm>
@@ -43,6 +44,7 @@
 #include "heap.hpp"
 #include "registry.hpp"
 #include "report.hpp"
+#include "vs_tvm.hpp"
 #include "workload.hpp"
 
 namespace bench {
@@ -50,6 +52,7 @@ namespace {
 
 struct Options {
   bool quick = false;
+  bool vs_tvm = false;
   std::string out;
   std::vector<std::uint64_t> sizes;  // empty: the mode's
   std::vector<std::string> workloads;  // empty: all
@@ -58,7 +61,10 @@ struct Options {
 
 constexpr std::string_view kUsage = R"(usage: graphpat_bench [--quick] [--out FILE]
        [--sizes=1e3,1e4,...] [--workloads=NAME,...] [--passes=NAME,...] [--benchmark_...]
+       graphpat_bench --vs-tvm [--workloads=MODEL,...] [--out FILE]
   --quick       sizes 1e3 and 1e4, 2 short repetitions (a smoke run, < 2 min)
+  --vs-tvm      graphpat against TVM v0.14's recorded times on the models TVM was timed on,
+                operation by operation, with issue 24's goals (about a minute)
   --out FILE    also write every figure as JSON
   --sizes       synthetic sizes (default 1e3..1e7; --quick: 1e3,1e4)
   --workloads   model names (mlp, resnet18, ..., lstm_tagger.onnx, ...) and shapes (chain,
@@ -96,6 +102,8 @@ Options parse_options(int& argc, char** argv) {
     };
     if (arg == "--quick") {
       options.quick = true;
+    } else if (arg == "--vs-tvm") {
+      options.vs_tvm = true;
     } else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       std::exit(0);
@@ -223,6 +231,7 @@ int main(int argc, char** argv) {
   using namespace bench;
   keep_freed_memory();
   const Options options = parse_options(argc, argv);
+  if (options.vs_tvm) return run_vs_tvm(options.workloads, options.out);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 

@@ -13,8 +13,6 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <span>
 #include <string>
 #include <utility>
@@ -54,23 +52,6 @@ struct BuilderTarget {
     return builder.copy(source, id, operands, graphpat::Sharing::kHashCons);
   }
 };
-
-using CorpusPatterns = absl::StatusOr<std::vector<graphpat::CompositePattern<graphpat::relay::Dialect>>>;
-
-/// The ten named patterns of tests/data/corpus/patterns.txt (`name: pattern` lines), as a
-/// MergeComposite table in file order.
-CorpusPatterns corpus_patterns() {
-  std::ifstream in(std::filesystem::path(GRAPHPAT_BENCH_DATA_DIR) / "corpus" / "patterns.txt");
-  std::vector<graphpat::CompositePattern<graphpat::relay::Dialect>> patterns;
-  for (std::string line; std::getline(in, line);) {
-    std::size_t colon = line.find(": ");
-    if (line.empty() || line.front() == '#' || colon == std::string::npos) continue;
-    absl::StatusOr<graphpat::Pattern> pattern = graphpat::parse_pattern(line.substr(colon + 2));
-    if (!pattern.ok()) return pattern.status();
-    patterns.push_back({line.substr(0, colon), *std::move(pattern)});
-  }
-  return patterns;
-}
 
 /// Runs `pass(pattern)` for every corpus pattern; the sum of what it counts.
 template <class Pass>

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <graphpat/io/relay_json.hpp>
 #include <graphpat/io/relay_text.hpp>
+#include <graphpat/pattern.hpp>
 
 #ifndef GRAPHPAT_BENCH_DATA_DIR
 #error "GRAPHPAT_BENCH_DATA_DIR must name the project's tests/data directory"
@@ -26,11 +27,17 @@ constexpr std::string_view kModelSuffix = ".unbound.relay";
 constexpr std::string_view kOnnxSuffix = ".onnx";
 constexpr std::string_view kExternalSuffix = ".external.onnx";
 
-std::filesystem::path models_dir() {
-  return std::filesystem::path(GRAPHPAT_BENCH_DATA_DIR) / "corpus" / "models";
+std::filesystem::path models_dir() { return data_dir() / "corpus" / "models"; }
+
+std::filesystem::path onnx_dir() { return data_dir() / "onnx"; }
+
+std::string model_file(const std::string& name, std::string_view suffix) {
+  return read_file(models_dir() / (name + std::string(suffix)));
 }
 
-std::filesystem::path onnx_dir() { return std::filesystem::path(GRAPHPAT_BENCH_DATA_DIR) / "onnx"; }
+}  // namespace
+
+std::filesystem::path data_dir() { return GRAPHPAT_BENCH_DATA_DIR; }
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -39,12 +46,6 @@ std::string read_file(const std::filesystem::path& path) {
   bytes << in.rdbuf();
   return std::move(bytes).str();
 }
-
-std::string model_file(const std::string& name, std::string_view suffix) {
-  return read_file(models_dir() / (name + std::string(suffix)));
-}
-
-}  // namespace
 
 std::string WorkloadSpec::size_label() const {
   if (!synthetic()) return "model";
@@ -122,6 +123,19 @@ std::vector<std::string> onnx_model_names() {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+CorpusPatterns corpus_patterns() {
+  std::ifstream in(data_dir() / "corpus" / "patterns.txt");
+  std::vector<graphpat::CompositePattern<graphpat::relay::Dialect>> patterns;
+  for (std::string line; std::getline(in, line);) {
+    std::size_t colon = line.find(": ");
+    if (line.empty() || line.front() == '#' || colon == std::string::npos) continue;
+    absl::StatusOr<graphpat::Pattern> pattern = graphpat::parse_pattern(line.substr(colon + 2));
+    if (!pattern.ok()) return pattern.status();
+    patterns.push_back({line.substr(0, colon), *std::move(pattern)});
+  }
+  return patterns;
 }
 
 const Workload& workload(const WorkloadSpec& spec) {

@@ -13,12 +13,16 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <absl/status/statusor.h>
+
 #include <graphpat/io/onnx.hpp>
 #include <graphpat/relay/dialect.hpp>
+#include <graphpat/transform/merge_composite.hpp>
 
 namespace bench {
 
@@ -75,6 +79,17 @@ std::vector<std::string> shape_names();
 std::vector<std::string> onnx_model_names();
 /// The synthetic ONNX shapes generate_onnx makes.
 std::vector<std::string> onnx_shape_names();
+
+/// The project's tests/data directory, where the real models and TVM's figures are.
+std::filesystem::path data_dir();
+/// The bytes of the file at `path`; throws std::runtime_error when it cannot be read.
+std::string read_file(const std::filesystem::path& path);
+
+/// The ten named patterns of tests/data/corpus/patterns.txt (`name: pattern` lines), as a
+/// MergeComposite table in file order.
+using CorpusPatterns =
+    absl::StatusOr<std::vector<graphpat::CompositePattern<graphpat::relay::Dialect>>>;
+CorpusPatterns corpus_patterns();
 
 /// The workload for `spec`, made on first use. Only the latest is kept, so 1e7-node graphs do
 /// not pile up: callers run everything for one workload before asking for the next.
