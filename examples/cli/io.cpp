@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <graphpat/io/graph_json.hpp>
@@ -182,7 +183,7 @@ absl::StatusOr<Loaded> load(const std::string& path, bool keep_provenance) {
 absl::StatusOr<std::string> render(const relay::Module& module, Format format,
                                    relay::TextEnvelope envelope,
                                    const relay::JsonProvenance& provenance) {
-  ProgressLine progress(fmt::format("writing {}", format_name(format)));
+  ProgressLine progress(fmt::format("printing {}", format_name(format)));
   switch (format) {
     case Format::kText:
       return relay::print_text(module, envelope);
@@ -197,6 +198,7 @@ absl::StatusOr<std::string> render(const relay::Module& module, Format format,
 }
 
 absl::Status write_output(const std::string& path, std::string_view content) {
+  ProgressLine progress(fmt::format("writing {}", path == "-" ? "<stdout>" : path));
   if (path == "-") {
     std::fwrite(content.data(), 1, content.size(), stdout);
     std::fflush(stdout);
@@ -286,7 +288,7 @@ absl::Status write_module(const onnx::Module& module, const Loaded& input,
     return cross_dialect(input, options.to);
   }
   absl::StatusOr<std::string> content = [&] {
-    ProgressLine progress(fmt::format("writing {}", format_name(format)));
+    ProgressLine progress(fmt::format("printing {}", format_name(format)));
     if (format == Format::kGraphJson) return onnx::print_graph_json(module);
     // The provenance serves a changed module too: its untouched nodes keep their names.
     return onnx::save(module, input.onnx->provenance);
@@ -319,7 +321,19 @@ int usage_error(std::string_view message) {
   return 2;
 }
 
+namespace {
+
+/// CPU seconds this process has used.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
 ProgressLine::ProgressLine(std::string what) : what_(std::move(what)) {
+  if (report_phases) cpu_start_ = process_cpu_seconds();
   if (!isatty(STDERR_FILENO)) return;
   thread_ = std::thread([this] {
     auto start = std::chrono::steady_clock::now();
@@ -334,13 +348,19 @@ ProgressLine::ProgressLine(std::string what) : what_(std::move(what)) {
 }
 
 ProgressLine::~ProgressLine() {
-  if (!thread_.joinable()) return;
-  {
-    std::lock_guard lock(mutex_);
-    done_ = true;
+  if (thread_.joinable()) {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    finished_.notify_one();
+    thread_.join();
   }
-  finished_.notify_one();
-  thread_.join();
+  if (report_phases) {
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start_;
+    fmt::print(stderr, "graphpat: phase {}: {:.6f} s wall, {:.6f} s CPU\n", what_, wall.count(),
+               process_cpu_seconds() - cpu_start_);
+  }
 }
 
 }  // namespace graphpat::cli

@@ -3,6 +3,7 @@
 //
 //   graphpat partition mobilenet_v2.relay --pattern @bn.pat --attr Composite=bn -o out.relay
 //   graphpat match model.relay --pattern "is_op('nn.relu')(wildcard())" --count
+//   graphpat --phases cse model.relay -o out.relay   # each phase's time on stderr
 //
 // Exit codes: 0 done (diff: equal), 1 bad input (diff: different), 2 bad usage.
 #include <fmt/format.h>
@@ -24,6 +25,10 @@ int main(int argc, char** argv) {
       "Exit codes: 0 done, 1 bad input (diff: the models differ), 2 bad usage.\n"
       "Example:\n"
       "  graphpat convert resnet18.unbound.json -o resnet18.relay --to text");
+  app.add_flag(
+      "--phases", graphpat::cli::ProgressLine::report_phases,
+      "Print each phase's wall and CPU time on stderr (reading, parsing, the pass, printing, "
+      "writing); put it before the command");
   int exit_code = 0;
   graphpat::cli::add_convert(app, exit_code);
   graphpat::cli::add_stats(app, exit_code);

@@ -443,6 +443,36 @@ TEST_CASE("cse --relay-compat is TVM's EliminateCommonSubexpr, byte for byte", "
   }
 }
 
+TEST_CASE("the --phases flag times each phase of the process on stderr, in order", "[cli][phases]") {
+  fs::path out = scratch() / "phases.relay";
+  Outcome result = run({"--phases", "cse", model("mobilenet_v2_mxnet_style.relay"), "-o",
+                        out.string()});
+  REQUIRE(result.code == 0);
+  CHECK(read_file(out) == run({"cse", model("mobilenet_v2_mxnet_style.relay"), "-o", "-"}).out);
+  // Each line: "graphpat: phase WHAT: W s wall, C s CPU", the phases as the process runs them,
+  // then the command's own report.
+  const std::vector<std::string> phases = {
+      "reading " + model("mobilenet_v2_mxnet_style.relay"),
+      "parsing " + model("mobilenet_v2_mxnet_style.relay"), "merging common subexpressions",
+      "printing Relay text", "writing " + out.string()};
+  std::istringstream lines(result.err);
+  std::string line;
+  for (const std::string& phase : phases) {
+    REQUIRE(std::getline(lines, line));
+    INFO(line);
+    const std::string prefix = "graphpat: phase " + phase + ": ";
+    REQUIRE(line.starts_with(prefix));
+    CHECK(std::regex_match(line.substr(prefix.size()),
+                           std::regex(R"([0-9]+\.[0-9]{6} s wall, [0-9]+\.[0-9]{6} s CPU)")));
+  }
+  REQUIRE(std::getline(lines, line));
+  CHECK(line == "cse: 5 nodes merged (TupleGetItem: 5)");
+  CHECK_FALSE(std::getline(lines, line));
+  // Without the flag, nothing but the report.
+  CHECK(run({"cse", model("mobilenet_v2_mxnet_style.relay"), "-o", out.string()}).err ==
+        "cse: 5 nodes merged (TupleGetItem: 5)\n");
+}
+
 TEST_CASE("partition: the origin case, TVM's outputs, the summary", "[cli][partition]") {
   fs::path out = scratch() / "partitioned.relay";
   SECTION("default mode: every batch_norm, duplicates merged first") {
