@@ -356,6 +356,14 @@ class Matcher {
 
   [[nodiscard]] const PatternGraph& pattern_graph() const { return compiled_->graph; }
 
+  /// A cheap necessary condition for a match at `node`: a pattern rooted at a call of an op
+  /// (through attribute, type and `&` constraints) matches only calls of that op. False means
+  /// match(node) is no match, so a search may skip the node.
+  [[nodiscard]] bool may_match(NodeId node) const {
+    return !anchored_ || (anchor_op_.valid() && graph_.kind(node) == NodeKind::kCall &&
+                          graph_.called_op(node) == anchor_op_);
+  }
+
  private:
   static constexpr std::size_t kMaxContexts = 12;
 
@@ -1122,7 +1130,7 @@ class Matcher {
     }
   }
 
-  // A cheap necessary condition for find_matches: the op a call-rooted pattern calls.
+  // may_match's anchor: the op a call-rooted pattern calls.
   void compute_anchor() {
     const detail::CompiledPattern& c = *compiled_;
     PatternId id = c.root;
@@ -1150,10 +1158,6 @@ class Matcher {
           return;
       }
     }
-  }
-  bool may_match(NodeId node) const {
-    return !anchored_ || (anchor_op_.valid() && graph_.kind(node) == NodeKind::kCall &&
-                          graph_.called_op(node) == anchor_op_);
   }
 
   static constexpr DialectConventions kConventions = dialect_conventions<D>();

@@ -47,8 +47,10 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -216,24 +218,87 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
                          const std::vector<bool>* opaque_roots = nullptr,
                          bool roots_are_definitions = false,
                          std::vector<NodeId>* origins = nullptr) {
-  if (pattern.kind() == PatternKind::kFunction) {
-    // Relay's partitioner returns its input for a FunctionPattern at the top ("Partitioning a
-    // Function that isn't called doesn't make sense"); one that is called is matched by a call
-    // of it, FunctionPattern(...)(args).
+  auto unchanged = [&] {  // the same graph, the same roots
     new_roots.assign(roots.begin(), roots.end());
     if (origins != nullptr) *origins = identity_origins(graph.size());
     return graph;
-  }
+  };
+  // Relay's partitioner returns its input for a FunctionPattern at the top ("Partitioning a
+  // Function that isn't called doesn't make sense"); one that is called is matched by a call of
+  // it, FunctionPattern(...)(args).
+  if (pattern.kind() == PatternKind::kFunction) return unchanged();
   PartitionGrouper<D> grouper(pattern, graph, roots,
                               {.match = match_rules(options),
                                .refuse_stateful_copies = refuses_stateful_copies(options),
                                .roots_are_definitions = roots_are_definitions},
                               opaque_roots);
   std::vector<PartitionGroup> groups = grouper.run(report);
+  if (groups.empty()) return unchanged();
   absl::flat_hash_map<NodeId, std::size_t> group_at;
   for (std::size_t g = 0; g < groups.size(); ++g) group_at.emplace(groups[g].root, g);
+  const std::vector<bool>& live = grouper.live();
 
-  std::vector<bool> live = reachable_from(graph, roots);
+  // Which groups are outlined. A check that sees the input graph decides here, in id order. One
+  // that sees the function's body can run only once the body is built: then every live node is
+  // copied and what outlining left dead is dropped afterwards (compact).
+  const bool checks_built_body = options.check && options.check_sees_group_only;
+  std::vector<bool> outlined(groups.size(), false);
+  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+    auto found = group_at.find(NodeId(i));
+    if (!live[i] || found == group_at.end()) continue;
+    if (options.check && !options.check_sees_group_only && !options.check(graph, NodeId(i))) {
+      report.rejected.push_back({NodeId(i), RejectionReason::kCheckFailed, {}, {}});
+    } else {
+      outlined[found->second] = true;
+    }
+  }
+  auto outlined_group = [&](std::uint32_t i) -> const PartitionGroup* {
+    auto found = group_at.find(NodeId(i));
+    return found != group_at.end() && outlined[found->second] ? &groups[found->second] : nullptr;
+  };
+
+  // What the result keeps, so that only that is built: `keep_value[x]`, whether what x becomes
+  // is used (its copy, or for an outlined root the call of its function); `keep_copy[x]`, whether
+  // x's own copy is (for an outlined root only when its body is that copy: a group without
+  // inputs). Everything refers to lower ids, so one pass from the last node back decides. The
+  // rest is the groups' interiors, which their functions' bodies replace.
+  std::vector<bool> keep_value = checks_built_body ? live : std::vector<bool>(graph.size());
+  std::vector<bool> keep_copy = keep_value;
+  if (!checks_built_body) {
+    for (NodeId root : roots) keep_value[root.index()] = true;
+    absl::flat_hash_set<NodeId> reads_param;  // a group's inputs and the body nodes above them
+    for (std::uint32_t i = graph.size(); i-- > 0;) {
+      if (!keep_value[i]) continue;
+      const PartitionGroup* group = outlined_group(i);
+      if (group == nullptr) {
+        keep_copy[i] = true;
+        for (NodeId operand : graph.operands(NodeId(i))) keep_value[operand.index()] = true;
+        continue;
+      }
+      reads_param.clear();
+      reads_param.insert(group->inputs.begin(), group->inputs.end());
+      for (NodeId input : group->inputs) keep_value[input.index()] = true;
+      for (NodeId node : group->body) {
+        auto node_operands = graph.operands(node);
+        if (std::none_of(node_operands.begin(), node_operands.end(),
+                         [&](NodeId operand) { return reads_param.contains(operand); })) {
+          // Unchanged: the body shares the node's copy outside.
+          if (node.index() == i) {
+            keep_copy[i] = true;
+            for (NodeId operand : node_operands) keep_value[operand.index()] = true;
+          } else {
+            keep_value[node.index()] = true;
+          }
+          continue;
+        }
+        reads_param.insert(node);
+        for (NodeId operand : node_operands) {
+          if (!reads_param.contains(operand)) keep_value[operand.index()] = true;
+        }
+      }
+    }
+  }
+
   Graph<D> out(graph.shared_context());
   Builder<D> builder(out);
   std::vector<NodeId> map(graph.size());
@@ -248,15 +313,19 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
     if (!live[i]) continue;
     NodeId id(i);
-    operands.clear();
-    for (NodeId operand : graph.operands(id)) operands.push_back(map[operand.index()]);
-    map[i] = builder.copy(graph, id, operands);
-    stands_for(map[i], id);
-    auto found = group_at.find(id);
-    if (found == group_at.end()) continue;
-    const PartitionGroup& group = groups[found->second];
-    if (options.check && !options.check_sees_group_only && !options.check(graph, id)) {
-      report.rejected.push_back({id, RejectionReason::kCheckFailed, {}, {}});
+    if (keep_copy[i]) {
+      operands.clear();
+      for (NodeId operand : graph.operands(id)) operands.push_back(map[operand.index()]);
+      map[i] = builder.copy(graph, id, operands);
+      stands_for(map[i], id);
+    }
+    const PartitionGroup* outlined_root = outlined_group(i);
+    if (outlined_root == nullptr) continue;
+    const PartitionGroup& group = *outlined_root;
+    if (!keep_value[i]) {  // outlined, but nothing uses the call: nothing to build
+      report.duplicated.insert(report.duplicated.end(), group.duplicated.begin(),
+                               group.duplicated.end());
+      ++accepted;
       continue;
     }
     // The body: unchanged subexpressions are the outside nodes themselves (Relay's mutator
@@ -325,10 +394,13 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
   report.accepted += accepted;
   new_roots.clear();
   for (NodeId root : roots) new_roots.push_back(map[root.index()]);
-  if (accepted == 0) {
-    new_roots.assign(roots.begin(), roots.end());
-    if (origins != nullptr) *origins = identity_origins(graph.size());
-    return graph;  // unchanged: the same graph, the same roots
+  if (accepted == 0) return unchanged();
+  if (!checks_built_body) {
+    if (origins != nullptr) {
+      out_origins.resize(out.size());
+      *origins = std::move(out_origins);
+    }
+    return out;
   }
   Compacted<D> compacted = compact(out, new_roots);
   for (NodeId& root : new_roots) root = compacted.map(root);

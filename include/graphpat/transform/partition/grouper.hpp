@@ -7,11 +7,13 @@
 //   std::vector<graphpat::detail::PartitionGroup> groups = grouper.run(report);
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -106,8 +108,7 @@ class PartitionGrouper {
         refuse_stateful_copies_(options.refuse_stateful_copies),
         matcher_(pattern, graph, options.match),
         live_(reachable_from(graph, roots)),
-        users_(UsersIndex::build(graph, &live_)),
-        post_dominators_(PostDominatorTree::build(graph, roots)),
+        roots_(roots.begin(), roots.end()),
         group_of_(graph.size(), kNoGroup),
         opaque_(graph.size(), false),
         visit_mark_(graph.size(), 0),
@@ -127,6 +128,9 @@ class PartitionGrouper {
     }
   }
 
+  /// The nodes the roots reach (reachable_from).
+  [[nodiscard]] const std::vector<bool>& live() const { return live_; }
+
   /// Every accepted group, output side first; rejections go to `report`.
   std::vector<PartitionGroup> run(PartitionReport& report) {
     std::vector<PartitionGroup> groups;
@@ -138,6 +142,7 @@ class PartitionGrouper {
         for (NodeId operand : graph_.operands(id)) opaque[operand.index()] = true;
         continue;
       }
+      if (!matcher_.may_match(id)) continue;
       Match match = matcher_.match(id, scope_[i]);
       if (!match) continue;
       PartitionGroup group = make_group(std::move(match), report);
@@ -197,7 +202,7 @@ class PartitionGrouper {
     }
     group.number = attempts_++;
     const PatternGraph& patterns = match.pattern_graph();
-    std::vector<PatternId> order = patterns.post_order(match.pattern_root());
+    const std::vector<PatternId>& order = post_order(patterns, match.pattern_root());
     absl::flat_hash_set<NodeId> fuzzy = fuzzy_nodes(match, order);
     absl::flat_hash_set<NodeId> inputs;
     auto make_input = [&](NodeId node, PatternId leaf) {
@@ -264,9 +269,9 @@ class PartitionGrouper {
         return {};
       }
       if (node == root) continue;
-      for (NodeId user : users_.users(node)) {
+      for (NodeId user : users().users(node)) {
         if (visit_mark_[user.index()] == visit_epoch_ && !inputs.contains(user)) continue;
-        if (!post_dominators_.post_dominates(root, user)) {
+        if (!post_dominators().post_dominates(root, user)) {
           report.rejected.push_back({root, RejectionReason::kUsedOutside, node, user});
           return {};
         }
@@ -333,7 +338,7 @@ class PartitionGrouper {
     for (NodeId node : body) {
       NodeId binder = outermost_binder_[node.index()];
       if (!binder.valid()) continue;
-      for (NodeId user : users_.users(node)) {
+      for (NodeId user : users().users(node)) {
         if (visit_mark_[user.index()] != visit_epoch_ || inputs.contains(user)) {
           return {binder, user};
         }
@@ -363,12 +368,35 @@ class PartitionGrouper {
     return {};
   }
 
+  // The pattern nodes under `root` in post-order: the same for every match of one alternative,
+  // so computed once per root.
+  const std::vector<PatternId>& post_order(const PatternGraph& patterns, PatternId root) {
+    auto [at, made] = post_orders_.try_emplace(root);
+    if (made) at->second = patterns.post_order(root);
+    return at->second;
+  }
+
+  // The users of each live node, built on first use: by the first match that makes a group.
+  const UsersIndex& users() {
+    if (!users_) users_ = UsersIndex::build(graph_, &live_);
+    return *users_;
+  }
+
+  // The post-dominator tree, built on first use: only a group with an interior node used
+  // outside it asks, and most partitions have none.
+  const PostDominatorTree& post_dominators() {
+    if (!post_dominators_) post_dominators_ = PostDominatorTree::build(graph_, roots_);
+    return *post_dominators_;
+  }
+
   const Graph<D>& graph_;
   bool refuse_stateful_copies_;
   Matcher<D> matcher_;
   std::vector<bool> live_;
-  UsersIndex users_;
-  PostDominatorTree post_dominators_;
+  std::optional<UsersIndex> users_;
+  std::vector<NodeId> roots_;
+  std::optional<PostDominatorTree> post_dominators_;
+  absl::flat_hash_map<PatternId, std::vector<PatternId>> post_orders_;  // of matcher_'s patterns
   std::vector<NodeId> scope_;
   std::vector<std::uint32_t> group_of_;
   std::vector<bool> opaque_;  // not searched: in a partitioned function or an opaque root
