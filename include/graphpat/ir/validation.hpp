@@ -94,8 +94,28 @@ inline std::string out_of_range_problem(std::string_view written, std::string_vi
   return fmt::format("{} is out of range of {}", written, dtype);
 }
 
+/// Whether `dtype` is a dtype of one lane that dtype_problem accepts by its name: decided on
+/// the fields, since readers ask for every scalar they read and naming it would format a string.
+inline bool accepted_scalar_dtype(const DataType& dtype) {
+  if (dtype.lanes != 1) return false;
+  switch (dtype.code) {
+    case DataType::Code::kInt:
+    case DataType::Code::kUInt:
+      return dtype.bits >= 1 && dtype.bits <= 64;
+    case DataType::Code::kFloat:
+      return dtype.bits == 16 || dtype.bits == 32 || dtype.bits == 64;
+    case DataType::Code::kBFloat:
+      return dtype.bits == 16;
+    case DataType::Code::kHandle:
+    case DataType::Code::kBool:
+      return true;
+  }
+  return false;
+}
+
 /// What is wrong with `dtype` as the dtype of one scalar value: a dtype of one lane.
 inline std::optional<std::string> scalar_dtype_problem(const DataType& dtype) {
+  if (accepted_scalar_dtype(dtype)) return std::nullopt;
   if (auto problem = dtype_problem(dtype_name(dtype))) return problem;
   if (dtype.lanes != 1) return fmt::format("a scalar cannot be a {}", dtype_name(dtype));
   return std::nullopt;

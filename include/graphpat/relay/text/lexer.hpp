@@ -12,8 +12,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cassert>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -164,16 +165,24 @@ class RelayLexer {
  public:
   explicit RelayLexer(std::string_view text) : text_(text) {}
 
-  /// The token `ahead` places after the current one (0 = current). Lexing errors surface as a
-  /// kEnd token and status() turning non-ok.
+  /// The most tokens past the current one that peek may look at.
+  static constexpr std::size_t kMaxLookahead = 2;
+
+  /// The token `ahead` places after the current one (0 = current; at most kMaxLookahead).
+  /// Lexing errors surface as a kEnd token and status() turning non-ok.
   const Token& peek(std::size_t ahead = 0) {
-    while (window_.size() <= ahead) window_.push_back(lex());
-    return window_[ahead];
+    assert(ahead <= kMaxLookahead);
+    while (lexed_ <= ahead) {
+      window_[(current_ + lexed_) % window_.size()] = lex();
+      ++lexed_;
+    }
+    return window_[(current_ + ahead) % window_.size()];
   }
   Token next() {
     peek();
-    Token token = window_.front();
-    window_.pop_front();
+    Token token = window_[current_];
+    current_ = (current_ + 1) % window_.size();
+    --lexed_;
     return token;
   }
   [[nodiscard]] const absl::Status& status() const { return status_; }
@@ -494,7 +503,10 @@ class RelayLexer {
   std::int32_t line_ = 1;
   std::int32_t column_ = 1;
   bool first_ = true;
-  std::deque<Token> window_;
+  // The tokens lexed ahead: a ring of `lexed_` tokens from `current_` (the current token's).
+  std::array<Token, kMaxLookahead + 1> window_;
+  std::size_t current_ = 0;
+  std::size_t lexed_ = 0;
   absl::Status status_;
 };
 
