@@ -34,25 +34,45 @@ constexpr int kSamples = 7;
 constexpr double kSampleSeconds = 2e-3;
 constexpr std::size_t kMinRunsPerSample = 3;
 
+/// What graphpat runs for one row of the table.
+enum class Kind {
+  kCse,
+  kFindMatches,
+  kPartitionRelayCompat,
+  kPartitionDefault,
+  kParseText,
+  kPrintText,
+  kLoadJson,
+  kSaveJson
+};
+
 /// One operation of issue 24's table: what graphpat runs, which TVM time it is compared with,
 /// and the goal for the median ratio (every model should reach at least half of it).
 struct Operation {
+  Kind kind;
   std::string name;
-  std::string tvm_key;  // the time's key in results.json (per pattern when `per_pattern`)
-  bool per_pattern = false;
+  std::string tvm_key;  // the time's key in results.json (per pattern when `per_pattern()`)
+  /// The key of the count TVM recorded for this operation, per pattern (the pattern operations,
+  /// whose counts are checked), or "" for a whole-model operation. TVM's default is Relay's own
+  /// partition; graphpat's default mode merges duplicates first, as TVM's partition after
+  /// EliminateCommonSubexpr does, so it is checked against that count.
+  std::string tvm_count_key;
   double goal = 0;
+
+  [[nodiscard]] bool per_pattern() const { return !tvm_count_key.empty(); }
 };
 
 const std::vector<Operation>& operations() {
   static const std::vector<Operation> table = {
-      {"cse (relay_compat)", "t_cse", false, 500},
-      {"find_matches vs TVM's partition", "t_partition", true, 100},
-      {"partition, relay_compat", "t_partition", true, 50},
-      {"partition, default (CSE first) vs TVM's partition", "t_partition", true, 25},
-      {"parse_text (unbound text)", "t_parse_unbound_text", false, 100},
-      {"print_text", "t_astext_unbound", false, 50},
-      {"load_json (TVM JSON)", "t_load_json_unbound", false, 15},
-      {"save_json", "t_save_json_unbound", false, 10},
+      {Kind::kCse, "cse (relay_compat)", "t_cse", "", 500},
+      {Kind::kFindMatches, "find_matches vs TVM's partition", "t_partition", "matches", 100},
+      {Kind::kPartitionRelayCompat, "partition, relay_compat", "t_partition", "partitions", 50},
+      {Kind::kPartitionDefault, "partition, default (CSE first) vs TVM's partition",
+       "t_partition", "partitions_after_cse", 25},
+      {Kind::kParseText, "parse_text (unbound text)", "t_parse_unbound_text", "", 100},
+      {Kind::kPrintText, "print_text", "t_astext_unbound", "", 50},
+      {Kind::kLoadJson, "load_json (TVM JSON)", "t_load_json_unbound", "", 15},
+      {Kind::kSaveJson, "save_json", "t_save_json_unbound", "", 10},
   };
   return table;
 }
@@ -115,56 +135,43 @@ Timing time_call(const std::function<Kept()>& call) {
 Timing measure(const Operation& op, const Workload& w, const graphpat::Pattern* pattern) {
   const graphpat::relay::Module& module = w.module();
   using graphpat::NodeId;
-  if (op.tvm_key == "t_cse") {
-    return time_call([&] {
-      return keep(graphpat::eliminate_common_subexpr(module, {.relay_compat = true}), -1);
-    });
-  }
-  if (op.name.starts_with("find_matches")) {
-    return time_call([&] {
-      std::int64_t found = 0;
-      std::vector<graphpat::Match> matches;
-      for (NodeId root : module.roots()) {
-        std::vector<graphpat::Match> more =
-            graphpat::find_matches(*pattern, module.graph, root, {.relay_compat = true});
-        for (const graphpat::Match& m : more) {
-          found += module.graph.kind(m.root()) != graphpat::NodeKind::kOp;
+  switch (op.kind) {
+    case Kind::kCse:
+      return time_call([&] {
+        return keep(graphpat::eliminate_common_subexpr(module, {.relay_compat = true}), -1);
+      });
+    case Kind::kFindMatches:
+      return time_call([&] {
+        std::int64_t found = 0;
+        std::vector<graphpat::Match> matches;
+        for (NodeId root : module.roots()) {
+          std::vector<graphpat::Match> more =
+              graphpat::find_matches(*pattern, module.graph, root, {.relay_compat = true});
+          for (const graphpat::Match& m : more) {
+            found += module.graph.kind(m.root()) != graphpat::NodeKind::kOp;
+          }
+          std::move(more.begin(), more.end(), std::back_inserter(matches));
         }
-        std::move(more.begin(), more.end(), std::back_inserter(matches));
-      }
-      return keep(std::move(matches), found);
-    });
-  }
-  if (op.name.starts_with("partition")) {
-    const bool relay_compat = op.name == "partition, relay_compat";
-    return time_call([&] {
-      auto result = graphpat::partition(*pattern, module, {.relay_compat = relay_compat});
-      const std::int64_t accepted = result.report.accepted;
-      return keep(std::move(result), accepted);
-    });
-  }
-  if (op.tvm_key == "t_parse_unbound_text") {
-    return time_call([&] { return keep(graphpat::relay::parse_text(w.text())); });
-  }
-  if (op.tvm_key == "t_astext_unbound") {
-    return time_call([&] { return keep(graphpat::relay::print_text(module)); });
-  }
-  if (op.tvm_key == "t_load_json_unbound") {
-    return time_call([&] { return keep(graphpat::relay::load_json(w.json())); });
+        return keep(std::move(matches), found);
+      });
+    case Kind::kPartitionRelayCompat:
+    case Kind::kPartitionDefault:
+      return time_call([&] {
+        auto result = graphpat::partition(
+            *pattern, module, {.relay_compat = op.kind == Kind::kPartitionRelayCompat});
+        const std::int64_t accepted = result.report.accepted;
+        return keep(std::move(result), accepted);
+      });
+    case Kind::kParseText:
+      return time_call([&] { return keep(graphpat::relay::parse_text(w.text())); });
+    case Kind::kPrintText:
+      return time_call([&] { return keep(graphpat::relay::print_text(module)); });
+    case Kind::kLoadJson:
+      return time_call([&] { return keep(graphpat::relay::load_json(w.json())); });
+    case Kind::kSaveJson:
+      break;
   }
   return time_call([&] { return keep(graphpat::relay::save_json(module)); });
-}
-
-/// The count TVM recorded for what `op` does with `pattern`, or -1 when there is none to check.
-/// TVM's default is Relay's own partition; graphpat's default mode merges duplicates first, as
-/// TVM's partition after EliminateCommonSubexpr does, so it is checked against that count.
-std::int64_t tvm_count(const Operation& op, const nlohmann::json& counts) {
-  if (op.name.starts_with("find_matches")) return counts.at("matches").get<std::int64_t>();
-  if (op.name == "partition, relay_compat") return counts.at("partitions").get<std::int64_t>();
-  if (op.name.starts_with("partition")) {
-    return counts.at("partitions_after_cse").get<std::int64_t>();
-  }
-  return -1;
 }
 
 struct Measured {
@@ -225,13 +232,14 @@ int run_vs_tvm(const std::vector<std::string>& models, const std::string& out) {
                            {"error", problem}});
         by_operation[o].push_back(m);
       };
-      if (!op.per_pattern) {
+      if (!op.per_pattern()) {
         record("", nullptr, tvm, -1);
         continue;
       }
       for (const auto& entry : *patterns) {
         const nlohmann::json& counts = tvm.at("patterns").at(entry.name);
-        record(entry.name, &entry.pattern, counts, tvm_count(op, counts));
+        record(entry.name, &entry.pattern, counts,
+               counts.at(op.tvm_count_key).get<std::int64_t>());
       }
     }
   }
@@ -253,7 +261,7 @@ int run_vs_tvm(const std::vector<std::string>& models, const std::string& out) {
     }
     for (const Measured& t : totals) {
       std::printf("%-26s %-64s %12.4f %12.4f %9.1f\n", t.model.c_str(),
-                  (operations()[o].name + (operations()[o].per_pattern ? " (10 patterns)" : ""))
+                  (operations()[o].name + (operations()[o].per_pattern() ? " (10 patterns)" : ""))
                       .c_str(),
                   t.seconds * 1e3, t.tvm_seconds * 1e3, t.ratio());
     }

@@ -234,28 +234,21 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
                               opaque_roots);
   std::vector<PartitionGroup> groups = grouper.run(report);
   if (groups.empty()) return unchanged();
-  absl::flat_hash_map<NodeId, std::size_t> group_at;
-  for (std::size_t g = 0; g < groups.size(); ++g) group_at.emplace(groups[g].root, g);
   const std::vector<bool>& live = grouper.live();
 
-  // Which groups are outlined. A check that sees the input graph decides here, in id order. One
-  // that sees the function's body can run only once the body is built: then every live node is
-  // copied and what outlining left dead is dropped afterwards (compact).
+  // Which groups are outlined, by root: a check that sees the input graph decides here, in id
+  // order (the groups come output side first). One that sees the function's body can run only
+  // once the body is built: then every live node is copied and what outlining left dead is
+  // dropped afterwards (compact).
   const bool checks_built_body = options.check && options.check_sees_group_only;
-  std::vector<bool> outlined(groups.size(), false);
-  for (std::uint32_t i = 0; i < graph.size(); ++i) {
-    auto found = group_at.find(NodeId(i));
-    if (!live[i] || found == group_at.end()) continue;
-    if (options.check && !options.check_sees_group_only && !options.check(graph, NodeId(i))) {
-      report.rejected.push_back({NodeId(i), RejectionReason::kCheckFailed, {}, {}});
+  std::vector<const PartitionGroup*> outlined(graph.size(), nullptr);
+  for (auto group = groups.rbegin(); group != groups.rend(); ++group) {
+    if (options.check && !options.check_sees_group_only && !options.check(graph, group->root)) {
+      report.rejected.push_back({group->root, RejectionReason::kCheckFailed, {}, {}});
     } else {
-      outlined[found->second] = true;
+      outlined[group->root.index()] = &*group;
     }
   }
-  auto outlined_group = [&](std::uint32_t i) -> const PartitionGroup* {
-    auto found = group_at.find(NodeId(i));
-    return found != group_at.end() && outlined[found->second] ? &groups[found->second] : nullptr;
-  };
 
   // What the result keeps, so that only that is built: `keep_value[x]`, whether what x becomes
   // is used (its copy, or for an outlined root the call of its function); `keep_copy[x]`, whether
@@ -269,7 +262,7 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
     absl::flat_hash_set<NodeId> reads_param;  // a group's inputs and the body nodes above them
     for (std::uint32_t i = graph.size(); i-- > 0;) {
       if (!keep_value[i]) continue;
-      const PartitionGroup* group = outlined_group(i);
+      const PartitionGroup* group = outlined[i];
       if (group == nullptr) {
         keep_copy[i] = true;
         for (NodeId operand : graph.operands(NodeId(i))) keep_value[operand.index()] = true;
@@ -319,7 +312,7 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
       map[i] = builder.copy(graph, id, operands);
       stands_for(map[i], id);
     }
-    const PartitionGroup* outlined_root = outlined_group(i);
+    const PartitionGroup* outlined_root = outlined[i];
     if (outlined_root == nullptr) continue;
     const PartitionGroup& group = *outlined_root;
     if (!keep_value[i]) {  // outlined, but nothing uses the call: nothing to build
