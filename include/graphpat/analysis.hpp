@@ -7,6 +7,7 @@
 //   bool same = graphpat::structural_equal(ours, expected);
 #pragma once
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/analysis/compact.hpp"
 #include "graphpat/analysis/post_dominators.hpp"
 #include "graphpat/analysis/reachability.hpp"
@@ -14,3 +15,13 @@
 #include "graphpat/analysis/users.hpp"
 #include "graphpat/analysis/value_equality.hpp"
 #include "graphpat/analysis/verify.hpp"
+
+#if GRAPHPAT_INSTANTIATIONS
+// With graphpat::compiled (detail/linkage.hpp), the library holds these for the Relay dialect.
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat {
+GRAPHPAT_INSTANTIATION absl::Status verify(const relay::Graph&);
+GRAPHPAT_INSTANTIATION absl::Status verify(const relay::Module&);
+}  // namespace graphpat
+#endif  // GRAPHPAT_INSTANTIATIONS

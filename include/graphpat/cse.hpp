@@ -6,4 +6,17 @@
 //   fmt::print("{} merged\n", result.report.merged);
 #pragma once
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/transform/cse.hpp"
+
+#if GRAPHPAT_INSTANTIATIONS
+// With graphpat::compiled (detail/linkage.hpp), the library holds these for the Relay dialect.
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat {
+GRAPHPAT_INSTANTIATION CseResult<relay::Dialect> eliminate_common_subexpr(
+    const relay::Module&, const CseOptions<relay::Dialect>&);
+GRAPHPAT_INSTANTIATION CseFunctionResult<relay::Dialect> eliminate_common_subexpr(
+    const relay::Graph&, NodeId, const CseOptions<relay::Dialect>&);
+}  // namespace graphpat
+#endif  // GRAPHPAT_INSTANTIATIONS

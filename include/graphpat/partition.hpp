@@ -8,5 +8,21 @@
 //   auto tvm = graphpat::partition(pattern, module, {.relay_compat = true});
 #pragma once
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/transform/partition.hpp"
 #include "graphpat/transform/merge_composite.hpp"
+
+#if GRAPHPAT_INSTANTIATIONS
+// With graphpat::compiled (detail/linkage.hpp), the library holds these for the Relay dialect.
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat {
+GRAPHPAT_INSTANTIATION PartitionResult<relay::Dialect> partition(
+    const Pattern&, const relay::Module&, const PartitionOptions<relay::Dialect>&);
+GRAPHPAT_INSTANTIATION PartitionedExpression<relay::Dialect> partition(
+    const Pattern&, const relay::Graph&, NodeId, const PartitionOptions<relay::Dialect>&);
+GRAPHPAT_INSTANTIATION PartitionResult<relay::Dialect> merge_composite(
+    const std::vector<CompositePattern<relay::Dialect>>&, const relay::Module&,
+    const MergeCompositeOptions&);
+}  // namespace graphpat
+#endif  // GRAPHPAT_INSTANTIATIONS

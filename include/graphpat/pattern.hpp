@@ -9,6 +9,7 @@
 //   fmt::print("{}\n", graphpat::describe(bn0));              // back to text (Relay's sugar)
 #pragma once
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/pattern/describe.hpp"
 #include "graphpat/pattern/dsl.hpp"
 #include "graphpat/pattern/explain.hpp"
@@ -16,3 +17,16 @@
 #include "graphpat/pattern/pattern_graph.hpp"
 #include "graphpat/pattern/text.hpp"
 #include "graphpat/relay/pattern_text.hpp"
+
+#if GRAPHPAT_INSTANTIATIONS
+// With graphpat::compiled (detail/linkage.hpp), the library holds these for the Relay dialect.
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat {
+GRAPHPAT_INSTANTIATION Match match(const Pattern&, const relay::Graph&, NodeId, MatchOptions);
+GRAPHPAT_INSTANTIATION std::vector<Match> find_matches(const Pattern&, const relay::Graph&, NodeId,
+                                                       MatchOptions);
+GRAPHPAT_INSTANTIATION std::string explain(const Pattern&, const relay::Graph&, NodeId,
+                                           MatchOptions, const NodeNames&);
+}  // namespace graphpat
+#endif  // GRAPHPAT_INSTANTIATIONS

@@ -7,4 +7,19 @@
 //              result.converged ? "" : " (budget reached)");
 #pragma once
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/transform/rewrite.hpp"
+
+#if GRAPHPAT_INSTANTIATIONS
+// With graphpat::compiled (detail/linkage.hpp), the library holds these for the Relay dialect.
+#include "graphpat/relay/dialect.hpp"
+
+namespace graphpat {
+GRAPHPAT_INSTANTIATION RewriteResult<relay::Dialect> rewrite(
+    const std::vector<RewriteCallback<relay::Dialect>>&, const relay::Graph&, NodeId,
+    const RewriteOptions&);
+GRAPHPAT_INSTANTIATION ModuleRewriteResult<relay::Dialect> rewrite(
+    const std::vector<RewriteCallback<relay::Dialect>>&, const relay::Module&,
+    const RewriteOptions&);
+}  // namespace graphpat
+#endif  // GRAPHPAT_INSTANTIATIONS

@@ -51,7 +51,7 @@ constexpr IdMaker kIdMakers[] = {
     {"text_error", 0, "relay_text"},            // relay/text/lexer.hpp
     {"graph_json_error", 0, "graph_json"},      // io/graph_json/attr_values.hpp
     {"pattern_text_error", 0, "pattern_text"},  // pattern/text_syntax.hpp
-    {"error_at", 1, "pattern_text"},            // pattern/text.hpp, placed at a syntax node
+    {"error_at", 1, "pattern_text"},            // pattern/text_evaluator.hpp, placed at a syntax node
     {"verify_error", 0, "verify"},              // analysis/verify.hpp
     // AttrSchemaCache::canonical's callback (relay/text/attributes.hpp): the Relay text
     // readers make relay_text.<id> of it; the graph JSON reader makes graph_json.bad_attribute
@@ -81,7 +81,7 @@ const std::multiset<std::string> kForwardingCalls = {
     // text_error
     "include/graphpat/relay/text/lexer.hpp: make_error(fmt::format(\"relay_text.{}\", id))",
     // error_at
-    "include/graphpat/pattern/text.hpp: pattern_text_error(what)",
+    "include/graphpat/pattern/text_evaluator.hpp: pattern_text_error(what)",
     // pattern_text_error
     "include/graphpat/pattern/text_syntax.hpp: make_error(fmt::format(\"pattern_text.{}\", "
     "what))",

@@ -23,17 +23,15 @@
 #include <string>
 #include <string_view>
 
-#include "graphpat/io/graph_json/reader.hpp"
-#include "graphpat/io/graph_json/writer.hpp"
+#include "graphpat/detail/linkage.hpp"
+#include "graphpat/io/graph_json/options.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 namespace graphpat::relay {
 
 /// Reads a graph JSON file into a module.
-inline absl::StatusOr<Module> parse_graph_json(std::string_view json,
-                                               const GraphJsonParseOptions& options = {}) {
-  return graphpat::detail::GraphJsonReader<Dialect>(options).read(json);
-}
+GRAPHPAT_ENTRY absl::StatusOr<Module> parse_graph_json(std::string_view json,
+                                                       const GraphJsonParseOptions& options = {});
 
 /// Writes `module` as graph JSON (ending with "\n"); `graph_json.unsupported`, at the JSON path
 /// of the field, for what the format cannot hold (functions with type parameters, strings that
@@ -41,9 +39,7 @@ inline absl::StatusOr<Module> parse_graph_json(std::string_view json,
 /// back as the same type). The writer rule (a fuzz target checks it): what it writes,
 /// parse_graph_json reads back structurally equal, or it refuses; every name is an escaped
 /// JSON string, so any other UTF-8 name is carried.
-inline absl::StatusOr<std::string> print_graph_json(const Module& module) {
-  return graphpat::detail::GraphJsonWriter<Dialect>(module).write();
-}
+GRAPHPAT_ENTRY absl::StatusOr<std::string> print_graph_json(const Module& module);
 
 /// Whether `text` looks like graph JSON (for format detection): a JSON object whose first
 /// kilobytes name the format "graphpat.graph". False for TVM's save_json and Relay text.
@@ -72,3 +68,21 @@ inline std::string_view graph_json_dialect(std::string_view text) {
 }
 
 }  // namespace graphpat::relay
+
+#if GRAPHPAT_ENTRY_DEFINITIONS
+#include "graphpat/io/graph_json/reader.hpp"
+#include "graphpat/io/graph_json/writer.hpp"
+
+namespace graphpat::relay {
+
+GRAPHPAT_ENTRY absl::StatusOr<Module> parse_graph_json(std::string_view json,
+                                                       const GraphJsonParseOptions& options) {
+  return graphpat::detail::GraphJsonReader<Dialect>(options).read(json);
+}
+
+GRAPHPAT_ENTRY absl::StatusOr<std::string> print_graph_json(const Module& module) {
+  return graphpat::detail::GraphJsonWriter<Dialect>(module).write();
+}
+
+}  // namespace graphpat::relay
+#endif  // GRAPHPAT_ENTRY_DEFINITIONS

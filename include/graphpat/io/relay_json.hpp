@@ -80,17 +80,15 @@
 #include <string_view>
 #include <utility>
 
-#include "graphpat/io/relay_json/document.hpp"
-#include "graphpat/io/relay_json/emitter.hpp"
-#include "graphpat/io/relay_json/provenance.hpp"
-#include "graphpat/io/relay_json/reader.hpp"
-#include "graphpat/io/relay_json/upgrade.hpp"
+#include "graphpat/detail/linkage.hpp"
+#include "graphpat/ir/limits.hpp"
 #include "graphpat/relay/dialect.hpp"
 
-// Last, and undefined at the end of this file (see status_macros.hpp).
-#include "graphpat/detail/status_macros.hpp"
-
 namespace graphpat::relay {
+
+namespace detail {
+struct ProvenanceData;  // io/relay_json/provenance.hpp
+}  // namespace detail
 
 /// What a loaded file keeps for writing it back byte for byte (see the top of this file).
 /// Cheap to copy; empty for modules graphpat built itself.
@@ -102,12 +100,7 @@ class JsonProvenance {
 
   [[nodiscard]] bool empty() const { return data_ == nullptr; }
   /// The JSON node index `node` was read from, if it was read from the file.
-  [[nodiscard]] std::optional<std::uint32_t> index_of(NodeId node) const {
-    if (data_ == nullptr) return std::nullopt;
-    std::uint32_t index = data_->index_of(node);
-    if (index == detail::kNoIndex) return std::nullopt;
-    return index;
-  }
+  [[nodiscard]] GRAPHPAT_ENTRY std::optional<std::uint32_t> index_of(NodeId node) const;
   [[nodiscard]] const detail::ProvenanceData* data() const { return data_.get(); }
 
  private:
@@ -136,8 +129,44 @@ struct LoadedJson {
 };
 
 /// Reads a `tvm.ir.save_json` file (TVM 0.7 to 0.19 layouts).
-inline absl::StatusOr<LoadedJson> load_json(std::string_view json,
-                                            const JsonLoadOptions& options = {}) {
+GRAPHPAT_ENTRY absl::StatusOr<LoadedJson> load_json(std::string_view json,
+                                                    const JsonLoadOptions& options = {});
+
+/// Writes `module` as TVM v0.14's save_json does, byte for byte. With the provenance of the
+/// load that produced the graph, unchanged parts come back exactly as they were read.
+GRAPHPAT_ENTRY absl::StatusOr<std::string> save_json(const Module& module,
+                                                     const JsonProvenance& provenance = {});
+
+/// Writes the bare expression `root` of `graph` (save_json of a relay.Expr in TVM).
+GRAPHPAT_ENTRY absl::StatusOr<std::string> save_json(const Graph& graph, NodeId root,
+                                                     const JsonProvenance& provenance = {});
+
+/// Writes a loaded file back: its module, or its bare expression.
+GRAPHPAT_ENTRY absl::StatusOr<std::string> save_json(const LoadedJson& loaded);
+
+}  // namespace graphpat::relay
+
+#if GRAPHPAT_ENTRY_DEFINITIONS
+#include "graphpat/io/relay_json/document.hpp"
+#include "graphpat/io/relay_json/emitter.hpp"
+#include "graphpat/io/relay_json/provenance.hpp"
+#include "graphpat/io/relay_json/reader.hpp"
+#include "graphpat/io/relay_json/upgrade.hpp"
+
+// Last, and undefined at the end of this file (see status_macros.hpp).
+#include "graphpat/detail/status_macros.hpp"
+
+namespace graphpat::relay {
+
+GRAPHPAT_ENTRY std::optional<std::uint32_t> JsonProvenance::index_of(NodeId node) const {
+  if (data_ == nullptr) return std::nullopt;
+  std::uint32_t index = data_->index_of(node);
+  if (index == detail::kNoIndex) return std::nullopt;
+  return index;
+}
+
+GRAPHPAT_ENTRY absl::StatusOr<LoadedJson> load_json(std::string_view json,
+                                                    const JsonLoadOptions& options) {
   auto data = std::make_shared<detail::ProvenanceData>();
   InputLimits limits = options.limits.or_defaults(kJsonDefaultLimits);
   GRAPHPAT_RETURN_IF_ERROR(detail::parse_document(json, data->document, limits.max_nodes));
@@ -149,25 +178,21 @@ inline absl::StatusOr<LoadedJson> load_json(std::string_view json,
   return loaded;
 }
 
-/// Writes `module` as TVM v0.14's save_json does, byte for byte. With the provenance of the
-/// load that produced the graph, unchanged parts come back exactly as they were read.
-inline absl::StatusOr<std::string> save_json(const Module& module,
-                                             const JsonProvenance& provenance = {}) {
+GRAPHPAT_ENTRY absl::StatusOr<std::string> save_json(const Module& module,
+                                                     const JsonProvenance& provenance) {
   detail::Emitter emitter(module.graph, provenance.data());
   std::uint32_t root = emitter.emit_module(module);
   return emitter.write(root);
 }
 
-/// Writes the bare expression `root` of `graph` (save_json of a relay.Expr in TVM).
-inline absl::StatusOr<std::string> save_json(const Graph& graph, NodeId root,
-                                             const JsonProvenance& provenance = {}) {
+GRAPHPAT_ENTRY absl::StatusOr<std::string> save_json(const Graph& graph, NodeId root,
+                                                     const JsonProvenance& provenance) {
   detail::Emitter emitter(graph, provenance.data());
   std::uint32_t object = emitter.emit_expression(root);
   return emitter.write(object);
 }
 
-/// Writes a loaded file back: its module, or its bare expression.
-inline absl::StatusOr<std::string> save_json(const LoadedJson& loaded) {
+GRAPHPAT_ENTRY absl::StatusOr<std::string> save_json(const LoadedJson& loaded) {
   if (loaded.expression) return save_json(loaded.module.graph, *loaded.expression, loaded.provenance);
   return save_json(loaded.module, loaded.provenance);
 }
@@ -175,3 +200,4 @@ inline absl::StatusOr<std::string> save_json(const LoadedJson& loaded) {
 }  // namespace graphpat::relay
 
 #include "graphpat/detail/status_macros_undef.hpp"
+#endif  // GRAPHPAT_ENTRY_DEFINITIONS

@@ -75,50 +75,71 @@
 
 #include <absl/status/statusor.h>
 
-#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
-#include "graphpat/io/relay_text/parser.hpp"
-#include "graphpat/io/relay_text/printer.hpp"
-#include "graphpat/relay/call_attrs.hpp"
+#include "graphpat/detail/linkage.hpp"
+#include "graphpat/io/relay_text/options.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 namespace graphpat::relay {
 
 /// Reads a module (`def @main(...) {...}` items, optionally a version header and a
 /// `#[metadata]` section).
-inline absl::StatusOr<Module> parse_text(std::string_view text,
-                                         const TextParseOptions& options = {}) {
-  return graphpat::detail::RelayTextParser(text, options).parse_module();
-}
+GRAPHPAT_ENTRY absl::StatusOr<Module> parse_text(std::string_view text,
+                                                 const TextParseOptions& options = {});
 
 /// Reads a bare expression (what `str(expr)` / `expr.astext()` print), e.g. `free_var %x;
 /// add(%x, 1f)`.
-inline absl::StatusOr<ParsedExpression> parse_expression(std::string_view text,
-                                                         const TextParseOptions& options = {}) {
-  return graphpat::detail::RelayTextParser(text, options).parse_expression();
-}
+GRAPHPAT_ENTRY absl::StatusOr<ParsedExpression> parse_expression(
+    std::string_view text, const TextParseOptions& options = {});
 
 /// Prints `module` as TVM v0.14 does in `envelope`, or refuses (`relay_text.unprintable`,
 /// naming the node) a name the reader would not read back (see the top of this file).
-inline absl::StatusOr<std::string> print_text(const Module& module,
-                                              TextEnvelope envelope = TextEnvelope::kAstext) {
-  return graphpat::detail::RelayTextPrinter(module.graph, envelope).print_module(module);
-}
+GRAPHPAT_ENTRY absl::StatusOr<std::string> print_text(const Module& module,
+                                                      TextEnvelope envelope = TextEnvelope::kAstext);
 
 /// Prints the expression `root` of `graph` as TVM prints a bare expression (no trailing LF);
 /// `metadata` is a kept `#[metadata]` section to re-emit when it still matches.
-inline absl::StatusOr<std::string> print_expression(const Graph& graph, NodeId root,
-                                                    TextEnvelope envelope = TextEnvelope::kAstext,
-                                                    std::string_view metadata = {}) {
+GRAPHPAT_ENTRY absl::StatusOr<std::string> print_expression(
+    const Graph& graph, NodeId root, TextEnvelope envelope = TextEnvelope::kAstext,
+    std::string_view metadata = {});
+GRAPHPAT_ENTRY absl::StatusOr<std::string> print_expression(
+    const ParsedExpression& parsed, TextEnvelope envelope = TextEnvelope::kAstext);
+
+}  // namespace graphpat::relay
+
+#if GRAPHPAT_ENTRY_DEFINITIONS
+#include "graphpat/io/relay_text/parser.hpp"
+#include "graphpat/io/relay_text/printer.hpp"
+
+namespace graphpat::relay {
+
+GRAPHPAT_ENTRY absl::StatusOr<Module> parse_text(std::string_view text,
+                                                 const TextParseOptions& options) {
+  return graphpat::detail::RelayTextParser(text, options).parse_module();
+}
+
+GRAPHPAT_ENTRY absl::StatusOr<ParsedExpression> parse_expression(
+    std::string_view text, const TextParseOptions& options) {
+  return graphpat::detail::RelayTextParser(text, options).parse_expression();
+}
+
+GRAPHPAT_ENTRY absl::StatusOr<std::string> print_text(const Module& module,
+                                                      TextEnvelope envelope) {
+  return graphpat::detail::RelayTextPrinter(module.graph, envelope).print_module(module);
+}
+
+GRAPHPAT_ENTRY absl::StatusOr<std::string> print_expression(const Graph& graph, NodeId root,
+                                                            TextEnvelope envelope,
+                                                            std::string_view metadata) {
   return graphpat::detail::RelayTextPrinter(graph, envelope).print_expression(root, metadata);
 }
-inline absl::StatusOr<std::string> print_expression(const ParsedExpression& parsed,
-                                                    TextEnvelope envelope = TextEnvelope::kAstext) {
+
+GRAPHPAT_ENTRY absl::StatusOr<std::string> print_expression(const ParsedExpression& parsed,
+                                                            TextEnvelope envelope) {
   return print_expression(parsed.module.graph, parsed.root, envelope, parsed.module.text_metadata);
 }
 
 }  // namespace graphpat::relay
+#endif  // GRAPHPAT_ENTRY_DEFINITIONS

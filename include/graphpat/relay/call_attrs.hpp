@@ -29,9 +29,8 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/ir/context.hpp"
-#include "graphpat/ir/errors.hpp"
-#include "graphpat/relay/text/attributes.hpp"
 
 namespace graphpat::relay {
 
@@ -44,8 +43,24 @@ namespace graphpat::relay {
 /// for an op the context's registry does not have ("no op nn.rleu is registered in dialect
 /// relay"; it is not registered then), `relay_text.bad_attribute` for a value the field cannot
 /// hold, `relay_text.missing_attribute` for a required field left out.
-inline absl::StatusOr<AttrValueId> call_attrs(Context& context, std::string_view op_name,
-                                              std::span<const AttrField> fields) {
+GRAPHPAT_ENTRY absl::StatusOr<AttrValueId> call_attrs(Context& context, std::string_view op_name,
+                                                      std::span<const AttrField> fields);
+
+/// The same, the fields named by strings.
+GRAPHPAT_ENTRY absl::StatusOr<AttrValueId> call_attrs(
+    Context& context, std::string_view op_name,
+    const std::vector<std::pair<std::string_view, AttrValueId>>& fields = {});
+
+}  // namespace graphpat::relay
+
+#if GRAPHPAT_ENTRY_DEFINITIONS
+#include "graphpat/ir/errors.hpp"
+#include "graphpat/relay/text/attributes.hpp"
+
+namespace graphpat::relay {
+
+GRAPHPAT_ENTRY absl::StatusOr<AttrValueId> call_attrs(Context& context, std::string_view op_name,
+                                                      std::span<const AttrField> fields) {
   OpId op = context.ops.find(op_name);
   if (!op.valid()) {
     return make_error(absl::StatusCode::kInvalidArgument, "relay_text.unregistered_op",
@@ -64,13 +79,13 @@ inline absl::StatusOr<AttrValueId> call_attrs(Context& context, std::string_view
       });
 }
 
-/// The same, the fields named by strings.
-inline absl::StatusOr<AttrValueId> call_attrs(
+GRAPHPAT_ENTRY absl::StatusOr<AttrValueId> call_attrs(
     Context& context, std::string_view op_name,
-    const std::vector<std::pair<std::string_view, AttrValueId>>& fields = {}) {
+    const std::vector<std::pair<std::string_view, AttrValueId>>& fields) {
   std::vector<AttrField> written;
   for (const auto& [key, value] : fields) written.push_back({context.strings.intern(key), value});
   return call_attrs(context, op_name, written);
 }
 
 }  // namespace graphpat::relay
+#endif  // GRAPHPAT_ENTRY_DEFINITIONS

@@ -31,6 +31,7 @@
 #include "graphpat/io/graph_json/attr_values.hpp"
 #include "graphpat/io/graph_json/dialect.hpp"
 #include "graphpat/io/graph_json/json_stream.hpp"
+#include "graphpat/io/graph_json/options.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/limits.hpp"
 #include "graphpat/ir/module.hpp"
@@ -42,23 +43,6 @@
 #include "graphpat/detail/status_macros.hpp"
 
 namespace graphpat {
-
-/// Limits of parse_graph_json (relay:: and onnx::).
-struct GraphJsonParseOptions {
-  /// max_nodes bounds the nodes the file defines, max_depth the nesting of one attribute value
-  /// and of one type's text, max_tensor_bytes each constant that carries its bytes. Each left
-  /// 0 is kGraphJsonDefaultLimits'.
-  InputLimits limits{};
-};
-
-/// parse_graph_json's defaults: 256 levels of nesting, else kDefaultLimits.
-inline constexpr InputLimits kGraphJsonDefaultLimits =
-    InputLimits{.max_depth = 256}.or_defaults(kDefaultLimits);
-
-namespace relay {
-using graphpat::GraphJsonParseOptions;
-using graphpat::kGraphJsonDefaultLimits;
-}  // namespace relay
 
 }  // namespace graphpat
 

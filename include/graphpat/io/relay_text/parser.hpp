@@ -28,33 +28,13 @@
 #include "graphpat/relay/text/lexer.hpp"
 #include "graphpat/relay/text/literals.hpp"
 #include "graphpat/io/relay_text/metadata.hpp"
+#include "graphpat/io/relay_text/options.hpp"
 #include "graphpat/ir/limits.hpp"
 #include "graphpat/ir/validation.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 // Last, and undefined at the end of this file (see status_macros.hpp).
 #include "graphpat/detail/status_macros.hpp"
-
-namespace graphpat::relay {
-
-/// Limits and switches of parse_text / parse_expression.
-struct TextParseOptions {
-  /// max_depth bounds syntactic nesting (calls in calls, fn in fn, types, attribute values),
-  /// max_nodes the nodes the parse creates (variables and lets included, refused where the
-  /// first node over the limit is made), max_tensor_bytes each `#[metadata]` constant;
-  /// each left 0 is kDefaultLimits'.
-  InputLimits limits{};
-  bool require_version = false;  // refuse a module without `#[version = "0.0.5"]`
-};
-
-/// A bare expression read by parse_expression: its graph (in a module holding any `def`s
-/// that came with it) and its root.
-struct ParsedExpression {
-  Module module;
-  NodeId root;
-};
-
-}  // namespace graphpat::relay
 
 namespace graphpat::detail {
 

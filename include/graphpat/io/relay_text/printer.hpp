@@ -29,18 +29,8 @@
 #include "graphpat/relay/text/literals.hpp"
 #include "graphpat/io/relay_text/metadata.hpp"
 #include "graphpat/io/relay_text/metadata_writer.hpp"
+#include "graphpat/io/relay_text/options.hpp"
 #include "graphpat/relay/dialect.hpp"
-
-namespace graphpat::relay {
-
-/// The three forms TVM prints (§1.1).
-enum class TextEnvelope {
-  kAstext,         // astext(): header, `#[metadata]` JSON when the meta table is not empty
-  kAstextNoMeta,   // astext(show_meta_data=False): header, "metadata omitted" trailer
-  kStr,            // str(mod) / PrettyPrint: no header, one extra LF when there is metadata
-};
-
-}  // namespace graphpat::relay
 
 namespace graphpat::detail {
 

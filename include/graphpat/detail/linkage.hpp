@@ -1,0 +1,41 @@
+// How graphpat's entry functions are linked: header-only (the default), or from the optional
+// compiled component `graphpat::compiled`, a static library that holds them once, so that a
+// user's file compiles their declarations only (issue 24: 30 s -> a few seconds per file).
+//
+//   target_link_libraries(app PRIVATE graphpat::compiled)   # defines GRAPHPAT_COMPILED
+//
+// An entry header declares its functions with GRAPHPAT_ENTRY and puts their definitions, and the
+// includes only they need, under `#if GRAPHPAT_ENTRY_DEFINITIONS`:
+//   - header-only (no macro): GRAPHPAT_ENTRY is `inline` and the definitions are seen;
+//   - GRAPHPAT_COMPILED (a user of graphpat::compiled): declarations only; the entry function
+//     templates are declared `extern template` for the built-in Relay dialect by the entry
+//     headers (partition.hpp, cse.hpp, rewrite.hpp), so they are not instantiated again;
+//   - GRAPHPAT_BUILDING_COMPILED (src/compiled.cpp, the library's one source): the definitions,
+//     not inline, compiled once.
+// An entry header states the instantiations the library holds once, with GRAPHPAT_INSTANTIATION
+// under `#if GRAPHPAT_INSTANTIATIONS`: `extern template` for a user, `template` in the library.
+// A dialect of the user's own is instantiated in the user's files, as header-only.
+// Every file of a program that links graphpat::compiled must see GRAPHPAT_COMPILED (the target
+// sets it), so that each entry function is defined once, in the library.
+#pragma once
+
+#if defined(GRAPHPAT_BUILDING_COMPILED)
+#define GRAPHPAT_ENTRY
+#define GRAPHPAT_ENTRY_DEFINITIONS 1
+#elif defined(GRAPHPAT_COMPILED)
+#define GRAPHPAT_ENTRY
+#define GRAPHPAT_ENTRY_DEFINITIONS 0
+#else
+#define GRAPHPAT_ENTRY inline
+#define GRAPHPAT_ENTRY_DEFINITIONS 1
+#endif
+
+#if defined(GRAPHPAT_BUILDING_COMPILED)
+#define GRAPHPAT_INSTANTIATION template
+#define GRAPHPAT_INSTANTIATIONS 1
+#elif defined(GRAPHPAT_COMPILED)
+#define GRAPHPAT_INSTANTIATION extern template
+#define GRAPHPAT_INSTANTIATIONS 1
+#else
+#define GRAPHPAT_INSTANTIATIONS 0
+#endif
