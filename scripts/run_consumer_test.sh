@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs graphpat from an existing build tree into a scratch prefix, then
 # configures, builds and runs tests/consumer against it via find_package(graphpat), and
-# tests/consumer/onnx via find_package(graphpat COMPONENTS onnx).
+# tests/consumer/onnx via find_package(graphpat COMPONENTS onnx); tests/consumer builds README's
+# examples twice, header-only and against graphpat::compiled.
 #
 # usage: run_consumer_test.sh <build-dir> <source-dir> <scratch-dir>
 # env:   CMAKE_COMMAND             cmake to use (default: cmake on PATH)
@@ -55,6 +56,9 @@ fi
 
 echo "== running $consumer (README's examples)"
 "$consumer" "$source_dir/examples/models/mobilenet_v2_mxnet_style.relay"
+consumer_compiled="${consumer%/consumer}/consumer_compiled"
+echo "== running $consumer_compiled (the same, against graphpat::compiled)"
+"$consumer_compiled" "$source_dir/examples/models/mobilenet_v2_mxnet_style.relay"
 
 onnx_build="$scratch_dir/build-onnx"
 echo "== configuring the ONNX component's consumer in $onnx_build"
