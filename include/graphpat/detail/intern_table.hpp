@@ -32,6 +32,13 @@ class InternTable {
     return id;
   }
 
+  /// Makes room for `records` entries: the index keeps ids only, so each growth hashes every
+  /// entry again.
+  void reserve(std::size_t records) {
+    entries_.reserve(records);
+    index_.reserve(records);
+  }
+
   /// The id of (record, children) if it was interned, else an invalid id.
   [[nodiscard]] IdType find(const Record& record, std::span<const std::uint32_t> children) const {
     auto found = index_.find(Key{&record, children});

@@ -1111,22 +1111,27 @@ class Matcher {
     }
   }
 
-  void collect(Match& result) const {
-    std::vector<std::pair<PatternId, NodeId>> entries;
-    std::vector<bool> seen(memo_.size(), false);
+  // The bindings of the patterns touched, grouped by pattern id in increasing order, each
+  // pattern's nodes in memo order.
+  void collect(Match& result) {
+    std::vector<PatternId>& ids = collect_ids_;  // kept between matches: no allocation
+    ids.clear();
+    collect_seen_.assign(memo_.size(), false);
+    std::size_t count = 0;
     for (PatternId id : touched_) {
-      const std::vector<NodeId>& memo = memo_[id.index()];
-      if (memo.empty() || seen[id.index()]) continue;
-      seen[id.index()] = true;
-      for (NodeId node : memo) entries.emplace_back(id, node);
+      if (memo_[id.index()].empty() || collect_seen_[id.index()]) continue;
+      collect_seen_[id.index()] = true;
+      ids.push_back(id);
+      count += memo_[id.index()].size();
     }
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    result.patterns_.reserve(entries.size());
-    result.nodes_.reserve(entries.size());
-    for (auto [pattern, node] : entries) {
-      result.patterns_.push_back(pattern);
-      result.nodes_.push_back(node);
+    std::sort(ids.begin(), ids.end());
+    result.patterns_.reserve(count);
+    result.nodes_.reserve(count);
+    for (PatternId id : ids) {
+      for (NodeId node : memo_[id.index()]) {
+        result.patterns_.push_back(id);
+        result.nodes_.push_back(node);
+      }
     }
   }
 
@@ -1172,6 +1177,8 @@ class Matcher {
 
   std::vector<std::vector<NodeId>> memo_;  // per pattern id, Relay's memo_
   std::vector<PatternId> touched_;         // patterns whose memo is non-empty (or was)
+  std::vector<PatternId> collect_ids_;     // collect()'s scratch
+  std::vector<bool> collect_seen_;         // collect()'s scratch
   std::vector<PatternId> trail_;           // Relay's matched_nodes_
   std::vector<Frame> frames_;
   bool memoize_ = true;

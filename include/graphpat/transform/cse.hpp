@@ -152,6 +152,15 @@ class CommonSubexprEliminator {
   void run(std::span<const NodeId> roots) {
     std::vector<bool> live = reachable_from(input_, roots);
     if (!options_.relay_compat) scopes_.build(input_, roots, live);
+    // At most every live node is copied and keyed; growing the tables would hash them again.
+    std::size_t live_nodes = 0, live_operands = 0;
+    for (std::uint32_t i = 0; i < input_.size(); ++i) {
+      if (!live[i]) continue;
+      ++live_nodes;
+      live_operands += input_.operands(NodeId(i)).size();
+    }
+    output_.reserve(live_nodes, live_operands);
+    keys_.reserve(live_nodes);
     old_to_new_.assign(input_.size(), NodeId());
     value_class_.clear();
     std::vector<NodeId> operands;

@@ -53,9 +53,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -293,11 +295,16 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
   }
 
   Graph<D> out(graph.shared_context());
+  out.reserve(graph.size(), 0);  // about as many nodes as the input: no table growth
   Builder<D> builder(out);
   std::vector<NodeId> map(graph.size());
   std::vector<NodeId> operands;
   absl::flat_hash_map<NodeId, NodeId> inner;  // a group's body: input node -> its copy
-  std::vector<NodeId> out_origins;             // RejectedGroup's rule, per node of `out`
+  std::vector<NodeId> params;                 // a group's function parameters
+  std::vector<NodeId> args;                   // and its call's arguments
+  fmt::memory_buffer param_name;
+  std::vector<NodeId> out_origins;            // RejectedGroup's rule, per node of `out`
+  out_origins.reserve(graph.size());
   auto stands_for = [&](NodeId made, NodeId input) {
     if (made.index() >= out_origins.size()) out_origins.resize(made.index() + 1);
     if (!out_origins[made.index()].valid()) out_origins[made.index()] = input;
@@ -324,12 +331,14 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
     // The body: unchanged subexpressions are the outside nodes themselves (Relay's mutator
     // returns the same object), the rest are copies reading the parameters.
     inner.clear();
-    std::vector<NodeId> params;
-    std::vector<NodeId> args;
+    params.clear();
+    args.clear();
     auto add_param = [&](NodeId input) {
-      params.push_back(
-          builder.var(fmt::format("{}{}_{}", dialect_conventions<D>().outlined_parameter_prefix,
-                                  group.number, params.size())));
+      param_name.clear();
+      fmt::format_to(std::back_inserter(param_name), "{}{}_{}",
+                     dialect_conventions<D>().outlined_parameter_prefix, group.number,
+                     params.size());
+      params.push_back(builder.var(std::string_view(param_name.data(), param_name.size())));
       args.push_back(map[input.index()]);
       stands_for(params.back(), input);
       return params.back();

@@ -204,7 +204,8 @@ class PartitionGrouper {
     const PatternGraph& patterns = match.pattern_graph();
     const std::vector<PatternId>& order = post_order(patterns, match.pattern_root());
     absl::flat_hash_set<NodeId> fuzzy = fuzzy_nodes(match, order);
-    absl::flat_hash_set<NodeId> inputs;
+    absl::flat_hash_set<NodeId>& inputs = group_inputs_;  // kept between groups: no allocation
+    inputs.clear();
     auto make_input = [&](NodeId node, PatternId leaf) {
       NodeKind kind = graph_.kind(node);
       if (fuzzy.contains(node) || kind == NodeKind::kOp || kind == NodeKind::kFunction ||
@@ -234,11 +235,7 @@ class PartitionGrouper {
     // The body: everything from the root down to the inputs, named in Relay's visiting order
     // (operands in order, post-order, each node once).
     ++visit_epoch_;
-    struct Frame {
-      NodeId node;
-      std::uint32_t next;
-    };
-    std::vector<Frame> stack;
+    std::vector<BodyFrame>& stack = body_stack_;
     auto enter = [&](NodeId node) {
       if (inputs.contains(node) || visit_mark_[node.index()] == visit_epoch_) return;
       visit_mark_[node.index()] = visit_epoch_;
@@ -246,7 +243,7 @@ class PartitionGrouper {
     };
     enter(root);
     while (!stack.empty()) {
-      Frame& top = stack.back();
+      BodyFrame& top = stack.back();
       auto operands = graph_.operands(top.node);
       if (top.next < operands.size()) {
         enter(operands[top.next++]);
@@ -403,6 +400,13 @@ class PartitionGrouper {
   std::vector<std::uint32_t> visit_mark_;
   std::vector<NodeId> outermost_binder_;  // escaping_variable's, for the current group's body
   absl::flat_hash_set<NodeId> definitions_;
+  // make_group's scratch, kept between groups so that a group allocates only what it keeps.
+  struct BodyFrame {
+    NodeId node;
+    std::uint32_t next;
+  };
+  absl::flat_hash_set<NodeId> group_inputs_;
+  std::vector<BodyFrame> body_stack_;
   std::uint32_t visit_epoch_ = 0;
   std::uint32_t attempts_ = 0;
 };
