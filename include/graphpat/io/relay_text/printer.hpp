@@ -88,14 +88,23 @@ class BlockIndenter {
     std::string out;
     out.reserve(text.size() + text.size() / 4);
     std::size_t level = 0;
-    for (const char& c : text) {
-      if (c == in_) {
+    std::size_t start = 0;
+    while (start < text.size()) {  // whole runs of plain bytes at a time
+      std::size_t stop = start;
+      while (stop < text.size() && text[stop] != in_ && text[stop] != out_ && text[stop] != '\n') {
+        ++stop;
+      }
+      out.append(text.substr(start, stop - start));
+      if (stop == text.size()) break;
+      if (text[stop] == in_) {
         ++level;
-      } else if (c == out_) {
+      } else if (text[stop] == out_) {
         level -= level > 0;
       } else {
-        append_indented(out, std::string_view(&c, 1), level);
+        out += '\n';
+        out.append(2 * level, ' ');
       }
+      start = stop + 1;
     }
     return out;
   }
@@ -105,9 +114,13 @@ class BlockIndenter {
 
   // Appends `text` with 2 * `levels` spaces after each of its line feeds.
   static void append_indented(std::string& out, std::string_view text, std::size_t levels) {
-    for (char c : text) {
-      out += c;
-      if (c == '\n') out.append(2 * levels, ' ');
+    for (std::size_t start = 0; start < text.size();) {
+      std::size_t line_feed = std::min(text.find('\n', start), text.size());
+      out.append(text.substr(start, line_feed - start));
+      if (line_feed == text.size()) break;
+      out += '\n';
+      out.append(2 * levels, ' ');
+      start = line_feed + 1;
     }
   }
 
@@ -774,7 +787,7 @@ class RelayTextPrinter {
         if (matches) {
           if (auto problem = cache_.unreadable_field(attrs, *op_schema)) refuse(node, *problem);
         }
-        for (std::string& field : cache_.field_texts(attrs)) args.push_back(std::move(field));
+        for (const std::string& field : cache_.field_texts(attrs)) args.push_back(field);
         // TVM names the struct of a call whose callee is not an op. An op's call names it too
         // when it is a struct no registry knows (a vendor's, or `on(attrs_type_key="DictA")`
         // read from text): TVM has no such call, and without the name the reader would give

@@ -444,7 +444,15 @@ class AttrSchemaCache {
 
   /// The `name=value` texts TVM prints for `attrs` (§2.1): for a canonical object every field
   /// that has no default or differs from it, in declaration order; otherwise every field.
-  std::vector<std::string> field_texts(AttrValueId attrs) {
+  /// Made once per attribute object (a model's calls share a few); valid until the next call.
+  const std::vector<std::string>& field_texts(AttrValueId attrs) {
+    auto [slot, inserted] = field_texts_.try_emplace(attrs);
+    if (inserted) slot->second = make_field_texts(attrs);
+    return slot->second;
+  }
+
+ private:
+  std::vector<std::string> make_field_texts(AttrValueId attrs) {
     const AttrTable& table = context_.attrs;
     std::vector<std::string> texts;
     const AttrSchema* schema = context_.ops.find_schema(table.text(attrs));
@@ -465,6 +473,7 @@ class AttrSchemaCache {
     return texts;
   }
 
+ public:
   /// A value as printed; double fields print with TVM's `f` suffix whatever their width.
   std::string value_text(AttrValueId value, std::optional<relay::FieldStorage> kind = {}) const {
     const AttrTable& table = context_.attrs;
@@ -523,6 +532,7 @@ class AttrSchemaCache {
 
   Context& context_;
   absl::flat_hash_map<StringId, std::vector<std::optional<AttrValueId>>> defaults_;
+  absl::flat_hash_map<AttrValueId, std::vector<std::string>> field_texts_;  // field_texts' memo
 };
 
 }  // namespace graphpat::detail
