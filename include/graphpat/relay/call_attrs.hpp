@@ -20,9 +20,7 @@
 #pragma once
 
 #include <absl/status/statusor.h>
-#include <fmt/format.h>
 
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,6 +52,10 @@ GRAPHPAT_ENTRY absl::StatusOr<AttrValueId> call_attrs(
 }  // namespace graphpat::relay
 
 #if GRAPHPAT_ENTRY_DEFINITIONS
+#include <fmt/format.h>
+
+#include <optional>
+
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/relay/text/attributes.hpp"
 

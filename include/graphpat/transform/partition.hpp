@@ -303,9 +303,10 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
   std::vector<NodeId> params;                 // a group's function parameters
   std::vector<NodeId> args;                   // and its call's arguments
   fmt::memory_buffer param_name;
-  std::vector<NodeId> out_origins;            // RejectedGroup's rule, per node of `out`
-  out_origins.reserve(graph.size());
+  std::vector<NodeId> out_origins;  // RejectedGroup's rule, per node of `out`: for `origins` only
+  if (origins != nullptr) out_origins.reserve(graph.size());
   auto stands_for = [&](NodeId made, NodeId input) {
+    if (origins == nullptr) return;
     if (made.index() >= out_origins.size()) out_origins.resize(made.index() + 1);
     if (!out_origins[made.index()].valid()) out_origins[made.index()] = input;
   };
