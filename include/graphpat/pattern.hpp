@@ -7,12 +7,17 @@
 //   for (const graphpat::Match& m : graphpat::find_matches(bn0, graph, main)) { ... }
 //   fmt::print("{}\n", graphpat::explain(bn0, graph, node));  // why not, in words
 //   fmt::print("{}\n", graphpat::describe(bn0));              // back to text (Relay's sugar)
+//   graphpat::PatternContext ctx;                              // several patterns at once
+//   ctx.fork_to(is_op("nn.relu")(wildcard()), {conv1x1, conv3x3});
+//   auto matches = graphpat::find_graph_matches(ctx, graph, main);
 #pragma once
 
 #include "graphpat/detail/linkage.hpp"
 #include "graphpat/pattern/describe.hpp"
 #include "graphpat/pattern/dsl.hpp"
 #include "graphpat/pattern/explain.hpp"
+#include "graphpat/pattern/graph_matcher.hpp"
+#include "graphpat/pattern/graph_pattern.hpp"
 #include "graphpat/pattern/matcher.hpp"
 #include "graphpat/pattern/pattern_graph.hpp"
 #include "graphpat/pattern/text.hpp"

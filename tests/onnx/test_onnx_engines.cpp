@@ -1167,3 +1167,37 @@ TEST_CASE("patterns match inside subgraphs, at any depth", "[onnx][pattern][subg
   }
   CHECK(models == 22);
 }
+
+TEST_CASE("a graph pattern finds squeezenet1_1's eight fire modules: a Relu forked to a 1x1 "
+          "and a 3x3 Conv",
+          "[onnx][pattern][graph]") {
+  LoadedOnnx loaded = load_path(kOnnxData / "squeezenet1_1.external.onnx");
+  // Counted over the protobuf: the Relu outputs read as input 0 by two Conv nodes.
+  std::map<std::string, std::size_t> conv_readers;
+  std::set<std::string> relu_outputs;
+  for (const onnx::NodeProto& node : loaded.provenance.model().graph().node()) {
+    if (node.op_type() == "Relu") relu_outputs.insert(node.output(0));
+    if (node.op_type() == "Conv") ++conv_readers[node.input(0)];
+  }
+  std::size_t forks = 0;
+  for (const std::string& output : relu_outputs) forks += conv_readers[output] == 2;
+  CHECK(forks == 8);  // SqueezeNet 1.1 has eight fire modules
+
+  using namespace graphpat::dsl;
+  Pattern squeeze = is_op("Relu")(wildcard());
+  Pattern expand1 = is_op("Conv")(squeeze, wildcard(), wildcard())
+                        .has_attr({{"kernel_shape", {1, 1}}});
+  Pattern expand3 = is_op("Conv")(squeeze, wildcard(), wildcard())
+                        .has_attr({{"kernel_shape", {3, 3}}});
+  graphpat::PatternContext ctx;
+  ctx.fork_to(squeeze, {expand1, expand3});
+  absl::StatusOr<std::vector<graphpat::Match>> fires =
+      graphpat::find_graph_matches(ctx, loaded.module.graph, main_of(loaded.module));
+  REQUIRE(fires.ok());
+  REQUIRE(fires->size() == forks);
+  const graphpat::onnx::Graph& graph = loaded.module.graph;
+  for (const graphpat::Match& fire : *fires) {
+    CHECK(graph.args(fire.bound(expand1))[0] == fire.bound(squeeze));
+    CHECK(graph.args(fire.bound(expand3))[0] == fire.bound(squeeze));
+  }
+}

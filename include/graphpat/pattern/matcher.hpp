@@ -50,6 +50,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -95,9 +96,21 @@ struct CompiledPattern {
   std::vector<PatternId> divide_retry0, divide_retry1, multiply_retry;  // per pattern id
   bool has_dominator = false;
 
-  CompiledPattern(const Pattern& pattern, const DialectConventions& conventions) {
-    copy_reachable(pattern, conventions.arithmetic);
-    std::vector<PatternId> work = graph.post_order(root);
+  CompiledPattern(const Pattern& pattern, const DialectConventions& conventions)
+      : CompiledPattern(std::span(&pattern, 1), conventions) {}
+  /// Several roots under one pattern graph (a graph pattern's nodes, graph_pattern.hpp): `root`
+  /// is the first; find() names the others.
+  CompiledPattern(std::span<const Pattern> roots, const DialectConventions& conventions) {
+    copy_reachable(roots, conventions.arithmetic);
+    std::vector<PatternId> work;
+    std::vector<bool> seen(graph.size(), false);
+    for (const Pattern& pattern : roots) {
+      for (PatternId id : graph.post_order(find(pattern))) {
+        if (seen[id.index()]) continue;
+        seen[id.index()] = true;
+        work.push_back(id);
+      }
+    }
     for (PatternId id : work) has_dominator |= graph.kind(id) == PatternKind::kDominator;
     resize(graph.size());
     if (conventions.associativity_retries) {
@@ -117,24 +130,38 @@ struct CompiledPattern {
   }
 
  private:
-  // Copies the nodes reachable from `pattern` keeping their relative order, so that bindings,
-  // which are sorted by pattern id, come out in the same order as in the store.
-  void copy_reachable(const Pattern& pattern, const ArithmeticOps& arithmetic) {
-    const PatternGraph& source = pattern.graph();
-    std::vector<PatternId> reachable = source.post_order(pattern.id());
-    std::sort(reachable.begin(), reachable.end());
-    for (std::uint32_t i = 0; i < reachable.size(); ++i) {
-      by_uid.emplace(source.node(reachable[i]).uid, PatternId(i));
+  // Copies the nodes reachable from the roots keeping their relative order within each store
+  // (roots combined with one another share one), so that bindings, which are sorted by pattern
+  // id, come out in the same order as in the store.
+  void copy_reachable(std::span<const Pattern> roots, const ArithmeticOps& arithmetic) {
+    std::vector<std::pair<const PatternGraph*, std::vector<PatternId>>> stores;
+    for (const Pattern& pattern : roots) {
+      const PatternGraph* source = &pattern.graph();
+      auto store = std::find_if(stores.begin(), stores.end(),
+                                [&](const auto& entry) { return entry.first == source; });
+      if (store == stores.end()) store = stores.insert(stores.end(), {source, {}});
+      std::vector<PatternId> reachable = source->post_order(pattern.id());
+      store->second.insert(store->second.end(), reachable.begin(), reachable.end());
     }
-    auto renumbered = [&](PatternId id) { return by_uid.at(source.node(id).uid); };
-    for (PatternId id : reachable) {
-      PatternNode node = source.node(id);
-      for (PatternId& operand : node.operands) operand = renumbered(operand);
-      if (node.redirect.valid()) node.redirect = renumbered(node.redirect);
-      if (node.role) node.name = arithmetic.of(*node.role);
-      graph.add(std::move(node));
+    for (auto& [source, reachable] : stores) {
+      std::sort(reachable.begin(), reachable.end());
+      reachable.erase(std::unique(reachable.begin(), reachable.end()), reachable.end());
+      const std::uint32_t base = static_cast<std::uint32_t>(by_uid.size());
+      for (std::uint32_t i = 0; i < reachable.size(); ++i) {
+        by_uid.emplace(source->node(reachable[i]).uid, PatternId(base + i));
+      }
     }
-    root = renumbered(pattern.id());
+    for (const auto& [source, reachable] : stores) {
+      auto renumbered = [&, src = source](PatternId id) { return by_uid.at(src->node(id).uid); };
+      for (PatternId id : reachable) {
+        PatternNode node = source->node(id);
+        for (PatternId& operand : node.operands) operand = renumbered(operand);
+        if (node.redirect.valid()) node.redirect = renumbered(node.redirect);
+        if (node.role) node.name = arithmetic.of(*node.role);
+        graph.add(std::move(node));
+      }
+    }
+    root = find(roots.front());
     user_size = graph.size();
   }
 
@@ -260,7 +287,11 @@ template <Dialect D>
 class Matcher {
  public:
   Matcher(const Pattern& pattern, const Graph<D>& graph, MatchOptions options = {})
-      : compiled_(std::make_shared<detail::CompiledPattern>(pattern, kConventions)),
+      : Matcher(std::span(&pattern, 1), graph, options) {}
+  /// A matcher of several patterns under one memo (the nodes of a graph pattern,
+  /// graph_matcher.hpp); match() and matches() try the first.
+  Matcher(std::span<const Pattern> roots, const Graph<D>& graph, MatchOptions options = {})
+      : compiled_(std::make_shared<detail::CompiledPattern>(roots, kConventions)),
         graph_(graph),
         options_(options),
         step_limit_(options.max_steps != 0
@@ -288,7 +319,7 @@ class Matcher {
     add_op_ = find_named(ops, kConventions.arithmetic.add);
     multiply_op_ = find_named(ops, kConventions.arithmetic.multiply);
     divide_op_ = find_named(ops, kConventions.arithmetic.divide);
-    compute_anchor();
+    std::tie(anchored_, anchor_op_) = anchor_of(compiled_->root);
   }
 
   /// What compiling the pattern for this graph noticed, one line each: an op the pattern names
@@ -413,15 +444,25 @@ class Matcher {
   // ----- the driver ---------------------------------------------------------------------------
 
   bool run(NodeId node, NodeId scope) {
+    forget_bindings(scope);
+    return drive(compiled_->root, node);
+  }
+
+  // Forgets every binding; dominator post-dominance is taken from `scope` on.
+  void forget_bindings(NodeId scope) {
     for (PatternId touched : touched_) memo_[touched.index()].clear();
     touched_.clear();
     trail_.clear();
     frames_.clear();
     memoize_ = true;
-    forget_walked_paths();
     scope_ = scope;
+  }
+
+  // Matches `pattern` at `node` on top of the bindings made so far.
+  bool drive(PatternId pattern, NodeId node) {
+    forget_walked_paths();
     Incoming incoming;
-    begin_visit(compiled_->root, node, incoming);
+    begin_visit(pattern, node, incoming);
     for (std::uint64_t steps = 0; !frames_.empty(); ++steps) {
       if (steps == step_limit_) {
         frames_.clear();
@@ -1135,10 +1176,40 @@ class Matcher {
     }
   }
 
-  // may_match's anchor: the op a call-rooted pattern calls.
-  void compute_anchor() {
+  // ----- graph patterns (GraphMatcher, graph_matcher.hpp) --------------------------------------
+
+  template <Dialect>
+  friend class GraphMatcher;
+
+  // Matches `pattern` at `node` keeping every binding made so far, so that a pattern node bound
+  // before binds the same node again; on failure nothing new is kept.
+  bool extend(PatternId pattern, NodeId node) {
+    const std::size_t watermark = trail_.size();
+    if (drive(pattern, node)) return true;
+    clear_to(watermark);
+    return false;
+  }
+  [[nodiscard]] std::size_t trail_size() const { return trail_.size(); }
+  void retract(std::size_t watermark) { clear_to(watermark); }
+  [[nodiscard]] NodeId first_binding(PatternId pattern) const {
+    const std::vector<NodeId>& memo = memo_[pattern.index()];
+    return memo.empty() ? NodeId() : memo.front();
+  }
+  // Every binding made so far, as a successful match tried at `root`.
+  Match snapshot(NodeId root) {
+    Match result;
+    result.compiled_ = compiled_;
+    result.root_ = root;
+    result.matched_ = true;
+    collect(result);
+    return result;
+  }
+  [[nodiscard]] const detail::CompiledPattern& compiled() const { return *compiled_; }
+
+  // The anchor of the pattern at `id`: whether it matches calls of one op only (through
+  // attribute, type and `&` constraints), and which (invalid: an op the graph does not have).
+  std::pair<bool, OpId> anchor_of(PatternId id) const {
     const detail::CompiledPattern& c = *compiled_;
-    PatternId id = c.root;
     for (;;) {
       const PatternNode& node = c.graph.node(id);
       switch (node.kind) {
@@ -1155,12 +1226,11 @@ class Matcher {
         case PatternKind::kCall:
           if (c.graph.kind(node.operands[0]) == PatternKind::kOp &&
               !c.divide_retry0[id.index()].valid() && !c.multiply_retry[id.index()].valid()) {
-            anchor_op_ = op_ids_[node.operands[0].index()];
-            anchored_ = true;
+            return {true, op_ids_[node.operands[0].index()]};
           }
-          return;
+          return {false, OpId()};
         default:
-          return;
+          return {false, OpId()};
       }
     }
   }

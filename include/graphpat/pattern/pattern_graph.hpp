@@ -27,6 +27,7 @@
 #include <absl/status/status.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <initializer_list>
@@ -363,6 +364,27 @@ class Pattern {
     }
     store->graph.mutable_node(id()).redirect = target.id();
     return absl::OkStatus();
+  }
+
+  /// A copy of this pattern made of new nodes (Relax's `dup()`): the same structure, recursive
+  /// redirects included, sharing no node with this one, so in a graph pattern
+  /// (graph_pattern.hpp) the copy binds nodes of its own. The result lives in a store of its
+  /// own; nothing is written to this pattern's store.
+  [[nodiscard]] Pattern dup() const {
+    const PatternGraph& source = graph();
+    std::vector<PatternId> reachable = source.post_order(id());
+    std::sort(reachable.begin(), reachable.end());
+    std::vector<PatternId> renumbered(source.size());
+    for (std::uint32_t i = 0; i < reachable.size(); ++i) renumbered[reachable[i].index()] = PatternId(i);
+    auto store = std::make_shared<detail::PatternStore>();
+    for (PatternId old_id : reachable) {
+      PatternNode copy = source.node(old_id);
+      copy.uid = 0;
+      for (PatternId& operand : copy.operands) operand = renumbered[operand.index()];
+      if (copy.redirect.valid()) copy.redirect = renumbered[copy.redirect.index()];
+      store->graph.add(std::move(copy));
+    }
+    return Pattern(std::move(store), renumbered[id().index()]);
   }
 
   // Method sugar of the pattern language; dsl.hpp defines them.

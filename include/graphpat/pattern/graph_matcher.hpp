@@ -1,0 +1,437 @@
+// Matching graph patterns (graph_pattern.hpp): every assignment of a PatternContext's patterns
+// to graph nodes that satisfies its constraints, in a graph of any dialect.
+//
+//   absl::StatusOr<graphpat::GraphMatcher<relay::Dialect>> matcher =
+//       graphpat::GraphMatcher<relay::Dialect>::make(ctx, graph);
+//   std::optional<graphpat::Match> first = matcher->first(main);   // Relax's ctx.match_dfb
+//   for (const graphpat::Match& m : matcher->find_all(main)) use(m.bound(q), m.bound(k));
+//   matcher->report().stopped;                                    // a limit ended the search
+//
+// A graph match is a Match (matcher.hpp) whose bindings are those of every context pattern and
+// every pattern node under them; root() is the node of the context's first pattern.
+//
+// The search. Patterns are placed one at a time: first the anchored pattern (one that matches
+// calls of one op only) whose op has the fewest calls in the graph, tried at each of them; then,
+// while one is left that is tied to a placed pattern, that one, tried only where the tie leads:
+// the users of a producer's node, the operands of a consumer's node, or the users of the node a
+// shared sub-pattern bound (x in `dense(x, wq)`, `dense(x, wk)`). Each try is one matcher run
+// under the memo of the placed patterns, and the search backtracks over every choice. So an
+// anchored, connected graph pattern costs the anchor's calls times the few neighbours each
+// leads to: linear in the graph. What makes it worse: a pattern with no anchor (a lone
+// wildcard or var) is tried at every node; patterns tied by nothing (two unconnected parts) are
+// searched as a product of their matches; and nodes with many users (a weight shared by
+// thousands of calls) widen each step. GraphMatchOptions bounds it: past max_steps tries or
+// max_matches matches the search stops, returns what it found, and report() says so.
+//
+// find_all reports one assignment per set of nodes, the first the search finds: the three
+// `dense(x, _)` patterns of a QKV context match three calls in 3! orders, reported once.
+#pragma once
+
+#include <absl/container/flat_hash_set.h>
+#include <absl/status/statusor.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graphpat/analysis/reachability.hpp"
+#include "graphpat/analysis/users.hpp"
+#include "graphpat/ir/graph.hpp"
+#include "graphpat/pattern/graph_pattern.hpp"
+#include "graphpat/pattern/matcher.hpp"
+#include "graphpat/pattern/node_words.hpp"
+
+namespace graphpat {
+
+struct GraphMatchOptions {
+  /// How each pattern matches at a node (MatchOptions::max_steps bounds each try).
+  MatchOptions match;
+  /// The most tries (a pattern at a candidate node) one search may take; 0: 2^20 or 64 per node
+  /// of the graph and pattern of the context, whichever is more.
+  std::uint64_t max_steps = 0;
+  /// The most matches find_all returns; 0: no bound but max_steps.
+  std::size_t max_matches = 0;
+};
+
+/// What the last search did.
+struct GraphSearchReport {
+  std::uint64_t steps = 0;    // tries
+  std::size_t matches = 0;    // matches found (reported)
+  bool stopped = false;       // a limit ended the search before every choice was tried
+  std::string stop_reason;    // which, in words ("" when not stopped)
+};
+
+template <Dialect D>
+class GraphMatcher {
+ public:
+  /// A matcher of `context` over `graph`; refuses a context validate() refuses.
+  static absl::StatusOr<GraphMatcher> make(const PatternContext& context, const Graph<D>& graph,
+                                           GraphMatchOptions options = {}) {
+    if (absl::Status status = context.validate(); !status.ok()) return status;
+    return GraphMatcher(context, graph, options);
+  }
+
+  /// The first match among the nodes reachable from `root`, or none (Relax's match_dfb).
+  std::optional<Match> first(NodeId root) {
+    std::vector<Match> found;
+    search(root, true, found);
+    if (found.empty()) return std::nullopt;
+    return std::move(found.front());
+  }
+  /// Every match among the nodes reachable from `root`, one per set of matched nodes, in the
+  /// order the search finds them.
+  std::vector<Match> find_all(NodeId root) {
+    std::vector<Match> found;
+    search(root, false, found);
+    return found;
+  }
+
+  [[nodiscard]] const GraphSearchReport& report() const { return report_; }
+  /// What compiling the patterns noticed (Matcher::warnings).
+  [[nodiscard]] const std::vector<std::string>& warnings() const { return matcher_.warnings(); }
+
+ private:
+  // Where a placed pattern's candidates come from.
+  enum class Source : std::uint8_t { kScan, kUsersOfProducer, kOperandsOfConsumer, kUsersOfShared };
+  struct Level {
+    std::size_t pattern = 0;  // position in the context
+    Source source = Source::kScan;
+    std::size_t tie = 0;      // the placed pattern (context position) or shared pattern id
+    std::vector<NodeId> candidates;
+    std::size_t next = 0;
+    std::size_t watermark = 0;
+    NodeId assigned;
+  };
+  static Level make_level(std::size_t pattern, Source source, std::size_t tie) {
+    Level level;
+    level.pattern = pattern;
+    level.source = source;
+    level.tie = tie;
+    return level;
+  }
+
+  GraphMatcher(const PatternContext& context, const Graph<D>& graph, GraphMatchOptions options)
+      : context_(context),
+        graph_(graph),
+        options_(options),
+        matcher_(std::span(context.patterns()), graph, options.match) {
+    const detail::CompiledPattern& compiled = matcher_.compiled();
+    for (const Pattern& pattern : context_.patterns()) {
+      PatternId id = compiled.find(pattern);
+      ids_.push_back(id);
+      anchors_.push_back(matcher_.anchor_of(id));
+      std::vector<bool> reach(compiled.graph.size(), false);
+      for (PatternId under : compiled.graph.post_order(id)) reach[under.index()] = true;
+      reaches_.push_back(std::move(reach));
+    }
+  }
+
+  // The direct arguments of the call a pattern is (through attribute, type, `&` and dominator
+  // wrappers), or none.
+  std::vector<PatternId> call_arguments(PatternId id) const {
+    const PatternGraph& patterns = matcher_.compiled().graph;
+    for (;;) {
+      const PatternNode& node = patterns.node(id);
+      switch (node.kind) {
+        case PatternKind::kAttr:
+        case PatternKind::kType:
+        case PatternKind::kDataType:
+        case PatternKind::kShape:
+        case PatternKind::kAnd:
+          id = node.operands[0];
+          continue;
+        case PatternKind::kDominator:
+          id = node.operands[2];
+          continue;
+        case PatternKind::kCall:
+          return {node.operands.begin() + 1, node.operands.end()};
+        default:
+          return {};
+      }
+    }
+  }
+
+  // The order patterns are placed in and where each one's candidates come from.
+  void plan(const std::vector<std::uint32_t>& op_calls) {
+    const std::size_t n = ids_.size();
+    std::vector<bool> placed(n, false);
+    levels_.clear();
+    auto scan_cost = [&](std::size_t i) -> std::uint64_t {
+      auto [anchored, op] = anchors_[i];
+      if (!anchored) return std::numeric_limits<std::uint64_t>::max();
+      return op.valid() ? op_calls[op.index()] : 0;
+    };
+    while (levels_.size() < n) {
+      // A tie to a placed pattern, edges first.
+      std::optional<Level> next;
+      for (std::size_t j = 0; j < n && !next; ++j) {
+        if (placed[j]) continue;
+        for (const UseConstraint& c : context_.constraints()) {
+          if (c.consumer == j && placed[c.producer]) {
+            next = make_level(j, Source::kUsersOfProducer, c.producer);
+          } else if (c.producer == j && placed[c.consumer]) {
+            next = make_level(j, Source::kOperandsOfConsumer, c.consumer);
+          }
+          if (next) break;
+        }
+      }
+      for (std::size_t j = 0; j < n && !next; ++j) {
+        if (placed[j]) continue;
+        for (PatternId argument : call_arguments(ids_[j])) {
+          for (std::size_t p = 0; p < n && !next; ++p) {
+            if (placed[p] && reaches_[p][argument.index()]) {
+              next = make_level(j, Source::kUsersOfShared, argument.index());
+            }
+          }
+          if (next) break;
+        }
+      }
+      if (!next) {
+        std::size_t best = n;
+        for (std::size_t j = 0; j < n; ++j) {
+          if (!placed[j] && (best == n || scan_cost(j) < scan_cost(best))) best = j;
+        }
+        next = make_level(best, Source::kScan, 0);
+      }
+      placed[next->pattern] = true;
+      levels_.push_back(std::move(*next));
+    }
+  }
+
+  // Whether the pattern at context position `i` may match at `node` (its anchor's op).
+  bool may_match(std::size_t i, NodeId node) const {
+    auto [anchored, op] = anchors_[i];
+    return !anchored || (op.valid() && graph_.kind(node) == NodeKind::kCall &&
+                         graph_.called_op(node) == op);
+  }
+
+  std::span<const NodeId> arguments_of(NodeId node) const {
+    return graph_.kind(node) == NodeKind::kCall ? graph_.args(node) : graph_.operands(node);
+  }
+
+  bool holds(const UseConstraint& c) const {
+    NodeId producer = assigned_[c.producer], consumer = assigned_[c.consumer];
+    std::span<const NodeId> arguments = arguments_of(consumer);
+    bool uses = false;
+    if (c.index >= 0) {
+      uses = static_cast<std::size_t>(c.index) < arguments.size() &&
+             arguments[static_cast<std::size_t>(c.index)] == producer;
+    } else {
+      std::span<const NodeId> operands = graph_.operands(consumer);
+      uses = std::find(operands.begin(), operands.end(), producer) != operands.end();
+    }
+    return uses && (c.kind == UseKind::kUsedBy || users_.user_count(producer) == 1);
+  }
+
+  // Every constraint between the pattern just placed and those placed before it.
+  bool constraints_hold(std::size_t pattern) const {
+    for (const UseConstraint& c : context_.constraints()) {
+      if (c.producer != pattern && c.consumer != pattern) continue;
+      if (!assigned_[c.producer].valid() || !assigned_[c.consumer].valid()) continue;
+      if (!holds(c)) return false;
+    }
+    return true;
+  }
+
+  // The checks that need every pattern placed: same shapes and external uses.
+  bool complete_match_holds() const {
+    const Context& context = graph_.context();
+    for (const std::vector<std::size_t>& group : context_.same_shape_groups()) {
+      std::optional<detail::IdSpan<DimId>> first;
+      for (std::size_t i : group) {
+        TypeId type = detail::stored_type(graph_, assigned_[i]);
+        if (!type.valid() || context.types.kind(type) != TypeKind::kTensor) return false;
+        detail::IdSpan<DimId> dims = context.types.dims(type);
+        if (!first) {
+          first = dims;
+        } else if (!std::equal(first->begin(), first->end(), dims.begin(), dims.end())) {
+          return false;
+        }
+      }
+    }
+    if (context_.extern_use() == ExternUse::kMustNot) {
+      for (const UseConstraint& c : context_.constraints()) {
+        for (NodeId user : users_.users(assigned_[c.producer])) {
+          if (!used_[user.index()]) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  void fill_candidates(Level& level) {
+    level.candidates.clear();
+    level.next = 0;
+    switch (level.source) {
+      case Source::kScan:
+        for (NodeId node : live_nodes_) {
+          if (may_match(level.pattern, node)) level.candidates.push_back(node);
+        }
+        return;
+      case Source::kUsersOfProducer: {
+        std::span<const NodeId> users = users_.users(assigned_[level.tie]);
+        level.candidates.assign(users.begin(), users.end());
+        return;
+      }
+      case Source::kOperandsOfConsumer: {
+        for (NodeId operand : graph_.operands(assigned_[level.tie])) {
+          if (std::find(level.candidates.begin(), level.candidates.end(), operand) ==
+              level.candidates.end()) {
+            level.candidates.push_back(operand);
+          }
+        }
+        return;
+      }
+      case Source::kUsersOfShared: {
+        NodeId shared = matcher_.first_binding(PatternId(static_cast<std::uint32_t>(level.tie)));
+        if (!shared.valid()) {  // bound by an alternative not taken: try every node
+          level.source = Source::kScan;
+          fill_candidates(level);
+          level.source = Source::kUsersOfShared;
+          return;
+        }
+        std::span<const NodeId> users = users_.users(shared);
+        level.candidates.assign(users.begin(), users.end());
+        return;
+      }
+    }
+  }
+
+  bool out_of_steps() {
+    if (report_.steps < step_limit_) return false;
+    report_.stopped = true;
+    report_.stop_reason = fmt::format(
+        "stopped at GraphMatchOptions::max_steps = {} tries, with {} matches found", step_limit_,
+        report_.matches);
+    return true;
+  }
+
+  void search(NodeId root, bool first_only, std::vector<Match>& found) {
+    report_ = {};
+    const std::uint32_t size = graph_.size();
+    std::vector<bool> live = reachable_from(graph_, std::span(&root, 1));
+    users_ = UsersIndex::build(graph_, &live);
+    live_nodes_.clear();
+    std::vector<std::uint32_t> op_calls(graph_.context().ops.size(), 0);
+    for (std::uint32_t i = 0; i < size; ++i) {
+      if (!live[i]) continue;
+      live_nodes_.push_back(NodeId(i));
+      if (graph_.kind(NodeId(i)) == NodeKind::kCall) {
+        OpId op = graph_.called_op(NodeId(i));
+        if (op.valid()) ++op_calls[op.index()];
+      }
+    }
+    step_limit_ = options_.max_steps != 0
+                      ? options_.max_steps
+                      : std::max<std::uint64_t>(
+                            1u << 20, 64 * (std::uint64_t{size} +
+                                            matcher_.compiled().graph.size()) *
+                                          ids_.size());
+    plan(op_calls);
+    assigned_.assign(ids_.size(), NodeId());
+    used_.assign(size, false);
+    absl::flat_hash_set<std::vector<std::uint32_t>> seen;
+    matcher_.forget_bindings(root);
+
+    std::size_t depth = 0;
+    fill_candidates(levels_[0]);
+    for (;;) {
+      Level& level = levels_[depth];
+      if (level.assigned.valid()) {  // undo the choice made at this level
+        matcher_.retract(level.watermark);
+        used_[level.assigned.index()] = false;
+        assigned_[level.pattern] = NodeId();
+        level.assigned = NodeId();
+        if (depth == 0) matcher_.forget_bindings(root);
+      }
+      bool advanced = false;
+      while (level.next < level.candidates.size()) {
+        if (out_of_steps()) return;
+        NodeId node = level.candidates[level.next++];
+        if (used_[node.index()] || !may_match(level.pattern, node)) continue;
+        ++report_.steps;
+        std::size_t watermark = matcher_.trail_size();
+        if (!matcher_.extend(ids_[level.pattern], node)) continue;
+        assigned_[level.pattern] = node;
+        if (!constraints_hold(level.pattern)) {
+          assigned_[level.pattern] = NodeId();
+          matcher_.retract(watermark);
+          continue;
+        }
+        used_[node.index()] = true;
+        level.assigned = node;
+        level.watermark = watermark;
+        advanced = true;
+        break;
+      }
+      if (!advanced) {
+        if (depth == 0) return;
+        --depth;
+        continue;
+      }
+      if (depth + 1 < levels_.size()) {
+        ++depth;
+        fill_candidates(levels_[depth]);
+        continue;
+      }
+      if (!complete_match_holds()) continue;
+      std::vector<std::uint32_t> key;
+      for (NodeId node : assigned_) key.push_back(node.index());
+      std::sort(key.begin(), key.end());
+      if (!seen.insert(std::move(key)).second) continue;
+      found.push_back(matcher_.snapshot(assigned_[0]));
+      ++report_.matches;
+      if (first_only) return;
+      if (options_.max_matches != 0 && report_.matches == options_.max_matches) {
+        report_.stopped = true;
+        report_.stop_reason = fmt::format(
+            "stopped at GraphMatchOptions::max_matches = {}", options_.max_matches);
+        return;
+      }
+    }
+  }
+
+  PatternContext context_;
+  const Graph<D>& graph_;
+  GraphMatchOptions options_;
+  Matcher<D> matcher_;
+  std::vector<PatternId> ids_;                  // per context pattern: its compiled id
+  std::vector<std::pair<bool, OpId>> anchors_;  // per context pattern: Matcher::anchor_of
+  std::vector<std::vector<bool>> reaches_;      // per context pattern: compiled ids under it
+  std::vector<Level> levels_;
+  std::vector<NodeId> assigned_;  // per context pattern
+  std::vector<bool> used_;        // per graph node: assigned to a context pattern
+  std::vector<NodeId> live_nodes_;
+  UsersIndex users_;
+  std::uint64_t step_limit_ = 0;
+  GraphSearchReport report_;
+};
+
+/// Every match of `context` among the nodes reachable from `root` (GraphMatcher::find_all).
+template <Dialect D>
+absl::StatusOr<std::vector<Match>> find_graph_matches(const PatternContext& context,
+                                                      const Graph<D>& graph, NodeId root,
+                                                      GraphMatchOptions options = {}) {
+  absl::StatusOr<GraphMatcher<D>> matcher = GraphMatcher<D>::make(context, graph, options);
+  if (!matcher.ok()) return matcher.status();
+  return matcher->find_all(root);
+}
+
+/// The first match of `context` among the nodes reachable from `root`, or none (Relax's
+/// `ctx.match_dfb(block)`).
+template <Dialect D>
+absl::StatusOr<std::optional<Match>> match_graph(const PatternContext& context,
+                                                 const Graph<D>& graph, NodeId root,
+                                                 GraphMatchOptions options = {}) {
+  absl::StatusOr<GraphMatcher<D>> matcher = GraphMatcher<D>::make(context, graph, options);
+  if (!matcher.ok()) return matcher.status();
+  return matcher->first(root);
+}
+
+}  // namespace graphpat
