@@ -1200,4 +1200,21 @@ TEST_CASE("a graph pattern finds squeezenet1_1's eight fire modules: a Relu fork
     CHECK(graph.args(fire.bound(expand1))[0] == fire.bound(squeeze));
     CHECK(graph.args(fire.bound(expand3))[0] == fire.bound(squeeze));
   }
+  // The same in Relax's text spelling; inside the block each Conv's arguments are tied to it
+  // (`arg ^ call`), which the fork agrees with.
+  absl::StatusOr<graphpat::ParsedGraphPattern> text = graphpat::parse_graph_pattern(R"(
+with PatternContext() as ctx:
+    squeeze = is_op("Relu")(wildcard())
+    expand1 = is_op("Conv")(squeeze, wildcard(), wildcard()).has_attr({"kernel_shape": [1, 1]})
+    expand3 = is_op("Conv")(squeeze, wildcard(), wildcard()).has_attr({"kernel_shape": [3, 3]})
+    squeeze.fork_to(expand1, expand3)
+)");
+  REQUIRE(text.ok());
+  absl::StatusOr<std::vector<graphpat::Match>> from_text =
+      graphpat::find_graph_matches(text->context, graph, main_of(loaded.module));
+  REQUIRE(from_text.ok());
+  REQUIRE(from_text->size() == forks);
+  for (std::size_t i = 0; i < forks; ++i) {
+    CHECK((*from_text)[i].bound(*text->find("squeeze")) == (*fires)[i].bound(squeeze));
+  }
 }

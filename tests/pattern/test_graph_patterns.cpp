@@ -1,13 +1,16 @@
-// Graph patterns (pattern/graph_pattern.hpp, pattern/graph_matcher.hpp): the graph-wise cases
-// of TVM Relax's tests/python/relax/test_dataflow_pattern.py ("Graph-wise Matching" through
-// test_attention_fake_qkv), each module written in Relay text with the same structure (Relax's
-// `call_dps_packed("extern_matmul", ...)` and friends become Relay ops: nn.dense, nn.relu,
-// sigmoid, add, nn.conv2d, nn.bias_add, concatenate, split, transpose) and each expected outcome
-// the one the TVM test asserts; then the squeezenet fire modules of the corpus, the search's
-// bounds and the refused contexts.
+// Graph patterns (pattern/graph_pattern.hpp, pattern/graph_matcher.hpp, parse_graph_pattern):
+// first the graph-wise cases of TVM Relax's tests/python/relax/test_dataflow_pattern.py, as data
+// (tests/data/graph_patterns/relax/cases.json says how they were carried over: the pattern text
+// as the TVM test writes it, the module in Relay text, the outcome the test asserts); then the
+// C++ spelling of some of them (dup, fork_to, copied contexts, QKV with and without edges), the
+// text syntax's own rules and errors, same_shape and ExternUse, squeezenet's fire modules in the
+// corpus, the search's bounds, and the refused contexts.
 #include <absl/status/statusor.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,125 +72,85 @@ struct Model {
 
 Pattern call_of(std::string op) { return is_op(std::move(op))(any_args); }
 
-// Relax's module `Module.main`: tir_matmul, tir_relu and tir_zeros, then a tuple.
-const char* const kMain = R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(32, 32), float32], %w: Tensor[(32, 32), float32]) {
-  %0 = nn.dense(%x, %w, units=None);
-  %1 = nn.relu(%0);
-  %2 = zeros(shape=[32], dtype="float32");
-  (%1, %2)
-}
-)";
+const std::filesystem::path kRelaxCases =
+    std::filesystem::path(GRAPHPAT_TEST_DATA_DIR) / "graph_patterns" / "relax";
 
-// Relax's `Diamond`: matmul, then relu and sigmoid of it, then their add.
-const char* const kDiamond = R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(32, 32), float32], %w: Tensor[(32, 32), float32]) {
-  %0 = nn.dense(%x, %w, units=None);
-  %1 = nn.relu(%0);
-  %2 = sigmoid(%0);
-  add(%1, %2)
+/// A module of tests/data/graph_patterns/relax/modules: a TVM test's TVMScript in Relay text.
+Model module_named(const std::string& name) {
+  return Model(graphpat::testing::read_file(kRelaxCases / "modules" / (name + ".relay")));
 }
-)";
 
-// Relax's `SmallDiamond` (relu, then add of it with itself) and `SmallParallel` (two relus of
-// x, then their add).
-const char* const kSmallDiamond = R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(32, 32), float32]) {
-  %0 = nn.relu(%x);
-  add(%0, %0)
+/// `%name` (a parameter) or `op#k` (the k-th call of op reachable from main, in text order).
+NodeId node_named(const Model& m, const std::string& spec) {
+  if (spec.starts_with('%')) return m.var(spec.substr(1));
+  std::size_t hash = spec.find('#');
+  REQUIRE(hash != std::string::npos);
+  std::vector<NodeId> calls = m.calls(spec.substr(0, hash));
+  std::size_t k = std::stoul(spec.substr(hash + 1));
+  REQUIRE(k < calls.size());
+  return calls[k];
 }
-)";
-const char* const kSmallParallel = R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(32, 32), float32]) {
-  %0 = nn.relu(%x);
-  %1 = nn.relu(%x);
-  add(%0, %1)
-}
-)";
 
-// Relax's `CBRx2`: two conv1x1 -> bias_add -> relu branches of one input, concatenated.
-const char* const kCbrX2 = R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(1, 32, 8, 8), float32], %w0: Tensor[(32, 32, 1, 1), float32], %bias0: Tensor[(32), float32], %w1: Tensor[(32, 32, 1, 1), float32], %bias1: Tensor[(32), float32], %y: Tensor[(1, 32, 8, 8), float32]) {
-  %0 = nn.conv2d(%x, %w0, padding=[0, 0, 0, 0], kernel_size=[1, 1]);
-  %1 = nn.bias_add(%0, %bias0);
-  %2 = nn.relu(%1);
-  %3 = nn.conv2d(%x, %w1, padding=[0, 0, 0, 0], kernel_size=[1, 1]);
-  %4 = nn.bias_add(%3, %bias1);
-  %5 = nn.relu(%4);
-  %6 = (%2, %5);
-  %7 = concatenate(%6, axis=1);
-  add(%7, %y)
+ParsedGraphPattern graph_pattern_of(const std::string& text) {
+  absl::StatusOr<ParsedGraphPattern> parsed = parse_graph_pattern(text);
+  INFO(text << "\n" << parsed.status().ToString());
+  REQUIRE(parsed.ok());
+  return *std::move(parsed);
 }
-)";
 
-// Relax's `DiamondInDiamond`.
-const char* const kDiamondInDiamond = R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(32, 32), float32], %w0: Tensor[(32, 32), float32], %w1: Tensor[(32, 32), float32]) {
-  %0 = nn.dense(%x, %w0, units=None);
-  %1 = nn.dense(%x, %w1, units=None);
-  %2 = sigmoid(%0);
-  %3 = sigmoid(%1);
-  %4 = add(%0, %1);
-  %5 = add(%2, %4);
-  %6 = add(%3, %4);
-  add(%5, %6)
+// Three denses of one input with stored types: two of shape (8, 32), one of (8, 4); the first
+// is also used by a relu.
+const char* const kTypedDenses = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(8, 16), float32], %w0: Tensor[(32, 16), float32], %w1: Tensor[(32, 16), float32], %w2: Tensor[(4, 16), float32]) {
+  %0 = nn.dense(%x, %w0, units=None) /* ty=Tensor[(8, 32), float32] */;
+  %1 = nn.dense(%x, %w1, units=None) /* ty=Tensor[(8, 32), float32] */;
+  %2 = nn.dense(%x, %w2, units=None) /* ty=Tensor[(8, 4), float32] */;
+  %3 = nn.relu(%0) /* ty=Tensor[(8, 32), float32] */;
+  (%3, %0, %1, %2)
 }
 )";
 
 }  // namespace
 
-TEST_CASE("graph pattern: a var used by anything, a call used by another (Relax "
-          "test_simple_used_by, test_simple_call_tir_edge, test_simple_oub)",
-          "[pattern][graph]") {
-  Model m(kMain);
-  NodeId dense = m.calls("nn.dense").at(0), relu = m.calls("nn.relu").at(0);
-  {
-    PatternContext ctx;
-    Pattern n0 = is_var("x"), n1 = wildcard();
-    ctx.used_by(n0, n1);
-    std::optional<Match> found = m.first(ctx);
-    REQUIRE(found);
-    CHECK(found->bound(n0) == m.var("x"));
-    CHECK(found->bound(n1) == dense);  // the first binding of the block
-    CHECK(found->root() == m.var("x"));
-  }
-  for (UseKind kind : {UseKind::kUsedBy, UseKind::kOnlyUsedBy}) {
-    PatternContext ctx;
-    Pattern n0 = call_of("nn.dense"), n1 = call_of("nn.relu");
-    if (kind == UseKind::kUsedBy) {
-      ctx.used_by(n0, n1);
-    } else {
-      ctx.only_used_by(n0, n1);
+TEST_CASE("graph pattern: TVM Relax's graph-wise matching cases, as data", "[pattern][graph]") {
+  nlohmann::json spec =
+      nlohmann::json::parse(graphpat::testing::read_file(kRelaxCases / "cases.json"));
+  std::map<std::string, Model> modules;
+  std::size_t cases = 0, matched = 0;
+  for (const nlohmann::json& c : spec["cases"]) {
+    std::string text;
+    for (const nlohmann::json& line : c["pattern"]) text += line.get<std::string>() + "\n";
+    std::string module = c["module"].get<std::string>();
+    INFO(c["test"].get<std::string>() << " on " << module << "\n" << text);
+    if (!modules.contains(module)) modules.emplace(module, module_named(module));
+    const Model& m = modules.at(module);
+    ParsedGraphPattern parsed = graph_pattern_of(text);
+    std::optional<Match> found = m.first(parsed.context);
+    CHECK(found.has_value() == c["expected"].get<bool>());
+    ++cases;
+    if (!found) {
+      CHECK(m.all(parsed.context).empty());
+      continue;
     }
-    std::optional<Match> found = m.first(ctx);
-    REQUIRE(found);
-    CHECK(found->bound(n0) == dense);
-    CHECK(found->bound(n1) == relu);
-    CHECK(m.all(ctx).size() == 1);
-  }
-}
-
-TEST_CASE("graph pattern: an impossible consumer matches nothing (Relax "
-          "test_counter_syntax_match)",
-          "[pattern][graph]") {
-  Model m(kMain);
-  for (UseKind kind : {UseKind::kOnlyUsedBy, UseKind::kUsedBy}) {
-    PatternContext ctx;
-    Pattern n0 = call_of("nn.dense"), n1 = call_of("nn.softmax");
-    if (kind == UseKind::kUsedBy) {
-      ctx.used_by(n0, n1);
-    } else {
-      ctx.only_used_by(n0, n1);
+    ++matched;
+    if (c.contains("bindings")) {
+      for (const auto& [name, node] : c["bindings"].items()) {
+        INFO(name);
+        std::optional<Pattern> pattern = parsed.find(name);
+        REQUIRE(pattern);
+        CHECK(found->bound(*pattern) == node_named(m, node.get<std::string>()));
+      }
     }
-    CHECK_FALSE(m.first(ctx));
-    CHECK(m.all(ctx).empty());
+    if (c.contains("matches")) CHECK(m.all(parsed.context).size() == c["matches"].get<std::size_t>());
   }
+  CHECK(cases == 29);
+  CHECK(matched == 19);
 }
 
 TEST_CASE("graph pattern: a diamond, written with edges and with fork_to (Relax test_diamond, "
           "test_diamond_counter_oub)",
           "[pattern][graph]") {
-  Model m(kDiamond);
+  Model m = module_named("diamond");
   Pattern n0 = call_of("nn.dense"), n1 = call_of("nn.relu"), n2 = call_of("sigmoid"),
           n3 = call_of("add");
   {
@@ -215,36 +178,10 @@ TEST_CASE("graph pattern: a diamond, written with edges and with fork_to (Relax 
   }
 }
 
-TEST_CASE("graph pattern: one-to-one assignment tells a diamond from two parallel nodes (Relax "
-          "test_distinguish_diamond_and_parallel)",
-          "[pattern][graph]") {
-  Model diamond(kSmallDiamond), parallel(kSmallParallel);
-  REQUIRE(parallel.calls("nn.relu").size() == 2);  // two bindings stay two nodes
-  {
-    PatternContext ctx;
-    Pattern fork = call_of("nn.relu"), join = call_of("add");
-    ctx.only_used_by(fork, join, 0).only_used_by(fork, join, 1);
-    CHECK(diamond.first(ctx));
-    CHECK_FALSE(parallel.first(ctx));
-  }
-  {
-    PatternContext ctx;
-    Pattern join = call_of("add");
-    ctx.only_used_by(call_of("nn.relu"), join).only_used_by(call_of("nn.relu"), join);
-    std::optional<Match> found = parallel.first(ctx);
-    REQUIRE(found);
-    std::vector<NodeId> relus = parallel.calls("nn.relu");
-    CHECK(found->bound(ctx.patterns()[0]) == relus[0]);
-    CHECK(found->bound(ctx.patterns()[2]) == relus[1]);
-    CHECK_FALSE(diamond.first(ctx));
-    CHECK(parallel.all(ctx).size() == 1);  // the two orders are one set of nodes
-  }
-}
-
 TEST_CASE("graph pattern: chains in one context and in its copies (Relax test_nested_context, "
           "test_incremental_solving, test_incremental_solving_counter)",
           "[pattern][graph]") {
-  Model m(kCbrX2);
+  Model m = module_named("cbr_x2");
   {
     PatternContext ctx0;
     ctx0.only_used_by_chain({call_of("nn.conv2d"), call_of("nn.bias_add"), call_of("nn.relu")});
@@ -289,7 +226,7 @@ def @main(%x: Tensor[(32, 32), float32]) {
 
 TEST_CASE("graph pattern: dup and fork_to find the two branches of CBRx2 (Relax test_two_cbr)",
           "[pattern][graph]") {
-  Model m(kCbrX2);
+  Model m = module_named("cbr_x2");
   for (const char* input : {"x", "y"}) {
     PatternContext ctx;
     std::vector<Pattern> cbr0 = {call_of("nn.conv2d"), call_of("nn.bias_add"),
@@ -316,133 +253,6 @@ TEST_CASE("graph pattern: dup and fork_to find the two branches of CBRx2 (Relax 
   }
 }
 
-TEST_CASE("graph pattern: has_shape on chained patterns, and a chain too long (Relax "
-          "test_two_matmul, TASO's figure 2(a))",
-          "[pattern][graph]") {
-  Model m(R"(#[version = "0.0.5"]
-def @main(%a: Tensor[(32, 16), float32], %b: Tensor[(48, 16), float32], %c: Tensor[(32, 48), float32]) {
-  %0 = nn.dense(%a, %b, units=None) /* ty=Tensor[(32, 48), float32] */;
-  nn.dense(%0, %c, units=None) /* ty=Tensor[(32, 32), float32] */
-}
-)");
-  PatternContext two;
-  two.only_used_by(call_of("nn.dense"), call_of("nn.dense"));
-  CHECK(m.first(two));
-  PatternContext shaped;
-  shaped.only_used_by(call_of("nn.dense").has_shape({32, 48}),
-                      call_of("nn.dense").has_shape({32, 32}));
-  CHECK(m.first(shaped));
-  PatternContext swapped;
-  swapped.only_used_by(call_of("nn.dense").has_shape({32, 32}),
-                       call_of("nn.dense").has_shape({32, 48}));
-  CHECK_FALSE(m.first(swapped));
-  PatternContext three;
-  three.only_used_by_chain({call_of("nn.dense"), call_of("nn.dense"), call_of("nn.dense")});
-  CHECK_FALSE(m.first(three));
-}
-
-TEST_CASE("graph pattern: concat, matmul, split and the add of its two halves (Relax "
-          "test_concat_mm_split, TASO's figure 2(b))",
-          "[pattern][graph]") {
-  Model m(R"(#[version = "0.0.5"]
-def @main(%a: Tensor[(32, 32), float32], %b: Tensor[(16, 32), float32], %c: Tensor[(16, 32), float32]) {
-  %0 = (%b, %c);
-  %1 = concatenate(%0) /* ty=Tensor[(32, 32), float32] */;
-  %2 = nn.dense(%a, %1, units=None) /* ty=Tensor[(32, 32), float32] */;
-  %3 = split(%2, indices_or_sections=2) /* ty=(Tensor[(16, 32), float32], Tensor[(16, 32), float32]) */;
-  %4 = %3.0 /* ty=Tensor[(16, 32), float32] */;
-  %5 = %3.1 /* ty=Tensor[(16, 32), float32] */;
-  add(%4, %5) /* ty=Tensor[(16, 32), float32] */
-}
-)");
-  {
-    PatternContext ctx;
-    ctx.only_used_by_chain({call_of("concatenate"), call_of("nn.dense"), call_of("split")});
-    CHECK(m.first(ctx));
-  }
-  {
-    PatternContext ctx;
-    Pattern split = call_of("split");
-    Pattern lv3 = is_tuple_get_item(split, 0).has_shape({16, 32});
-    Pattern lv4 = is_tuple_get_item(split, 1).has_shape({16, 32});
-    ctx.fork_to(split, {lv3, lv4});
-    Pattern add = is_op("add")(lv3, lv4);
-    ctx.only_used_by(lv3, add).only_used_by(lv4, add);
-    std::optional<Match> found = m.first(ctx);
-    REQUIRE(found);
-    CHECK(found->bound(add) == m.calls("add").at(0));
-    CHECK(found->bound(split) == m.calls("split").at(0));
-  }
-}
-
-TEST_CASE("graph pattern: three fc -> transpose branches of one input (Relax "
-          "test_self_attention)",
-          "[pattern][graph]") {
-  Model m(R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(4, 16), float32], %wq: Tensor[(16, 16), float32], %wk: Tensor[(16, 16), float32], %wv: Tensor[(16, 16), float32]) {
-  %0 = nn.dense(%x, %wq, units=None);
-  %1 = transpose(%0, axes=[1, 0]);
-  %2 = nn.dense(%x, %wk, units=None);
-  %3 = transpose(%2, axes=[1, 0]);
-  %4 = multiply(%1, %3);
-  %5 = multiply(%4, 1.1f);
-  %6 = nn.softmax(%5);
-  %7 = nn.dense(%x, %wv, units=None);
-  %8 = transpose(%7, axes=[1, 0]);
-  multiply(%6, %8)
-}
-)");
-  PatternContext ctx;
-  std::vector<Pattern> q = {call_of("nn.dense"), call_of("transpose")};
-  ctx.only_used_by_chain(q);
-  std::vector<Pattern> k = ctx.dup(q), v = ctx.dup(q);
-  ctx.fork_to(is_var("x"), {q[0], k[0], v[0]});
-  std::optional<Match> found = m.first(ctx);
-  REQUIRE(found);
-  std::vector<NodeId> denses = m.calls("nn.dense"), transposes = m.calls("transpose");
-  CHECK(found->bound(q[0]) == denses[0]);
-  CHECK(found->bound(k[0]) == denses[1]);
-  CHECK(found->bound(v[0]) == denses[2]);
-  CHECK(found->bound(v[1]) == transposes[2]);
-  CHECK(m.all(ctx).size() == 1);
-}
-
-TEST_CASE("graph pattern: the diamonds inside a diamond (Relax test_nested_diamond)",
-          "[pattern][graph]") {
-  Model m(kDiamondInDiamond);
-  {
-    PatternContext ctx;  // the matmul0 diamond
-    Pattern sigmoid2 = call_of("sigmoid"), add4 = call_of("add"), add5 = call_of("add");
-    ctx.fork_to(call_of("nn.dense"), {sigmoid2, add4}).only_used_by(sigmoid2, add5).used_by(add4,
-                                                                                         add5);
-    std::optional<Match> found = m.first(ctx);
-    REQUIRE(found);
-    std::vector<NodeId> adds = m.calls("add");
-    CHECK(found->bound(add4) == adds[0]);
-    CHECK(found->bound(add5) == adds[1]);
-    CHECK(m.all(ctx).size() == 2);  // and the matmul1 one
-  }
-  {
-    PatternContext ctx;  // add4 is used by add5 and add6: not "only used by"
-    Pattern sigmoid2 = call_of("sigmoid"), add4 = call_of("add"), add5 = call_of("add");
-    ctx.fork_to(call_of("nn.dense"), {sigmoid2, add4})
-        .only_used_by(sigmoid2, add5)
-        .only_used_by(add4, add5);
-    CHECK_FALSE(m.first(ctx));
-  }
-  {
-    PatternContext ctx;  // add 4, 5, 6, 7
-    Pattern add5 = call_of("add"), add6 = call_of("add"), add7 = call_of("add");
-    ctx.fork_to(call_of("add"), {add5, add6}).only_used_by(add5, add7).only_used_by(add6, add7);
-    std::optional<Match> found = m.first(ctx);
-    REQUIRE(found);
-    std::vector<NodeId> adds = m.calls("add");
-    CHECK(found->bound(ctx.patterns()[0]) == adds[0]);
-    CHECK(found->bound(add7) == adds[3]);
-    CHECK(m.all(ctx).size() == 1);
-  }
-}
-
 TEST_CASE("graph pattern: QKV, three matmuls of one input (Relax test_attention_qkv, "
           "test_attention_fake_qkv, and test_combine_matmul_twice's matching)",
           "[pattern][graph]") {
@@ -455,33 +265,9 @@ TEST_CASE("graph pattern: QKV, three matmuls of one input (Relax test_attention_
   PatternContext roots;  // the same with the three calls only: inp is one node all the same
   roots.add(m1).add(m2).add(m3);
 
-  Model qkv(R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(1024, 640), float32], %w0: Tensor[(640, 640), float32], %w1: Tensor[(640, 640), float32], %w2: Tensor[(640, 640), float32]) {
-  %0 = nn.dense(%x, %w0, units=None);
-  %1 = nn.dense(%x, %w1, units=None);
-  %2 = nn.dense(%x, %w2, units=None);
-  (%0, %1, %2)
-}
-)");
-  Model fake(R"(#[version = "0.0.5"]
-def @main(%x1: Tensor[(1024, 640), float32], %x2: Tensor[(1024, 640), float32], %w0: Tensor[(640, 640), float32], %w1: Tensor[(640, 640), float32], %w2: Tensor[(640, 640), float32]) {
-  %0 = nn.dense(%x1, %w0, units=None);
-  %1 = nn.dense(%x2, %w1, units=None);
-  %2 = nn.dense(%x2, %w2, units=None);
-  (%0, %1, %2)
-}
-)");
-  Model twice(R"(#[version = "0.0.5"]
-def @main(%x1: Tensor[(1024, 640), float32], %x2: Tensor[(1024, 640), float32], %w0: Tensor[(640, 640), float32], %w1: Tensor[(640, 640), float32], %w2: Tensor[(640, 640), float32], %w3: Tensor[(640, 640), float32], %w4: Tensor[(640, 640), float32], %w5: Tensor[(640, 640), float32]) {
-  %0 = nn.dense(%x1, %w0, units=None);
-  %1 = nn.dense(%x1, %w1, units=None);
-  %2 = nn.dense(%x1, %w2, units=None);
-  %3 = nn.dense(%x2, %w3, units=None);
-  %4 = nn.dense(%x2, %w4, units=None);
-  %5 = nn.dense(%x2, %w5, units=None);
-  (%0, %1, %2, %3, %4, %5)
-}
-)");
+  Model qkv = module_named("qkv_proj");
+  Model fake = module_named("qkv_proj_fake");
+  Model twice = module_named("qkv_x2");
   for (const PatternContext* ctx : {&relax_block, &roots}) {
     std::optional<Match> found = qkv.first(*ctx);
     REQUIRE(found);
@@ -503,15 +289,7 @@ def @main(%x1: Tensor[(1024, 640), float32], %x2: Tensor[(1024, 640), float32], 
 }
 
 TEST_CASE("graph pattern: same_shape and ExternUse::kMustNot", "[pattern][graph]") {
-  Model m(R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(8, 16), float32], %w0: Tensor[(32, 16), float32], %w1: Tensor[(32, 16), float32], %w2: Tensor[(4, 16), float32]) {
-  %0 = nn.dense(%x, %w0, units=None) /* ty=Tensor[(8, 32), float32] */;
-  %1 = nn.dense(%x, %w1, units=None) /* ty=Tensor[(8, 32), float32] */;
-  %2 = nn.dense(%x, %w2, units=None) /* ty=Tensor[(8, 4), float32] */;
-  %3 = nn.relu(%0) /* ty=Tensor[(8, 32), float32] */;
-  (%3, %0, %1, %2)
-}
-)");
+  Model m(kTypedDenses);
   std::vector<NodeId> denses = m.calls("nn.dense");
   Pattern x = wildcard();
   Pattern a = is_op("nn.dense")(x, wildcard()), b = is_op("nn.dense")(x, wildcard());
@@ -573,6 +351,22 @@ TEST_CASE("graph pattern: the fire modules of squeezenet (a relu forked to two c
     CHECK(graph.args(fire.bound(expand3))[0] == fire.bound(squeeze));
     CHECK(fire.bound(expand1) != fire.bound(expand3));
   }
+  // The same as a Relax block. Inside it each conv's arguments are tied to the conv call,
+  // while the fork names its has_attr: the two are context patterns of one node, and take it
+  // together (the one-to-one rule does not part them).
+  ParsedGraphPattern text = graph_pattern_of(R"(
+with PatternContext() as ctx:
+    squeeze = is_op("nn.relu")(None)
+    expand1 = is_op("nn.conv2d")(squeeze, wildcard()).has_attr({"kernel_size": [1, 1]})
+    expand3 = is_op("nn.conv2d")(squeeze, wildcard()).has_attr({"kernel_size": [3, 3]})
+    squeeze.fork_to(expand1, expand3)
+)");
+  CHECK(text.context.patterns().size() == 7);  // squeeze, 2 x (conv, weight, has_attr)
+  std::vector<Match> from_text = m.all(text.context);
+  REQUIRE(from_text.size() == 8);
+  for (std::size_t i = 0; i < 8; ++i) {
+    CHECK(from_text[i].bound(*text.find("expand3")) == fires[i].bound(expand3));
+  }
 }
 
 TEST_CASE("graph pattern: an unbounded product stops at max_steps and says so",
@@ -611,8 +405,37 @@ TEST_CASE("graph pattern: an unbounded product stops at max_steps and says so",
   CHECK(linear->report().steps == 2000 + 1999);  // each relu as producer, each user once
 }
 
+TEST_CASE("graph pattern: a context of 20,000 chained patterns along a 20,000-relu chain",
+          "[pattern][graph][limits]") {
+  constexpr int kLength = 20'000;
+  std::string text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n";
+  text += "  %0 = nn.relu(%x);\n";
+  for (int i = 1; i < kLength; ++i) text += fmt::format("  %{} = nn.relu(%{});\n", i, i - 1);
+  text += fmt::format("  %{}\n}}\n", kLength - 1);
+  Model m(text);
+  std::vector<Pattern> chain;
+  for (int i = 0; i < kLength; ++i) chain.push_back(call_of("nn.relu"));
+  PatternContext ctx;
+  ctx.only_used_by_chain(chain);
+  absl::StatusOr<GraphMatcher<relay::Dialect>> matcher =
+      GraphMatcher<relay::Dialect>::make(ctx, m.module.graph);
+  REQUIRE(matcher.ok());
+  std::optional<Match> found = matcher->first(m.main);
+  REQUIRE(found);
+  std::vector<NodeId> relus = m.calls("nn.relu");
+  CHECK(found->bound(chain.front()) == relus.front());
+  CHECK(found->bound(chain.back()) == relus.back());
+  CHECK(matcher->report().steps == kLength);  // one try a pattern: the plan follows the edges
+  // Every match: each relu starts a try that runs to the end of the graph, k^2 / 2 tries in
+  // all; the default bound (64 per node of graph and context) stops it, and says so.
+  std::vector<Match> all = matcher->find_all(m.main);
+  CHECK(all.size() == 1);
+  CHECK(matcher->report().stopped);
+  CHECK(matcher->report().steps < std::uint64_t{kLength} * kLength / 4);
+}
+
 TEST_CASE("graph pattern: contexts that cannot be matched are refused", "[pattern][graph]") {
-  Model m(kMain);
+  Model m = module_named("main");
   PatternContext empty;
   absl::StatusOr<std::vector<Match>> none = find_graph_matches(empty, m.module.graph, m.main);
   CHECK(none.status().message() ==
@@ -635,4 +458,93 @@ TEST_CASE("graph pattern: contexts that cannot be matched are refused", "[patter
   PatternContext exact;
   exact.used_by(dense, relu, 0);
   CHECK(find_graph_matches(exact, m.module.graph, m.main)->size() == 1);
+}
+
+TEST_CASE("graph pattern text: a text without a with block is the context's body, and names "
+          "are kept",
+          "[pattern][graph][text]") {
+  Model m(kTypedDenses);
+  ParsedGraphPattern parsed = graph_pattern_of(R"(
+inp = wildcard()
+q = is_op("nn.dense")(inp, wildcard())
+k = is_op("nn.dense")(inp, wildcard())
+q.same_shape_as(k)
+)");
+  // Relax's `arg ^ call` edges: inp and each weight used by its call at its index; the
+  // context's patterns in the order the edges named them: inp, q, q's weight, k, k's weight.
+  REQUIRE(parsed.context.patterns().size() == 5);
+  REQUIRE(parsed.context.constraints().size() == 4);
+  CHECK(parsed.context.constraints()[0] == UseConstraint{0, 1, UseKind::kUsedBy, 0});
+  CHECK(parsed.context.constraints()[1] == UseConstraint{2, 1, UseKind::kUsedBy, 1});
+  CHECK(parsed.context.constraints()[3] == UseConstraint{4, 3, UseKind::kUsedBy, 1});
+  CHECK(parsed.context.same_shape_groups() == std::vector<std::vector<std::size_t>>{{1, 3}});
+  REQUIRE(parsed.names.size() == 3);
+  CHECK(parsed.names[1].first == "q");
+  std::vector<Match> found = m.all(parsed.context);
+  REQUIRE(found.size() == 1);  // of the three pairs, the two (8, 32) denses
+  CHECK(found[0].bound(*parsed.find("q")) == node_named(m, "nn.dense#0"));
+  CHECK(found[0].bound(*parsed.find("k")) == node_named(m, "nn.dense#1"));
+
+  // Outside the block, patterns are made without edges; `^` there is refused.
+  ParsedGraphPattern outside = graph_pattern_of(R"(
+relu = is_op("nn.relu")(wildcard())
+with PatternContext() as ctx:
+    relu >> is_op("nn.softmax")(None)
+x = 1
+)");
+  CHECK(outside.context.patterns().size() == 2);
+  CHECK(outside.context.constraints().size() == 1);
+}
+
+TEST_CASE("graph pattern text: a chain of 100,000 patterns grows in place", "[pattern][graph][text]") {
+  std::string text = "with PatternContext() as ctx:\n    chain = is_op('nn.relu')(None)";
+  for (int i = 1; i < 100'000; ++i) text += " >> is_op('nn.relu')(None)";
+  text += "\n    chain.dup()\n";
+  ParsedGraphPattern parsed = graph_pattern_of(text);
+  CHECK(parsed.context.patterns().size() == 200'000);        // the chain and its copy
+  CHECK(parsed.context.constraints().size() == 2 * 99'999);  // and their `>>`
+  CHECK(parsed.names.empty());  // a sequence is not a pattern: `chain` names none
+}
+
+TEST_CASE("graph pattern text: what the text refuses, located", "[pattern][graph][text]") {
+  auto error = [](std::string_view text) {
+    absl::StatusOr<ParsedGraphPattern> parsed = parse_graph_pattern(text);
+    REQUIRE_FALSE(parsed.ok());
+    return std::string(parsed.status().message());
+  };
+  CHECK(error("with PatternContext() as a:\n    is_op('nn.relu')(None)\n"
+              "with PatternContext() as b:\n    is_op('nn.relu')(None)\n") ==
+        "[graphpat.pattern_text.unsupported] 3:1: one PatternContext block per text: write the "
+        "other as a text of its own");
+  CHECK(error("with PatternContext() as a:\n    with PatternContext() as b:\n        x = 1\n") ==
+        "[graphpat.pattern_text.unsupported] 2:5: a PatternContext block inside another is not "
+        "supported: write the inner one as a text of its own");
+  CHECK(error("with wildcard() as a:\n    x = 1\n") ==
+        "[graphpat.pattern_text.no_context] 1:6: a with block takes PatternContext(), got a "
+        "pattern");
+  CHECK(error("a = wildcard()\nwith PatternContext() as ctx:\n    a ^ wildcard()\na ^ a\n") ==
+        "[graphpat.pattern_text.no_context] 4:3: '^' (used_by) adds a constraint to a "
+        "PatternContext: write it inside a `with PatternContext() as ctx:` block and read the "
+        "text with parse_graph_pattern");
+  CHECK(error("with PatternContext() as ctx:\n    wildcard() >> 3\n") ==
+        "[graphpat.pattern_text.bad_operand] 2:16: the consumer must be a pattern or a pattern "
+        "sequence, got an int");
+  CHECK(error("with PatternContext() as ctx\n") ==
+        "[graphpat.pattern_text.unexpected_token] 1:29: expected ':' after 'with ... as NAME', "
+        "found end of the line");
+  CHECK(error("with PatternContext() as ctx:\n    (wildcard() >> wildcard()).fork_to()\n") ==
+        "[graphpat.pattern_text.unknown_method] 2:32: pattern sequences have no method "
+        "'fork_to'");
+  CHECK(error("x = wildcard()\n") ==
+        "[graphpat.graph_pattern.empty] the pattern context has no pattern");
+  // parse_pattern reads one pattern: a with block or `>>` is for parse_graph_pattern.
+  absl::StatusOr<Pattern> single = parse_pattern("with PatternContext() as ctx:\n    wildcard()\n");
+  CHECK(single.status().message() ==
+        "[graphpat.pattern_text.no_context] 1:1: a with block makes a graph pattern: read the "
+        "text with parse_graph_pattern");
+  single = parse_pattern("wildcard() >> wildcard()");
+  CHECK(single.status().message() ==
+        "[graphpat.pattern_text.no_context] 1:12: '>>' (only_used_by) adds a constraint to a "
+        "PatternContext: write it inside a `with PatternContext() as ctx:` block and read the "
+        "text with parse_graph_pattern");
 }

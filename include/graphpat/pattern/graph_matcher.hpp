@@ -19,20 +19,24 @@
 // anchored, connected graph pattern costs the anchor's calls times the few neighbours each
 // leads to: linear in the graph. What makes it worse: a pattern with no anchor (a lone
 // wildcard or var) is tried at every node; patterns tied by nothing (two unconnected parts) are
-// searched as a product of their matches; and nodes with many users (a weight shared by
-// thousands of calls) widen each step. GraphMatchOptions bounds it: past max_steps tries or
-// max_matches matches the search stops, returns what it found, and report() says so.
+// searched as a product of their matches; nodes with many users (a weight shared by thousands
+// of calls) widen each step; and a context about as long as the graph is extended from each of
+// its anchor's nodes about as far as the graph reaches (k patterns chained along a chain of k
+// nodes: k^2 / 2 tries to find every match). GraphMatchOptions bounds it: past max_steps tries
+// or max_matches matches the search stops, returns what it found, and report() says so.
 //
 // find_all reports one assignment per set of nodes, the first the search finds: the three
 // `dense(x, _)` patterns of a QKV context match three calls in 3! orders, reported once.
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <span>
@@ -53,7 +57,8 @@ struct GraphMatchOptions {
   /// How each pattern matches at a node (MatchOptions::max_steps bounds each try).
   MatchOptions match;
   /// The most tries (a pattern at a candidate node) one search may take; 0: 2^20 or 64 per node
-  /// of the graph and pattern of the context, whichever is more.
+  /// of the graph and of the context's patterns, whichever is more (linear in the input: a
+  /// connected context takes a few tries per anchor call).
   std::uint64_t max_steps = 0;
   /// The most matches find_all returns; 0: no bound but max_steps.
   std::size_t max_matches = 0;
@@ -122,85 +127,139 @@ class GraphMatcher {
         options_(options),
         matcher_(std::span(context.patterns()), graph, options.match) {
     const detail::CompiledPattern& compiled = matcher_.compiled();
-    for (const Pattern& pattern : context_.patterns()) {
-      PatternId id = compiled.find(pattern);
+    touching_.resize(context_.patterns().size());
+    for (std::size_t i = 0; i < context_.patterns().size(); ++i) {
+      PatternId id = compiled.find(context_.patterns()[i]);
       ids_.push_back(id);
       anchors_.push_back(matcher_.anchor_of(id));
-      std::vector<bool> reach(compiled.graph.size(), false);
-      for (PatternId under : compiled.graph.post_order(id)) reach[under.index()] = true;
-      reaches_.push_back(std::move(reach));
+      for (PatternId argument : call_arguments(id)) argument_of_[argument.index()].push_back(i);
     }
+    for (std::size_t c = 0; c < context_.constraints().size(); ++c) {
+      touching_[context_.constraints()[c].producer].push_back(c);
+      touching_[context_.constraints()[c].consumer].push_back(c);
+    }
+    find_same_node_patterns();
   }
 
-  // The direct arguments of the call a pattern is (through attribute, type, `&` and dominator
-  // wrappers), or none.
-  std::vector<PatternId> call_arguments(PatternId id) const {
+  // A context pattern that constrains another one at the same node (`p.has_attr(..)` when both
+  // it and p are in the context, as a Relax block makes them: the call's arguments are tied to
+  // p, the fork to the has_attr) matches the same node as that one, not another: each lists
+  // the other in same_node_.
+  void find_same_node_patterns() {
     const PatternGraph& patterns = matcher_.compiled().graph;
-    for (;;) {
-      const PatternNode& node = patterns.node(id);
-      switch (node.kind) {
-        case PatternKind::kAttr:
-        case PatternKind::kType:
-        case PatternKind::kDataType:
-        case PatternKind::kShape:
-        case PatternKind::kAnd:
-          id = node.operands[0];
-          continue;
-        case PatternKind::kDominator:
-          id = node.operands[2];
-          continue;
-        case PatternKind::kCall:
-          return {node.operands.begin() + 1, node.operands.end()};
-        default:
-          return {};
+    absl::flat_hash_map<std::uint32_t, std::size_t> position;
+    for (std::size_t i = 0; i < ids_.size(); ++i) position.emplace(ids_[i].index(), i);
+    same_node_.resize(ids_.size());
+    std::vector<PatternId> stack;
+    for (std::size_t i = 0; i < ids_.size(); ++i) {
+      stack.assign(1, ids_[i]);
+      for (std::size_t steps = 0; !stack.empty() && steps < patterns.size(); ++steps) {
+        PatternId id = stack.back();
+        stack.pop_back();
+        if (auto found = position.find(id.index()); found != position.end() && found->second != i) {
+          same_node_[i].push_back(found->second);
+          same_node_[found->second].push_back(i);
+        }
+        const PatternNode& node = patterns.node(id);
+        switch (node.kind) {
+          case PatternKind::kAttr:
+          case PatternKind::kType:
+          case PatternKind::kDataType:
+          case PatternKind::kShape:
+            stack.push_back(node.operands[0]);
+            break;
+          case PatternKind::kAnd:
+            stack.insert(stack.end(), node.operands.begin(), node.operands.end());
+            break;
+          case PatternKind::kDominator:
+            stack.push_back(node.operands[2]);
+            break;
+          default:
+            break;
+        }
       }
     }
   }
 
-  // The order patterns are placed in and where each one's candidates come from.
+  // Whether pattern `i` may take `node`: no other pattern holds it, or only those that match
+  // the same node as `i` (same_node_).
+  bool free_for(std::size_t i, NodeId node) const {
+    std::uint32_t holders = holders_[node.index()];
+    if (holders == 0) return true;
+    std::uint32_t related = 0;
+    for (std::size_t j : same_node_[i]) related += assigned_[j] == node;
+    return related == holders;
+  }
+
+  // The direct arguments of the call a pattern is (CompiledPattern::call_under), or none.
+  std::vector<PatternId> call_arguments(PatternId id) const {
+    const detail::CompiledPattern& compiled = matcher_.compiled();
+    PatternId call = compiled.call_under(id);
+    if (!call.valid()) return {};
+    const std::vector<PatternId>& operands = compiled.graph.operands(call);
+    return {operands.begin() + 1, operands.end()};
+  }
+
+  // The order patterns are placed in and where each one's candidates come from: after a
+  // pattern is placed, the unplaced ones a constraint ties to it (first come, first placed),
+  // then those with a call argument under a placed pattern, and when none is left, the
+  // cheapest unplaced one, tried everywhere. Linear in the context: each constraint and call
+  // argument is looked at a bounded number of times, each pattern node owned once.
   void plan(const std::vector<std::uint32_t>& op_calls) {
     const std::size_t n = ids_.size();
-    std::vector<bool> placed(n, false);
-    levels_.clear();
+    const std::vector<UseConstraint>& constraints = context_.constraints();
+    const PatternGraph& patterns = matcher_.compiled().graph;
+    std::vector<bool> placed(n, false), owned(patterns.size(), false);
+    std::deque<Level> by_edge, by_shared;
     auto scan_cost = [&](std::size_t i) -> std::uint64_t {
       auto [anchored, op] = anchors_[i];
       if (!anchored) return std::numeric_limits<std::uint64_t>::max();
       return op.valid() ? op_calls[op.index()] : 0;
     };
+    std::vector<std::size_t> scan_order(n);
+    for (std::size_t i = 0; i < n; ++i) scan_order[i] = i;
+    std::stable_sort(scan_order.begin(), scan_order.end(),
+                     [&](std::size_t a, std::size_t b) { return scan_cost(a) < scan_cost(b); });
+    std::size_t scan_next = 0;
+    std::vector<PatternId> stack;
+    levels_.clear();
     while (levels_.size() < n) {
-      // A tie to a placed pattern, edges first.
       std::optional<Level> next;
-      for (std::size_t j = 0; j < n && !next; ++j) {
-        if (placed[j]) continue;
-        for (const UseConstraint& c : context_.constraints()) {
-          if (c.consumer == j && placed[c.producer]) {
-            next = make_level(j, Source::kUsersOfProducer, c.producer);
-          } else if (c.producer == j && placed[c.consumer]) {
-            next = make_level(j, Source::kOperandsOfConsumer, c.consumer);
-          }
-          if (next) break;
+      for (std::deque<Level>* queue : {&by_edge, &by_shared}) {
+        while (!next && !queue->empty()) {
+          if (!placed[queue->front().pattern]) next = std::move(queue->front());
+          queue->pop_front();
         }
       }
-      for (std::size_t j = 0; j < n && !next; ++j) {
-        if (placed[j]) continue;
-        for (PatternId argument : call_arguments(ids_[j])) {
-          for (std::size_t p = 0; p < n && !next; ++p) {
-            if (placed[p] && reaches_[p][argument.index()]) {
-              next = make_level(j, Source::kUsersOfShared, argument.index());
-            }
-          }
-          if (next) break;
-        }
+      while (!next) {
+        std::size_t i = scan_order[scan_next++];
+        if (!placed[i]) next = make_level(i, Source::kScan, 0);
       }
-      if (!next) {
-        std::size_t best = n;
-        for (std::size_t j = 0; j < n; ++j) {
-          if (!placed[j] && (best == n || scan_cost(j) < scan_cost(best))) best = j;
-        }
-        next = make_level(best, Source::kScan, 0);
-      }
-      placed[next->pattern] = true;
+      const std::size_t p = next->pattern;
+      placed[p] = true;
       levels_.push_back(std::move(*next));
+      for (std::size_t c : touching_[p]) {
+        if (constraints[c].producer == p && !placed[constraints[c].consumer]) {
+          by_edge.push_back(make_level(constraints[c].consumer, Source::kUsersOfProducer, p));
+        } else if (constraints[c].consumer == p && !placed[constraints[c].producer]) {
+          by_edge.push_back(make_level(constraints[c].producer, Source::kOperandsOfConsumer, p));
+        }
+      }
+      stack.assign(1, ids_[p]);
+      while (!stack.empty()) {
+        PatternId id = stack.back();
+        stack.pop_back();
+        if (owned[id.index()]) continue;
+        owned[id.index()] = true;
+        if (auto tied = argument_of_.find(id.index()); tied != argument_of_.end()) {
+          for (std::size_t j : tied->second) {
+            if (!placed[j]) by_shared.push_back(make_level(j, Source::kUsersOfShared, id.index()));
+          }
+        }
+        const PatternNode& node = patterns.node(id);
+        stack.insert(stack.end(), node.operands.begin(), node.operands.end());
+        if (node.redirect.valid()) stack.push_back(node.redirect);
+      }
     }
   }
 
@@ -231,8 +290,8 @@ class GraphMatcher {
 
   // Every constraint between the pattern just placed and those placed before it.
   bool constraints_hold(std::size_t pattern) const {
-    for (const UseConstraint& c : context_.constraints()) {
-      if (c.producer != pattern && c.consumer != pattern) continue;
+    for (std::size_t i : touching_[pattern]) {
+      const UseConstraint& c = context_.constraints()[i];
       if (!assigned_[c.producer].valid() || !assigned_[c.consumer].valid()) continue;
       if (!holds(c)) return false;
     }
@@ -258,7 +317,7 @@ class GraphMatcher {
     if (context_.extern_use() == ExternUse::kMustNot) {
       for (const UseConstraint& c : context_.constraints()) {
         for (NodeId user : users_.users(assigned_[c.producer])) {
-          if (!used_[user.index()]) return false;
+          if (holders_[user.index()] == 0) return false;
         }
       }
     }
@@ -330,12 +389,10 @@ class GraphMatcher {
     step_limit_ = options_.max_steps != 0
                       ? options_.max_steps
                       : std::max<std::uint64_t>(
-                            1u << 20, 64 * (std::uint64_t{size} +
-                                            matcher_.compiled().graph.size()) *
-                                          ids_.size());
+                            1u << 20, 64 * (std::uint64_t{size} + matcher_.compiled().graph.size()));
     plan(op_calls);
     assigned_.assign(ids_.size(), NodeId());
-    used_.assign(size, false);
+    holders_.assign(size, 0);
     absl::flat_hash_set<std::vector<std::uint32_t>> seen;
     matcher_.forget_bindings(root);
 
@@ -345,7 +402,7 @@ class GraphMatcher {
       Level& level = levels_[depth];
       if (level.assigned.valid()) {  // undo the choice made at this level
         matcher_.retract(level.watermark);
-        used_[level.assigned.index()] = false;
+        --holders_[level.assigned.index()];
         assigned_[level.pattern] = NodeId();
         level.assigned = NodeId();
         if (depth == 0) matcher_.forget_bindings(root);
@@ -354,7 +411,7 @@ class GraphMatcher {
       while (level.next < level.candidates.size()) {
         if (out_of_steps()) return;
         NodeId node = level.candidates[level.next++];
-        if (used_[node.index()] || !may_match(level.pattern, node)) continue;
+        if (!free_for(level.pattern, node) || !may_match(level.pattern, node)) continue;
         ++report_.steps;
         std::size_t watermark = matcher_.trail_size();
         if (!matcher_.extend(ids_[level.pattern], node)) continue;
@@ -364,7 +421,7 @@ class GraphMatcher {
           matcher_.retract(watermark);
           continue;
         }
-        used_[node.index()] = true;
+        ++holders_[node.index()];
         level.assigned = node;
         level.watermark = watermark;
         advanced = true;
@@ -403,10 +460,13 @@ class GraphMatcher {
   Matcher<D> matcher_;
   std::vector<PatternId> ids_;                  // per context pattern: its compiled id
   std::vector<std::pair<bool, OpId>> anchors_;  // per context pattern: Matcher::anchor_of
-  std::vector<std::vector<bool>> reaches_;      // per context pattern: compiled ids under it
+  std::vector<std::vector<std::size_t>> touching_;  // per context pattern: its constraints
+  // per compiled pattern id: the context patterns with it as a direct call argument
+  absl::flat_hash_map<std::uint32_t, std::vector<std::size_t>> argument_of_;
   std::vector<Level> levels_;
   std::vector<NodeId> assigned_;  // per context pattern
-  std::vector<bool> used_;        // per graph node: assigned to a context pattern
+  std::vector<std::uint32_t> holders_;  // per graph node: the context patterns assigned it
+  std::vector<std::vector<std::size_t>> same_node_;  // per context pattern: see free_for
   std::vector<NodeId> live_nodes_;
   UsersIndex users_;
   std::uint64_t step_limit_ = 0;

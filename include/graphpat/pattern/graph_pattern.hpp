@@ -17,7 +17,8 @@
 // What a match is. The context's patterns (its nodes: those added, and every pattern a
 // constraint names, in the order they were first named) are assigned graph nodes, one node
 // each and no node twice (Relax's one-to-one assignment: two `is_op("nn.relu")(wildcard())`
-// nodes match two different relus), such that
+// nodes match two different relus), except that a pattern and one that constrains it at the
+// same node (`p` and `p.has_attr(...)`, both in the context) take the same node, such that
 //   - each pattern matches at its node, by the matcher's rules (matcher.hpp), and all of them
 //     under one memo: a pattern node reachable from several context patterns (a shared
 //     wildcard, x above) binds one graph node in the whole match;
@@ -43,13 +44,15 @@
 // keeps the constraints and takes new ones of its own).
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 #include <absl/status/status.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "graphpat/ir/errors.hpp"
@@ -106,19 +109,18 @@ class PatternContext {
   /// `seq.dup()`: a copy of each pattern (Pattern::dup) with a copy of every constraint
   /// between them, added to the context; the copies in the order of `patterns`.
   std::vector<Pattern> dup(const std::vector<Pattern>& patterns) {
-    std::vector<std::size_t> originals;
+    absl::flat_hash_map<std::size_t, std::size_t> copy_of;  // context position -> copy
     std::vector<Pattern> copies;
     for (const Pattern& pattern : patterns) {
-      originals.push_back(position_of(pattern));
+      copy_of.try_emplace(position_of(pattern), copies.size());
       copies.push_back(pattern.dup());
     }
-    std::vector<UseConstraint> existing = constraints_;
-    for (const UseConstraint& c : existing) {
-      auto producer = std::find(originals.begin(), originals.end(), c.producer);
-      auto consumer = std::find(originals.begin(), originals.end(), c.consumer);
-      if (producer == originals.end() || consumer == originals.end()) continue;
-      constrain(copies[producer - originals.begin()], copies[consumer - originals.begin()],
-                c.kind, c.index);
+    const std::size_t existing = constraints_.size();
+    for (std::size_t i = 0; i < existing; ++i) {
+      const UseConstraint c = constraints_[i];
+      auto producer = copy_of.find(c.producer), consumer = copy_of.find(c.consumer);
+      if (producer == copy_of.end() || consumer == copy_of.end()) continue;
+      constrain(copies[producer->second], copies[consumer->second], c.kind, c.index);
     }
     for (const Pattern& copy : copies) add(copy);
     return copies;
@@ -144,10 +146,8 @@ class PatternContext {
   [[nodiscard]] ExternUse extern_use() const { return extern_use_; }
   /// The position of `pattern` in patterns(), or -1.
   [[nodiscard]] std::ptrdiff_t find(const Pattern& pattern) const {
-    for (std::size_t i = 0; i < patterns_.size(); ++i) {
-      if (patterns_[i].same_as(pattern)) return static_cast<std::ptrdiff_t>(i);
-    }
-    return -1;
+    auto found = position_.find(pattern.uid());
+    return found == position_.end() ? -1 : static_cast<std::ptrdiff_t>(found->second);
   }
 
   /// Whether the context can be matched: refused are an empty context
@@ -185,15 +185,14 @@ class PatternContext {
 
  private:
   std::size_t position_of(const Pattern& pattern) {
-    std::ptrdiff_t found = find(pattern);
-    if (found >= 0) return static_cast<std::size_t>(found);
-    patterns_.push_back(pattern);
-    return patterns_.size() - 1;
+    auto [slot, added] = position_.try_emplace(pattern.uid(), patterns_.size());
+    if (added) patterns_.push_back(pattern);
+    return slot->second;
   }
   PatternContext& constrain(const Pattern& producer, const Pattern& consumer, UseKind kind,
                             std::int64_t index) {
     UseConstraint c{position_of(producer), position_of(consumer), kind, index};
-    if (std::find(constraints_.begin(), constraints_.end(), c) == constraints_.end()) {
+    if (constraint_set_.insert({c.producer, c.consumer, c.kind, c.index}).second) {
       constraints_.push_back(c);
     }
     return *this;
@@ -210,7 +209,9 @@ class PatternContext {
   }
 
   std::vector<Pattern> patterns_;
+  absl::flat_hash_map<std::uint64_t, std::size_t> position_;  // Pattern::uid -> position
   std::vector<UseConstraint> constraints_;
+  absl::flat_hash_set<std::tuple<std::size_t, std::size_t, UseKind, std::int64_t>> constraint_set_;
   std::vector<std::vector<std::size_t>> same_shape_;
   ExternUse extern_use_ = ExternUse::kMay;
 };

@@ -102,15 +102,9 @@ struct CompiledPattern {
   /// is the first; find() names the others.
   CompiledPattern(std::span<const Pattern> roots, const DialectConventions& conventions) {
     copy_reachable(roots, conventions.arithmetic);
-    std::vector<PatternId> work;
-    std::vector<bool> seen(graph.size(), false);
-    for (const Pattern& pattern : roots) {
-      for (PatternId id : graph.post_order(find(pattern))) {
-        if (seen[id.index()]) continue;
-        seen[id.index()] = true;
-        work.push_back(id);
-      }
-    }
+    std::vector<PatternId> root_ids;
+    for (const Pattern& pattern : roots) root_ids.push_back(find(pattern));
+    std::vector<PatternId> work = graph.post_order(root_ids);
     for (PatternId id : work) has_dominator |= graph.kind(id) == PatternKind::kDominator;
     resize(graph.size());
     if (conventions.associativity_retries) {
@@ -129,23 +123,47 @@ struct CompiledPattern {
     return found == by_uid.end() ? PatternId() : found->second;
   }
 
+  /// The call pattern the pattern at `id` is, under attribute, type, `&` and dominator
+  /// constraints (a dominator's child), or an invalid id when it is no call.
+  [[nodiscard]] PatternId call_under(PatternId id) const {
+    for (;;) {
+      const PatternNode& node = graph.node(id);
+      switch (node.kind) {
+        case PatternKind::kAttr:
+        case PatternKind::kType:
+        case PatternKind::kDataType:
+        case PatternKind::kShape:
+        case PatternKind::kAnd:
+          id = node.operands[0];
+          continue;
+        case PatternKind::kDominator:
+          id = node.operands[2];
+          continue;
+        case PatternKind::kCall:
+          return id;
+        default:
+          return PatternId();
+      }
+    }
+  }
+
  private:
   // Copies the nodes reachable from the roots keeping their relative order within each store
   // (roots combined with one another share one), so that bindings, which are sorted by pattern
   // id, come out in the same order as in the store.
   void copy_reachable(std::span<const Pattern> roots, const ArithmeticOps& arithmetic) {
+    // The roots of each store (a few stores: roots combined with one another share one).
     std::vector<std::pair<const PatternGraph*, std::vector<PatternId>>> stores;
+    absl::flat_hash_map<const PatternGraph*, std::size_t> store_of;
     for (const Pattern& pattern : roots) {
       const PatternGraph* source = &pattern.graph();
-      auto store = std::find_if(stores.begin(), stores.end(),
-                                [&](const auto& entry) { return entry.first == source; });
-      if (store == stores.end()) store = stores.insert(stores.end(), {source, {}});
-      std::vector<PatternId> reachable = source->post_order(pattern.id());
-      store->second.insert(store->second.end(), reachable.begin(), reachable.end());
+      auto [slot, added] = store_of.try_emplace(source, stores.size());
+      if (added) stores.emplace_back(source, std::vector<PatternId>());
+      stores[slot->second].second.push_back(pattern.id());
     }
     for (auto& [source, reachable] : stores) {
+      reachable = source->post_order(reachable);
       std::sort(reachable.begin(), reachable.end());
-      reachable.erase(std::unique(reachable.begin(), reachable.end()), reachable.end());
       const std::uint32_t base = static_cast<std::uint32_t>(by_uid.size());
       for (std::uint32_t i = 0; i < reachable.size(); ++i) {
         by_uid.emplace(source->node(reachable[i]).uid, PatternId(base + i));
@@ -1210,29 +1228,14 @@ class Matcher {
   // attribute, type and `&` constraints), and which (invalid: an op the graph does not have).
   std::pair<bool, OpId> anchor_of(PatternId id) const {
     const detail::CompiledPattern& c = *compiled_;
-    for (;;) {
-      const PatternNode& node = c.graph.node(id);
-      switch (node.kind) {
-        case PatternKind::kAttr:
-        case PatternKind::kType:
-        case PatternKind::kDataType:
-        case PatternKind::kShape:
-        case PatternKind::kAnd:
-          id = node.operands[0];
-          continue;
-        case PatternKind::kDominator:
-          id = node.operands[2];
-          continue;
-        case PatternKind::kCall:
-          if (c.graph.kind(node.operands[0]) == PatternKind::kOp &&
-              !c.divide_retry0[id.index()].valid() && !c.multiply_retry[id.index()].valid()) {
-            return {true, op_ids_[node.operands[0].index()]};
-          }
-          return {false, OpId()};
-        default:
-          return {false, OpId()};
-      }
+    PatternId call = c.call_under(id);
+    if (!call.valid()) return {false, OpId()};
+    PatternId callee = c.graph.operands(call)[0];
+    if (c.graph.kind(callee) != PatternKind::kOp || c.divide_retry0[call.index()].valid() ||
+        c.multiply_retry[call.index()].valid()) {
+      return {false, OpId()};
     }
+    return {true, op_ids_[callee.index()]};
   }
 
   static constexpr DialectConventions kConventions = dialect_conventions<D>();

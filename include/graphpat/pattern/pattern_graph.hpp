@@ -33,6 +33,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -202,29 +203,37 @@ class PatternGraph {
   /// Every pattern node reachable from `root` (through operands and redirects), in depth-first
   /// post-order: operands before users, except along a redirect cycle. Iterative.
   [[nodiscard]] std::vector<PatternId> post_order(PatternId root) const {
+    return post_order(std::span(&root, 1));
+  }
+  /// The same from several roots in turn, each node once.
+  [[nodiscard]] std::vector<PatternId> post_order(std::span<const PatternId> roots) const {
     std::vector<PatternId> order;
     std::vector<std::uint8_t> state(size(), 0);  // 0 new, 1 open, 2 done
     struct Frame {
       PatternId id;
       std::size_t next;
     };
-    std::vector<Frame> stack{{root, 0}};
-    state[root.index()] = 1;
-    while (!stack.empty()) {
-      Frame& top = stack.back();
-      const PatternNode& n = node(top.id);
-      std::size_t edges = n.operands.size() + (n.redirect.valid() ? 1 : 0);
-      if (top.next == edges) {
-        state[top.id.index()] = 2;
-        order.push_back(top.id);
-        stack.pop_back();
-        continue;
+    std::vector<Frame> stack;
+    for (PatternId root : roots) {
+      if (state[root.index()] != 0) continue;
+      stack.push_back({root, 0});
+      state[root.index()] = 1;
+      while (!stack.empty()) {
+        Frame& top = stack.back();
+        const PatternNode& n = node(top.id);
+        std::size_t edges = n.operands.size() + (n.redirect.valid() ? 1 : 0);
+        if (top.next == edges) {
+          state[top.id.index()] = 2;
+          order.push_back(top.id);
+          stack.pop_back();
+          continue;
+        }
+        PatternId next = top.next < n.operands.size() ? n.operands[top.next] : n.redirect;
+        ++top.next;
+        if (state[next.index()] != 0) continue;
+        state[next.index()] = 1;
+        stack.push_back({next, 0});
       }
-      PatternId next = top.next < n.operands.size() ? n.operands[top.next] : n.redirect;
-      ++top.next;
-      if (state[next.index()] != 0) continue;
-      state[next.index()] = 1;
-      stack.push_back({next, 0});
     }
     return order;
   }

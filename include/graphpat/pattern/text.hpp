@@ -22,6 +22,23 @@
 // Relay syntax given as strings (`has_type('Tensor[(10, 10), float32]')`). is_expr(name) takes
 // `name` from PatternParseOptions::names, where the caller put a dsl::is_expr pattern.
 //
+// Graph patterns (graph_pattern.hpp) are read by parse_graph_pattern from a Relax
+// `with PatternContext() as ctx:` block pasted as it is, or from a text without one, which is
+// then the context's body:
+//   auto qkv = graphpat::parse_graph_pattern(R"(
+//   with PatternContext() as ctx:
+//       inp = wildcard()
+//       q = is_op('nn.dense')(inp, wildcard())
+//       k = is_op('nn.dense')(inp, wildcard())
+//       q.used_by(is_op('nn.relu')(None)) >> is_op('nn.softmax')(None))");
+//   qkv->find("q");   // the pattern named q; qkv->context: the PatternContext
+// Besides parse_pattern's language: PatternContext(), `a ^ b` and `a >> b` (Relax's PatternSeq:
+// a chain `a >> b >> c` and its methods .used_by(other, index) .only_used_by(other, index)
+// .dup()), and the patterns' methods .used_by, .only_used_by, .fork_to(*patterns), .dup(),
+// .same_shape_as(*patterns). As in Relax, a call pattern made inside the context adds
+// `arg ^ call` for each argument (index i); an `a ^ b` outside the context is refused
+// (`pattern_text.no_context`), as is a block inside another and a second block.
+//
 // Errors are located and carry stable ids: `[graphpat.pattern_text.<what>] line:column: ...`.
 #pragma once
 
@@ -38,6 +55,10 @@ namespace graphpat {
 /// Reads a pattern from its text (see the top of this file).
 GRAPHPAT_ENTRY absl::StatusOr<Pattern> parse_pattern(std::string_view text,
                                                      const PatternParseOptions& options = {});
+/// Reads a graph pattern from its text (see the top of this file); refuses what
+/// PatternContext::validate refuses.
+GRAPHPAT_ENTRY absl::StatusOr<ParsedGraphPattern> parse_graph_pattern(
+    std::string_view text, const PatternParseOptions& options = {});
 
 }  // namespace graphpat
 
@@ -49,6 +70,10 @@ namespace graphpat {
 GRAPHPAT_ENTRY absl::StatusOr<Pattern> parse_pattern(std::string_view text,
                                                      const PatternParseOptions& options) {
   return detail::PatternEvaluator(text, options).run();
+}
+GRAPHPAT_ENTRY absl::StatusOr<ParsedGraphPattern> parse_graph_pattern(
+    std::string_view text, const PatternParseOptions& options) {
+  return detail::PatternEvaluator(text, options).run_graph();
 }
 
 }  // namespace graphpat

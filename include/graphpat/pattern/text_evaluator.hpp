@@ -1,13 +1,18 @@
-// The evaluator behind parse_pattern (pattern/text.hpp): runs the statements PatternSyntax
-// reads, building the Pattern with the dsl and applying lambdas, within the options' limits.
+// The evaluator behind parse_pattern and parse_graph_pattern (pattern/text.hpp): runs the
+// statements PatternSyntax reads, building the Pattern with the dsl and applying lambdas, within
+// the options' limits; for a graph pattern, it also builds the PatternContext the constraints
+// (`^`, `>>`, used_by, only_used_by, fork_to, dup, same_shape_as) and Relax's `arg ^ call`
+// edges of each call pattern made inside the context go to.
 //
 //   absl::StatusOr<graphpat::Pattern> pattern = graphpat::detail::PatternEvaluator(text, options).run();
+//   auto graph_pattern = graphpat::detail::PatternEvaluator(text, options).run_graph();
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +20,7 @@
 #include <vector>
 
 #include "graphpat/pattern/dsl.hpp"
+#include "graphpat/pattern/graph_pattern.hpp"
 #include "graphpat/pattern/pattern_graph.hpp"
 #include "graphpat/pattern/text_options.hpp"
 #include "graphpat/pattern/text_syntax.hpp"
@@ -43,12 +49,15 @@ struct TextValue {
     kBuiltin,
     kMethod,
     kModule,
+    kSequence,  // Relax's PatternSeq: the patterns of `a >> b ^ c`, in `elements`
+    kContext,   // PatternContext(incremental)
   };
   Kind kind = Kind::kNone;
   std::int64_t integer = 0;
   double floating = 0;
   std::string text;                 // string; builtin, method or lambda parameter name
-  std::vector<TextValue> elements;  // list / tuple; dict: key, value, ...
+  std::vector<TextValue> elements;  // list / tuple / sequence; dict: key, value, ...; a method
+                                    // of a sequence: its receiver
   std::optional<Pattern> handle;    // pattern; method receiver
   PatternType type;
   std::uint32_t body = 0;  // lambda
@@ -98,6 +107,10 @@ struct TextValue {
         return "a method";
       case Kind::kModule:
         return "a module";
+      case Kind::kSequence:
+        return "a pattern sequence";
+      case Kind::kContext:
+        return "a PatternContext";
     }
     return "?";
   }
@@ -142,6 +155,7 @@ inline const std::vector<Signature>& builtin_signatures() {
       {"relay.TupleType", {"fields"}, 1},
       {"relay.Any", {}, 0},
       {"relay.scalar_type", {"dtype"}, 1},
+      {"PatternContext", {"incremental"}, 0},
       // methods: the receiver is not a parameter
       {".has_attr", {"attrs"}, 1},
       {".has_type", {"ttype"}, 1},
@@ -150,6 +164,12 @@ inline const std::vector<Signature>& builtin_signatures() {
       {".optional", {"option_constructor"}, 1},
       {".dominates", {"parent", "path"}, 1},
       {".redirect_to", {"pat"}, 1},
+      // graph patterns; fork_to and same_shape_as take any number of arguments
+      {".used_by", {"other", "index"}, 1},
+      {".only_used_by", {"other", "index"}, 1},
+      {".dup", {}, 0},
+      {".fork_to", {}, 0},
+      {".same_shape_as", {}, 0},
   };
   return kSignatures;
 }
@@ -262,6 +282,11 @@ class PatternEvaluator {
     }
     std::optional<TextValue> last;
     for (const Statement& statement : statements) {
+      if (statement.opens_block) {
+        return pattern_text_error("no_context", statement.line, statement.column,
+                                  "a with block makes a graph pattern: read the text with "
+                                  "parse_graph_pattern");
+      }
       GRAPHPAT_ASSIGN_OR_RETURN(auto value, evaluate(statement.expression, nullptr));
       if (statement.target.empty()) {
         last = std::move(value);
@@ -280,6 +305,63 @@ class PatternEvaluator {
                                 fmt::format("the last line is {}, not a pattern", last->what()));
     }
     return last->pattern();
+  }
+
+  /// The graph pattern of the text: that of its `with PatternContext() as ctx:` block, or,
+  /// when it has none, of the whole text.
+  absl::StatusOr<ParsedGraphPattern> run_graph() {
+    GRAPHPAT_ASSIGN_OR_RETURN(auto statements, syntax_.parse());
+    ParsedGraphPattern parsed;
+    bool has_block = std::any_of(statements.begin(), statements.end(),
+                                 [](const Statement& s) { return s.opens_block; });
+    context_ = has_block ? nullptr : &parsed.context;
+    std::optional<std::uint32_t> block_column;
+    bool block_done = false;
+    absl::flat_hash_map<std::string, std::size_t> name_index;  // position in parsed.names
+    for (const Statement& statement : statements) {
+      if (block_column && statement.column <= *block_column) {
+        context_ = nullptr;
+        block_column.reset();
+        block_done = true;
+      }
+      if (statement.opens_block) {
+        if (block_column || block_done) {
+          return pattern_text_error(
+              "unsupported", statement.line, statement.column,
+              block_column ? "a PatternContext block inside another is not supported: write "
+                             "the inner one as a text of its own"
+                           : "one PatternContext block per text: write the other as a text "
+                             "of its own");
+        }
+        GRAPHPAT_ASSIGN_OR_RETURN(auto value, evaluate(statement.expression, nullptr));
+        if (value.kind != TextValue::Kind::kContext || value.integer != 0) {
+          return error_at(node(statement.expression), "no_context",
+                          value.kind != TextValue::Kind::kContext
+                              ? fmt::format("a with block takes PatternContext(), got {}",
+                                            value.what())
+                              : std::string("PatternContext(incremental=True) needs an "
+                                            "enclosing context, and blocks do not nest here"));
+        }
+        globals_[statement.target] = value;
+        block_column = statement.column;
+        context_ = &parsed.context;
+        continue;
+      }
+      GRAPHPAT_ASSIGN_OR_RETURN(auto value, evaluate(statement.expression, nullptr));
+      if (statement.target.empty()) continue;
+      if (value.kind == TextValue::Kind::kPattern) {
+        auto [slot, added] = name_index.try_emplace(statement.target, parsed.names.size());
+        if (added) {
+          parsed.names.emplace_back(statement.target, value.pattern());
+        } else {
+          parsed.names[slot->second].second = value.pattern();
+        }
+      }
+      globals_[statement.target] = std::move(value);
+    }
+    context_ = nullptr;
+    GRAPHPAT_RETURN_IF_ERROR(parsed.context.validate());
+    return parsed;
   }
 
  private:
@@ -319,16 +401,16 @@ class PatternEvaluator {
       const AstNode& n = node(*link);
       switch (n.kind) {
         case AstKind::kBinary:
-          value = binary(n, *value, env);
+          value = binary(n, *std::move(value), env);
           break;
         case AstKind::kCall:
-          value = call(n, *value, env);
+          value = call(n, *std::move(value), env);
           break;
         case AstKind::kUnary:
           value = unary(n, *std::move(value));
           break;
         default:
-          value = attribute(n, *value);
+          value = attribute(n, *std::move(value));
       }
     }
     return value;
@@ -384,13 +466,24 @@ class PatternEvaluator {
     return error_at(n, "unsupported", "unsupported syntax");
   }
 
-  absl::StatusOr<TextValue> attribute(const AstNode& n, const TextValue& object) {
+  // The chain's links take the value so far by value, moved: a sequence `a >> b >> c ...` grows
+  // in place, link by link, instead of being copied at each.
+  absl::StatusOr<TextValue> attribute(const AstNode& n, TextValue object) {
     if (object.kind == TextValue::Kind::kModule) {
       std::string name = object.text + "." + n.text;
       if (!find_signature(name)) {
         return error_at(n, "unknown_name", fmt::format("unknown name '{}'", name));
       }
       return TextValue::named(TextValue::Kind::kBuiltin, name);
+    }
+    if (object.kind == TextValue::Kind::kSequence) {
+      if (n.text != "used_by" && n.text != "only_used_by" && n.text != "dup") {
+        return error_at(n, "unknown_method",
+                        fmt::format("pattern sequences have no method '{}'", n.text));
+      }
+      TextValue method = TextValue::named(TextValue::Kind::kMethod, "." + n.text);
+      method.elements.push_back(std::move(object));
+      return method;
     }
     if (object.kind != TextValue::Kind::kPattern) {
       return error_at(n, "unknown_method",
@@ -442,8 +535,12 @@ class PatternEvaluator {
     return TextValue::of_pattern(!operand.pattern());
   }
 
-  absl::StatusOr<TextValue> binary(const AstNode& n, const TextValue& left, Env env) {
+  absl::StatusOr<TextValue> binary(const AstNode& n, TextValue left, Env env) {
     GRAPHPAT_ASSIGN_OR_RETURN(auto right, evaluate(n.children[1], env));
+    if (n.text == "^" || n.text == ">>") {
+      return chain(n, std::move(left), right,
+                   n.text == "^" ? UseKind::kUsedBy : UseKind::kOnlyUsedBy, -1);
+    }
     if (left.kind != TextValue::Kind::kPattern || right.kind != TextValue::Kind::kPattern) {
       return error_at(
           n, "bad_operand",
@@ -456,18 +553,114 @@ class PatternEvaluator {
         return TextValue::of_pattern(a | b);
       case '&':
         return TextValue::of_pattern(a & b);
-      case '+':
-        return TextValue::of_pattern(a + b);
-      case '-':
-        return TextValue::of_pattern(a - b);
-      case '*':
-        return TextValue::of_pattern(a * b);
-      default:
-        return TextValue::of_pattern(a / b);
+      default: {
+        ArithmeticRole role = n.text == "+"   ? ArithmeticRole::kAdd
+                              : n.text == "-" ? ArithmeticRole::kSubtract
+                              : n.text == "*" ? ArithmeticRole::kMultiply
+                                              : ArithmeticRole::kDivide;
+        return TextValue::of_pattern(call_with_edges(dsl::is_op(role), {a, b}));  // `a + b`
+      }
     }
   }
 
-  absl::StatusOr<TextValue> call(const AstNode& n, const TextValue& callee, Env env) {
+  // ----- graph patterns -------------------------------------------------------------------------
+
+  // The patterns of a pattern or a sequence.
+  static absl::StatusOr<std::vector<Pattern>> sequence_of(const TextValue& v, const AstNode& at,
+                                                          std::string_view role) {
+    if (v.kind == TextValue::Kind::kPattern) return std::vector<Pattern>{v.pattern()};
+    if (v.kind == TextValue::Kind::kSequence) {
+      std::vector<Pattern> patterns;
+      for (const TextValue& element : v.elements) patterns.push_back(element.pattern());
+      return patterns;
+    }
+    return error_at(at, "bad_operand",
+                    fmt::format("{} must be a pattern or a pattern sequence, got {}", role,
+                                v.what()));
+  }
+  static TextValue sequence(const std::vector<Pattern>& patterns) {
+    TextValue v;
+    v.kind = TextValue::Kind::kSequence;
+    for (const Pattern& pattern : patterns) v.elements.push_back(TextValue::of_pattern(pattern));
+    return v;
+  }
+  absl::Status need_context(const AstNode& at, std::string_view what) const {
+    if (context_ != nullptr) return absl::OkStatus();
+    return error_at(at, "no_context",
+                    fmt::format("{} adds a constraint to a PatternContext: write it inside a "
+                                "`with PatternContext() as ctx:` block and read the text with "
+                                "parse_graph_pattern",
+                                what));
+  }
+  // `a ^ b`, `a >> b`, a.used_by(b, index), a.only_used_by(b, index): the last pattern of the
+  // left used by the first of the right; the two sequences joined.
+  absl::StatusOr<TextValue> chain(const AstNode& at, TextValue left, const TextValue& right,
+                                  UseKind kind, std::int64_t index) {
+    std::string_view what = kind == UseKind::kUsedBy ? "'^' (used_by)" : "'>>' (only_used_by)";
+    GRAPHPAT_RETURN_IF_ERROR(need_context(at, what));
+    if (left.kind != TextValue::Kind::kSequence) {
+      GRAPHPAT_ASSIGN_OR_RETURN(auto producers, sequence_of(left, at, "the producer"));
+      left = sequence(producers);
+    }
+    GRAPHPAT_ASSIGN_OR_RETURN(auto consumers, sequence_of(right, at, "the consumer"));
+    if (kind == UseKind::kUsedBy) {
+      context_->used_by(left.elements.back().pattern(), consumers.front(), index);
+    } else {
+      context_->only_used_by(left.elements.back().pattern(), consumers.front(), index);
+    }
+    for (const Pattern& consumer : consumers) left.elements.push_back(TextValue::of_pattern(consumer));
+    return left;
+  }
+  absl::StatusOr<TextValue> graph_method(const AstNode& n, TextValue& callee, Args& args,
+                                         std::vector<TextValue>& variadic) {
+    std::string_view name = callee.text;
+    TextValue receiver = callee.elements.empty() ? TextValue::of_pattern(callee.pattern())
+                                                 : std::move(callee.elements[0]);
+    auto at = [&](std::size_t i) -> const AstNode& {
+      return i + 1 < n.children.size() ? node(n.children[i + 1]) : n;
+    };
+    if (name == ".used_by" || name == ".only_used_by") {
+      std::int64_t index = -1;
+      if (args[1]) {
+        if (args[1]->kind != TextValue::Kind::kInt) {
+          return error_at(at(1), "bad_argument",
+                          fmt::format("the index must be an int, got {}", args[1]->what()));
+        }
+        index = args[1]->integer;
+      }
+      return chain(n, std::move(receiver), *args[0],
+                   name == ".used_by" ? UseKind::kUsedBy : UseKind::kOnlyUsedBy, index);
+    }
+    if (name == ".dup") {
+      if (receiver.kind == TextValue::Kind::kPattern) {
+        return TextValue::of_pattern(receiver.pattern().dup());
+      }
+      GRAPHPAT_ASSIGN_OR_RETURN(auto patterns, sequence_of(receiver, n, "the receiver"));
+      if (context_ == nullptr) {
+        for (Pattern& pattern : patterns) pattern = pattern.dup();
+        return sequence(patterns);
+      }
+      return sequence(context_->dup(patterns));
+    }
+    if (name == ".fork_to") {
+      for (std::size_t i = 0; i < variadic.size(); ++i) {
+        GRAPHPAT_RETURN_IF_ERROR(
+            chain(at(i), receiver, variadic[i], UseKind::kUsedBy, -1).status());
+      }
+      return TextValue();
+    }
+    // .same_shape_as
+    GRAPHPAT_RETURN_IF_ERROR(need_context(n, "same_shape_as"));
+    std::vector<Pattern> group = {receiver.pattern()};
+    for (std::size_t i = 0; i < variadic.size(); ++i) {
+      GRAPHPAT_ASSIGN_OR_RETURN(auto pattern, as_pattern(variadic[i], at(i), "an argument"));
+      group.push_back(pattern);
+    }
+    context_->same_shape(group);
+    return TextValue();
+  }
+
+  absl::StatusOr<TextValue> call(const AstNode& n, TextValue callee, Env env) {
     std::vector<TextValue> values;
     for (std::size_t i = 1; i < n.children.size(); ++i) {
       GRAPHPAT_ASSIGN_OR_RETURN(auto value, evaluate(n.children[i], env));
@@ -489,13 +682,27 @@ class PatternEvaluator {
               auto pattern, as_pattern(values[i], node(n.children[i + 1]), "a call argument"));
           args.push_back(pattern);
         }
-        return TextValue::of_pattern(callee.pattern().call(args));
+        return TextValue::of_pattern(call_with_edges(callee.pattern(), args));
       }
       case TextValue::Kind::kLambda:
         return apply(callee, n, values, env);
       case TextValue::Kind::kBuiltin:
       case TextValue::Kind::kMethod: {
+        bool variadic = callee.text == ".fork_to" || callee.text == ".same_shape_as";
+        if (variadic) {
+          for (const std::string& keyword : n.keywords) {
+            if (!keyword.empty()) {
+              return error_at(n, "bad_argument",
+                              fmt::format("{}() takes no keyword arguments", callee.text.substr(1)));
+            }
+          }
+          Args none;
+          return graph_method(n, callee, none, values);
+        }
         GRAPHPAT_ASSIGN_OR_RETURN(auto args, bind(n, *find_signature(callee.text), values));
+        if (callee.text == ".used_by" || callee.text == ".only_used_by" || callee.text == ".dup") {
+          return graph_method(n, callee, args, values);
+        }
         return builtin(n, callee, args, env);
       }
       default:
@@ -766,7 +973,7 @@ class PatternEvaluator {
       GRAPHPAT_ASSIGN_OR_RETURN(auto op, as_pattern(*args[0], at(0), "the callee"));
       GRAPHPAT_ASSIGN_OR_RETURN(auto call_args,
                                 as_pattern_list(*args[1], at(1), "the call arguments"));
-      return result(call_args ? op.call(*call_args) : op(any_args));
+      return result(call_args ? call_with_edges(op, *call_args) : op(any_args));
     }
     if (name == "has_attr" || name == "has_type" || name == "has_dtype" || name == "has_shape" ||
         name.starts_with(".has_")) {
@@ -820,6 +1027,18 @@ class PatternEvaluator {
       }
       return TextValue();
     }
+    if (name == "PatternContext") {
+      TextValue context;
+      context.kind = TextValue::Kind::kContext;
+      if (args[0]) {
+        if (args[0]->kind != TextValue::Kind::kBool) {
+          return error_at(at(0), "bad_argument",
+                          fmt::format("incremental must be a bool, got {}", args[0]->what()));
+        }
+        context.integer = args[0]->integer;
+      }
+      return context;
+    }
     if (name == "relay.Any") {
       TextValue v;
       v.kind = TextValue::Kind::kAnyDim;
@@ -853,8 +1072,20 @@ class PatternEvaluator {
     return type;
   }
 
+  // `callee(args...)`, with Relax's `arg ^ call` edges inside a context.
+  Pattern call_with_edges(const Pattern& callee, const std::vector<Pattern>& args) {
+    Pattern call = callee.call(args);
+    if (context_ != nullptr) {
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        context_->used_by(args[i], call, static_cast<std::int64_t>(i));
+      }
+    }
+    return call;
+  }
+
   InputLimits limits_;
   PatternSyntax syntax_;
+  PatternContext* context_ = nullptr;  // the context being built, in run_graph() only
   absl::flat_hash_map<std::string, TextValue> globals_;
   std::uint64_t evaluated_ = 0;  // nodes evaluated so far, lambda bodies once per application
   std::uint32_t lambda_depth_ = 0;

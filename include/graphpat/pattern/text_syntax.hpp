@@ -5,11 +5,12 @@
 //   detail::PatternSyntax syntax(text, InputLimits{.max_depth = 256});
 //   absl::StatusOr<std::vector<detail::Statement>> program = syntax.parse();
 //
-// The subset: statements `name = expr` and bare expressions, one a line (or separated by `;`);
-// newlines inside brackets continue the line; `#` comments. Expressions: names, int / float /
-// string literals, None / True / False, lists, tuples, dicts, calls with positional and keyword
-// arguments, attribute access, subscripts, `lambda x: expr`, unary `-` `~` `!`, and the binary
-// operators `|`, `&`, `+`, `-`, `*`, `/` with Python's precedence.
+// The subset: statements `name = expr` and bare expressions, one a line (or separated by `;`),
+// and `with expr as name:` opening a block of the lines indented past it; newlines inside
+// brackets continue the line; `#` comments. Expressions: names, int / float / string literals,
+// None / True / False, lists, tuples, dicts, calls with positional and keyword arguments,
+// attribute access, subscripts, `lambda x: expr`, unary `-` `~` `!`, and the binary operators
+// `|`, `^`, `&`, `>>`, `+`, `-`, `*`, `/` with Python's precedence.
 //
 // Linear in the text, in time and memory: tokens are cut as the parser needs them; a chain of
 // binary operators, calls or attributes is read in a loop and counts as one level of nesting
@@ -103,8 +104,9 @@ struct AstNode {
 };
 
 struct Statement {
-  std::string target;  // empty for a bare expression
+  std::string target;  // empty for a bare expression; `with expr as target:`
   std::uint32_t expression = 0;
+  bool opens_block = false;  // `with expr as target:`: the lines indented past it follow
   std::uint32_t line = 1;
   std::uint32_t column = 1;
 };
@@ -136,6 +138,24 @@ class PatternSyntax {
       Statement statement;
       statement.line = peek().line;
       statement.column = peek().column;
+      if (peek().type == TokenType::kName && peek().text == "with") {
+        skip();
+        GRAPHPAT_ASSIGN_OR_RETURN(statement.expression, parse_expression(0));
+        PatternToken as = next();
+        bool named = peek().type == TokenType::kName;
+        if (!(as.type == TokenType::kName && as.text == "as") || !named) {
+          return pattern_text_error("unexpected_token", as.line, as.column,
+                                    "expected 'as NAME:' after the expression of a with");
+        }
+        statement.target = next().text;
+        GRAPHPAT_RETURN_IF_ERROR(expect(":", "after 'with ... as NAME'"));
+        statement.opens_block = true;
+        if (peek().type != TokenType::kNewline && peek().type != TokenType::kEnd) {
+          return unexpected(peek(), "after 'with ... as NAME:' (the block starts on the next line)");
+        }
+        statements.push_back(std::move(statement));
+        continue;
+      }
       if (peek().type == TokenType::kName && peek(1).is("=")) {
         statement.target = peek().text;
         skip(2);
@@ -217,7 +237,11 @@ class PatternSyntax {
       lex_error_ = read_number(i, token);
     } else if (c == '"' || c == '\'') {
       lex_error_ = read_string(i, token);
-    } else if (std::string_view("()[]{},:.=|&~!+-*/").find(c) != std::string_view::npos) {
+    } else if (c == '>' && i + 1 < text_.size() && text_[i + 1] == '>') {
+      token.type = TokenType::kPunct;
+      token.text = ">>";
+      i += 2;
+    } else if (std::string_view("()[]{},:.=|^&~!+-*/").find(c) != std::string_view::npos) {
       token.type = TokenType::kPunct;
       token.text = std::string(1, c);
       if (c == '(' || c == '[' || c == '{') ++nesting_;
@@ -432,15 +456,19 @@ class PatternSyntax {
     return parse_binary(0, depth);
   }
 
-  // Levels: 0 `|`, 1 `&`, 2 `+ -`, 3 `* /`. A chain `a | b | c` is not nesting: it is read in
+  // Levels: 0 `|`, 1 `^`, 2 `&`, 3 `>>`, 4 `+ -`, 5 `* /`. A chain `a | b | c` is not nesting: it is read in
   // a loop into a left-deep tree, which the evaluator walks down its left side in a loop too
   // (as a postfix chain `p.has_attr(..).has_type(..)` or `f(a)(b)`), so a link adds no depth.
   absl::StatusOr<std::uint32_t> parse_binary(int level, std::uint32_t depth) {
-    static constexpr std::string_view kOperators[] = {"|", "&", "+-", "*/"};
-    if (level == 4) return parse_unary(depth);
+    static constexpr std::string_view kOperators[][2] = {{"|", ""}, {"^", ""}, {"&", ""},
+                                                          {">>", ""}, {"+", "-"}, {"*", "/"}};
+    if (level == 6) return parse_unary(depth);
     GRAPHPAT_ASSIGN_OR_RETURN(auto left, parse_binary(level + 1, depth));
-    while (peek().type == TokenType::kPunct && peek().text.size() == 1 &&
-           kOperators[level].find(peek().text[0]) != std::string_view::npos) {
+    auto at_operator = [&] {
+      return peek().type == TokenType::kPunct &&
+             (peek().text == kOperators[level][0] || peek().text == kOperators[level][1]);
+    };
+    while (at_operator()) {
       GRAPHPAT_RETURN_IF_ERROR(check_limits(depth));
       AstNode binary = at(peek(), AstKind::kBinary);
       binary.text = next().text;
