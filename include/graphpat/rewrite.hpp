@@ -1,14 +1,17 @@
-// Entry point for pattern rewriting (see transform/rewrite.hpp).
+// Entry point for pattern rewriting (see transform/rewrite.hpp) and for rewriting graph
+// patterns several nodes at once (transform/rewrite_bindings.hpp).
 //
 //   #include <graphpat/rewrite.hpp>
 //   auto result = graphpat::rewrite(callbacks, graph, root, {.max_applications = 100});
 //   auto all = graphpat::rewrite(callbacks, module);   // every function of a module
 //   fmt::print("{} rewrites in {} iterations{}\n", result.rewrites, result.iterations,
 //              result.converged ? "" : " (budget reached)");
+//   auto fused = graphpat::rewrite_bindings<graphpat::relay::Dialect>(qkv, fuse, module);
 #pragma once
 
 #include "graphpat/detail/linkage.hpp"
 #include "graphpat/transform/rewrite.hpp"
+#include "graphpat/transform/rewrite_bindings.hpp"
 
 #if GRAPHPAT_INSTANTIATIONS
 // With graphpat::compiled (detail/linkage.hpp), the library holds these for the Relay dialect.
