@@ -10,6 +10,9 @@
 //   transformer  encoder blocks: nn.dense for q, k, v; nn.batch_matmul q·kᵀ; nn.softmax;
 //                nn.batch_matmul by v; nn.dense; add; nn.layer_norm; nn.dense, nn.relu,
 //                nn.dense feed-forward; add; nn.layer_norm
+//   qkv          blocks of three nn.dense calls of one input x, each with a weight of its own
+//                (a parameter), then x = add(add(q, k), v): eight nodes a block, one QKV
+//                graph-pattern match each
 //   dag          a random DAG of add/multiply/subtract/maximum calls, half of them fresh
 //                duplicates (as an importer makes them) of a uniformly chosen earlier call:
 //                same op, same operands, so each reaches back to a random depth; the other half
@@ -135,6 +138,24 @@ void chain(std::uint64_t nodes, Writer& w) {
     previous = w.call(i % 2 == 0 ? "nn.relu" : "sigmoid", {previous}, type);
   }
   w.finish(previous, type);
+}
+
+void qkv(std::uint64_t nodes, Writer& w) {
+  constexpr std::int64_t kRows = 16, kHidden = 64;
+  const TypeId hidden = w.tensor({kRows, kHidden});
+  const TypeId square = w.tensor({kHidden, kHidden});
+  const AttrValueId dense = w.attrs("nn.dense", {{"units", w.attr().integer(kHidden)}});
+  NodeId x = w.param("x", hidden);
+  for (std::uint64_t block = 0; w.size() + 1 < nodes; ++block) {
+    NodeId projections[3];
+    for (int i = 0; i < 3; ++i) {
+      NodeId weight = w.param(fmt::format("w{}_{}", block, "qkv"[i]), square);
+      projections[i] = w.call("nn.dense", {x, weight}, hidden, dense);
+    }
+    x = w.call("add", {w.call("add", {projections[0], projections[1]}, hidden), projections[2]},
+               hidden);
+  }
+  w.finish(x, hidden);
 }
 
 /// batch_norm of `input` with fresh gamma/beta/mean/var params named `prefix`_*.
@@ -278,6 +299,7 @@ struct Shape {
 constexpr Shape kShapes[] = {{"chain", chain},
                              {"resnet", resnet},
                              {"transformer", transformer},
+                             {"qkv", qkv},
                              {"dag", dag},
                              {"mobilenet", mobilenet}};
 

@@ -3,11 +3,12 @@
 // largely cancels out of.
 //
 // Workloads: every real model of tests/data/corpus/models (NAME.unbound.relay, parsed; its
-// NAME.unbound.json for the JSON loader), and five synthetic shapes (generators.cpp: chain,
-// resnet, transformer, dag, mobilenet) at 1e3, 1e4, 1e5, 1e6 and 1e7 nodes.
+// NAME.unbound.json for the JSON loader), and six synthetic shapes (generators.cpp: chain,
+// resnet, transformer, qkv, dag, mobilenet) at 1e3, 1e4, 1e5, 1e6 and 1e7 nodes.
 // Passes (passes.cpp): build (every node again through a Builder), cse, cse_relay_compat,
 // find_matches, partition and merge_composite (the ten patterns of the corpus's patterns.txt),
-// rewrite (five callbacks), parse_text, print_text, load_json, save_json (the last seven up to
+// graph_match_qkv and find_matches_dense (a QKV graph pattern beside one nn.dense pattern: the
+// cost per match of several roots against one), rewrite (five callbacks), parse_text, print_text, load_json, save_json (the last seven up to
 // 1e6 nodes: memory and time). Floors (floors.hpp): linear scan, iterative DFS, absl::flat_hash_map
 // hash-cons, memcpy of the text / JSON bytes.
 // ONNX workloads: the full-weight models of tests/data/onnx (NAME.onnx) and a generated chain
@@ -68,7 +69,7 @@ constexpr std::string_view kUsage = R"(usage: graphpat_bench [--quick] [--out FI
   --out FILE    also write every figure as JSON
   --sizes       synthetic sizes (default 1e3..1e7; --quick: 1e3,1e4)
   --workloads   model names (mlp, resnet18, ..., lstm_tagger.onnx, ...) and shapes (chain,
-                resnet, transformer, dag, mobilenet, onnx_chain); default: all
+                resnet, transformer, qkv, dag, mobilenet, onnx_chain); default: all
   --passes      pass names (build, cse, ...); floors run as the passes need them
 )";
 

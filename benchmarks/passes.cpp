@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -26,6 +27,7 @@
 #include <graphpat/pattern.hpp>
 #include <graphpat/rewrite.hpp>
 #include <graphpat/transform/merge_composite.hpp>
+#include <graphpat/transform/rewrite_bindings.hpp>
 
 #include "floors.hpp"
 #include "registry.hpp"
@@ -172,6 +174,43 @@ RewriteCallbacks rewrite_callbacks() {
   return callbacks;
 }
 
+/// Relax's test_attention_qkv context: three nn.dense calls of one input.
+struct QkvPatterns {
+  graphpat::Pattern input = graphpat::dsl::wildcard();
+  std::vector<graphpat::Pattern> weights, projections;
+  graphpat::PatternContext context;
+
+  QkvPatterns() {
+    using namespace graphpat::dsl;
+    for (int i = 0; i < 3; ++i) {
+      weights.push_back(wildcard());
+      projections.push_back(is_op("nn.dense")(input, weights.back()));
+      context.add(projections.back());
+    }
+  }
+
+  /// Relax's qkv_proj_rewriter in Relay form: one dense of the concatenated weights, split.
+  [[nodiscard]] absl::StatusOr<graphpat::Replacements> fuse(
+      const graphpat::Match& m, graphpat::Rewriter<graphpat::relay::Dialect>& r) const {
+    graphpat::NodeId stacked = r.builder().tuple(
+        {m.bound(weights[0]), m.bound(weights[1]), m.bound(weights[2])});
+    absl::StatusOr<graphpat::NodeId> concat = r.call("concatenate", {stacked}, {});
+    if (!concat.ok()) return concat.status();
+    graphpat::AttrTable& attrs = r.attrs();
+    absl::StatusOr<graphpat::NodeId> dense =
+        r.call("nn.dense", {m.bound(input), *concat}, {{"units", attrs.null()}});
+    if (!dense.ok()) return dense.status();
+    absl::StatusOr<graphpat::NodeId> split = r.call(
+        "split", {*dense}, {{"indices_or_sections", attrs.integer(3)}, {"axis", attrs.integer(1)}});
+    if (!split.ok()) return split.status();
+    graphpat::Replacements replacements;
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      replacements.emplace_back(m.bound(projections[i]), r.builder().tuple_get_item(*split, i));
+    }
+    return replacements;
+  }
+};
+
 }  // namespace
 
 void add_passes(PassRegistry& registry) {
@@ -202,6 +241,41 @@ void add_passes(PassRegistry& registry) {
           return found;
         });
       });
+  // Graph patterns beside find_matches, per match: the QKV context (three nn.dense calls of
+  // one input, Relax's test_attention_qkv) matched everywhere, and find_matches of one
+  // `nn.dense(_, _)` pattern, whose matches are the calls the context assigns.
+  registry.add_with_setup(
+      "graph_match_qkv", Floor::kLinearScan, [](const Workload&) { return QkvPatterns(); },
+      [](const Workload& w, QkvPatterns& qkv) -> absl::StatusOr<std::size_t> {
+        std::size_t found = 0;
+        for (graphpat::NodeId root : w.module().roots()) {
+          absl::StatusOr<std::vector<graphpat::Match>> matches =
+              graphpat::find_graph_matches(qkv.context, w.module().graph, root);
+          if (!matches.ok()) return matches.status();
+          found += matches->size();
+        }
+        return found;
+      });
+  // The same context rewritten with rewrite_bindings (QkvPatterns::fuse); counts the matches
+  // rewritten.
+  registry.add_with_setup(
+      "rewrite_bindings_qkv", Floor::kDfs, [](const Workload&) { return QkvPatterns(); },
+      [](const Workload& w, QkvPatterns& qkv) -> absl::StatusOr<std::size_t> {
+        auto result = graphpat::rewrite_bindings<graphpat::relay::Dialect>(
+            qkv.context, std::bind_front(&QkvPatterns::fuse, &qkv), w.module());
+        if (!result.ok()) return result.status();
+        return result->report.rewritten;
+      },
+      kPatternLimit);
+  registry.add("find_matches_dense", Floor::kLinearScan, [](const Workload& w) {
+    using namespace graphpat::dsl;
+    graphpat::Pattern dense = is_op("nn.dense")(wildcard(), wildcard());
+    std::size_t found = 0;
+    for (graphpat::NodeId root : w.module().roots()) {
+      found += graphpat::find_matches(dense, w.module().graph, root).size();
+    }
+    return found;
+  });
   // Partition with each of the ten patterns in turn (default mode: CSE first), each from the
   // workload itself.
   registry.add_with_setup(
