@@ -72,6 +72,20 @@ bool legalize_global_pool(const std::string& text) {
          out->find("nn.avg_pool2d(") != std::string::npos;
 }
 
+// README: graph patterns, the origin case's shape found directly.
+std::size_t batch_norms_read_twice(const std::string& text) {
+  auto module = graphpat::relay::parse_text(text);
+  if (!module.ok()) return 0;
+  auto origin = graphpat::parse_graph_pattern(R"(
+with PatternContext() as ctx:
+    bn = is_op('nn.batch_norm')(None)
+    bn.fork_to(is_tuple_get_item(bn, 0), is_tuple_get_item(bn, 0))
+)");
+  auto twice = graphpat::find_graph_matches(origin->context, module->graph, *module->find("main"));
+  fmt::print("{} batch norms read through two %N.0\n", twice->size());
+  return twice.ok() ? twice->size() : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,7 +101,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::string> refused = merge_duplicates("def @main(%x) { %x )");
   fmt::print("{}\n", refused.status());
   bool ok = build_conv_bias_relu() && partition_batch_norms(text.str()) && merged.ok() &&
-            legalize_global_pool(text.str()) &&
+            legalize_global_pool(text.str()) && batch_norms_read_twice(text.str()) == 5 &&
             graphpat::error_id(refused.status()) == "graphpat.relay_text.unexpected_token";
   fmt::print("README examples: {}\n", ok ? "OK" : "FAILED");
   return ok ? 0 : 1;
