@@ -276,6 +276,18 @@ TEST_CASE("graph pattern: QKV, three matmuls of one input (Relax test_attention_
     CHECK(found->bound(wk) == qkv.var("w1"));
     CHECK(found->bound(wv) == qkv.var("w2"));
     CHECK(qkv.all(*ctx).size() == 1);  // 3! assignments, one set of nodes
+    if (ctx == &roots) {
+      // The three calls are interchangeable (no constraint names them; alike up to their own
+      // weight), so only increasing assignments are taken. Tries, counted by hand: q at
+      // %0 (1), k at %1 (1), v at %2 (1): the match; k at %2 (1), v at %1 out of order (1);
+      // q at %1 (1), k at %0 out of order (1), k at %2 (1), v at %0 out of order (1); q at %2
+      // (1), k at %0 and %1 out of order (2). Twelve.
+      absl::StatusOr<GraphMatcher<relay::Dialect>> matcher =
+          GraphMatcher<relay::Dialect>::make(roots, qkv.module.graph);
+      REQUIRE(matcher.ok());
+      CHECK(matcher->find_all(qkv.main).size() == 1);
+      CHECK(matcher->report().steps == 12);
+    }
 
     CHECK_FALSE(fake.first(*ctx));
 

@@ -139,6 +139,71 @@ class GraphMatcher {
       touching_[context_.constraints()[c].consumer].push_back(c);
     }
     find_same_node_patterns();
+    find_interchangeable_patterns();
+  }
+
+  // Interchangeable context patterns: two that no constraint, same-shape group or same-node
+  // rule names, and whose patterns are the same shape up to their private nodes (the
+  // projections of a QKV context: `dense(x, wq)`, `dense(x, wk)`, x shared). Swapping their
+  // nodes in a match gives a match of the same nodes, so the search takes only the order in
+  // which their nodes increase with their positions: a QKV context is searched once per block,
+  // not 3! times. Worked out for contexts of up to 64 patterns (each pattern walked once per
+  // context pattern); larger ones are searched without it.
+  void find_interchangeable_patterns() {
+    const std::size_t n = ids_.size();
+    interchangeable_.assign(n, {});
+    if (n < 2 || n > 64) return;
+    const PatternGraph& patterns = matcher_.compiled().graph;
+    std::vector<std::uint8_t> reached(patterns.size(), 0);  // by how many context patterns, to 2
+    for (PatternId root : ids_) {
+      for (PatternId id : patterns.post_order(root)) {
+        if (reached[id.index()] < 2) ++reached[id.index()];
+      }
+    }
+    std::vector<bool> free(n, true);
+    for (const UseConstraint& c : context_.constraints()) free[c.producer] = free[c.consumer] = false;
+    for (const std::vector<std::size_t>& group : context_.same_shape_groups()) {
+      for (std::size_t i : group) free[i] = false;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      free[i] = free[i] && same_node_[i].empty() && reached[ids_[i].index()] == 1;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = i + 1; j < n; ++j) {
+        if (free[i] && free[j] && same_up_to_private_nodes(ids_[i], ids_[j], reached)) {
+          interchangeable_[i].push_back(j);
+          interchangeable_[j].push_back(i);
+        }
+      }
+    }
+  }
+  bool same_up_to_private_nodes(PatternId a, PatternId b,
+                                const std::vector<std::uint8_t>& reached) const {
+    const PatternGraph& patterns = matcher_.compiled().graph;
+    absl::flat_hash_map<std::uint32_t, std::uint32_t> forward, backward;
+    std::vector<std::pair<PatternId, PatternId>> stack{{a, b}};
+    while (!stack.empty()) {
+      auto [x, y] = stack.back();
+      stack.pop_back();
+      if (reached[x.index()] >= 2 || reached[y.index()] >= 2) {
+        if (x == y) continue;  // one shared node
+        return false;
+      }
+      auto [to, added] = forward.try_emplace(x.index(), y.index());
+      auto [from, added_back] = backward.try_emplace(y.index(), x.index());
+      if (to->second != y.index() || from->second != x.index()) return false;
+      if (!added) continue;
+      const PatternNode& p = patterns.node(x);
+      const PatternNode& q = patterns.node(y);
+      if (p.kind != q.kind || p.any_arity != q.any_arity || p.index != q.index ||
+          p.name != q.name || p.role != q.role || p.attrs != q.attrs || p.type != q.type ||
+          p.shape != q.shape || p.expr != q.expr || p.redirect.valid() || q.redirect.valid() ||
+          p.operands.size() != q.operands.size()) {
+        return false;
+      }
+      for (std::size_t k = 0; k < p.operands.size(); ++k) stack.push_back({p.operands[k], q.operands[k]});
+    }
+    return true;
   }
 
   // A context pattern that constrains another one at the same node (`p.has_attr(..)` when both
@@ -298,6 +363,14 @@ class GraphMatcher {
     return true;
   }
 
+  // Interchangeable patterns take increasing nodes (find_interchangeable_patterns).
+  bool in_order(std::size_t pattern, NodeId node) const {
+    for (std::size_t j : interchangeable_[pattern]) {
+      if (assigned_[j].valid() && (j < pattern) != (assigned_[j] < node)) return false;
+    }
+    return true;
+  }
+
   // The checks that need every pattern placed: same shapes and external uses.
   bool complete_match_holds() const {
     const Context& context = graph_.context();
@@ -416,7 +489,7 @@ class GraphMatcher {
         std::size_t watermark = matcher_.trail_size();
         if (!matcher_.extend(ids_[level.pattern], node)) continue;
         assigned_[level.pattern] = node;
-        if (!constraints_hold(level.pattern)) {
+        if (!constraints_hold(level.pattern) || !in_order(level.pattern, node)) {
           assigned_[level.pattern] = NodeId();
           matcher_.retract(watermark);
           continue;
@@ -467,6 +540,7 @@ class GraphMatcher {
   std::vector<NodeId> assigned_;  // per context pattern
   std::vector<std::uint32_t> holders_;  // per graph node: the context patterns assigned it
   std::vector<std::vector<std::size_t>> same_node_;  // per context pattern: see free_for
+  std::vector<std::vector<std::size_t>> interchangeable_;  // per context pattern: see in_order
   std::vector<NodeId> live_nodes_;
   UsersIndex users_;
   std::uint64_t step_limit_ = 0;
