@@ -1,20 +1,68 @@
 // libFuzzer target for the pattern text reader: any bytes given to parse_pattern must give a
 // pattern or an error, never a crash; a pattern that parses must describe itself, and the
-// description must parse again into a pattern with the same description.
+// description must parse again into a pattern with the same description. The same bytes go to
+// parse_graph_pattern, which must give a context or an error with an id; a context is matched on
+// a small fixed graph within a small budget, and every match binds every context pattern.
+#include <graphpat/io/relay_text.hpp>
 #include <graphpat/pattern.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fuzz/fuzz_support.hpp"
+
+namespace {
+
+// A diamond, a split read through two TupleGetItems, a tuple: what graph patterns tie.
+const graphpat::relay::Module& small_graph() {
+  static const graphpat::relay::Module module = *graphpat::relay::parse_text(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4, 4), float32], %w: Tensor[(4, 4), float32]) {
+  %0 = nn.dense(%x, %w, units=None);
+  %1 = nn.relu(%0);
+  %2 = sigmoid(%0);
+  %3 = add(%1, %2);
+  %4 = split(%3, indices_or_sections=2);
+  %5 = %4.0;
+  %6 = %4.1;
+  (%5, %6, %1)
+}
+)");
+  return module;
+}
+
+void check_graph_pattern(std::string_view text) {
+  using graphpat::fuzz::require;
+  using graphpat::fuzz::require_error_id;
+  absl::StatusOr<graphpat::ParsedGraphPattern> parsed = graphpat::parse_graph_pattern(text);
+  if (!parsed.ok()) {
+    require_error_id(parsed.status());
+    return;
+  }
+  const graphpat::relay::Module& module = small_graph();
+  absl::StatusOr<std::vector<graphpat::Match>> matches = graphpat::find_graph_matches(
+      parsed->context, module.graph, *module.find("main"),
+      {.match = {.relay_compat = false, .max_steps = 2000}, .max_steps = 2000,
+       .max_matches = 100});
+  require(matches.ok(), "a context that parsed is refused by the matcher", text);
+  for (const graphpat::Match& match : *matches) {
+    for (const graphpat::Pattern& pattern : parsed->context.patterns()) {
+      require(module.graph.contains(match.bound(pattern)), "a match leaves a pattern unbound",
+              text);
+    }
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using graphpat::fuzz::fail;
   using graphpat::fuzz::require_error_id;
   using graphpat::fuzz::require_ok;
   std::string_view text(reinterpret_cast<const char*>(data), size);
+  check_graph_pattern(text);
   absl::StatusOr<graphpat::Pattern> pattern = graphpat::parse_pattern(text);
   if (!pattern.ok()) {
     require_error_id(pattern.status());

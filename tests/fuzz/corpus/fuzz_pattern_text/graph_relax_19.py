@@ -1,0 +1,2 @@
+with PatternContext() as ctx:
+    is_op("nn.dense")(None) >> is_op("nn.dense")(None) >> is_op("nn.dense")(None)

@@ -1,0 +1,6 @@
+with PatternContext() as ctx:
+    (
+        is_op("concatenate")(None)
+        >> is_op("nn.dense")(None)
+        >> is_op("split")(None)
+    )
