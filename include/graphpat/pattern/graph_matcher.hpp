@@ -484,12 +484,15 @@ class GraphMatcher {
       while (level.next < level.candidates.size()) {
         if (out_of_steps()) return;
         NodeId node = level.candidates[level.next++];
-        if (!free_for(level.pattern, node) || !may_match(level.pattern, node)) continue;
+        if (!free_for(level.pattern, node) || !may_match(level.pattern, node) ||
+            !in_order(level.pattern, node)) {
+          continue;
+        }
         ++report_.steps;
         std::size_t watermark = matcher_.trail_size();
         if (!matcher_.extend(ids_[level.pattern], node)) continue;
         assigned_[level.pattern] = node;
-        if (!constraints_hold(level.pattern) || !in_order(level.pattern, node)) {
+        if (!constraints_hold(level.pattern)) {
           assigned_[level.pattern] = NodeId();
           matcher_.retract(watermark);
           continue;
