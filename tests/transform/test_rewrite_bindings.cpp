@@ -93,7 +93,7 @@ TEST_CASE("rewrite_bindings fuses each input's three projections (Relax "
   CHECK(structural_equal(again->module, fused->module));
 }
 
-TEST_CASE("rewrite_bindings: an empty answer changes nothing; overlapping matches are skipped",
+TEST_CASE("rewrite_bindings: an empty answer changes nothing, and overlapping matches are skipped",
           "[transform][rewrite_bindings][graph]") {
   relay::Module module = read_module(kRelax / "modules" / "qkv_x2.relay");
   Pattern x = wildcard();
