@@ -405,6 +405,15 @@ TEST_CASE("graph pattern: an unbounded product stops at max_steps and says so",
   REQUIRE(capped.ok());
   CHECK(capped->find_all(m.main).size() == 5);
   CHECK(capped->report().stop_reason == "stopped at GraphMatchOptions::max_matches = 5");
+  // Two wildcards bind everything: about 2,000^2 / 2 sets of nodes. Left at 0, max_matches is
+  // 65,536 (more than 4 per node here), so what is kept stays linear in the graph.
+  PatternContext anything;
+  anything.add(wildcard()).add(wildcard());
+  absl::StatusOr<GraphMatcher<relay::Dialect>> unbounded =
+      GraphMatcher<relay::Dialect>::make(anything, m.module.graph);
+  REQUIRE(unbounded.ok());
+  CHECK(unbounded->find_all(m.main).size() == 65'536);
+  CHECK(unbounded->report().stop_reason == "stopped at GraphMatchOptions::max_matches = 65536");
 
   // Tied by an edge, the same two relus are found along the chain in linear time: 1999 pairs.
   PatternContext chain;

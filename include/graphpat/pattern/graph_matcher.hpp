@@ -60,7 +60,9 @@ struct GraphMatchOptions {
   /// of the graph and of the context's patterns, whichever is more (linear in the input: a
   /// connected context takes a few tries per anchor call).
   std::uint64_t max_steps = 0;
-  /// The most matches find_all returns; 0: no bound but max_steps.
+  /// The most matches find_all returns; 0: 65,536 or 4 per node of the graph, whichever is
+  /// more, so that the matches kept stay linear in the graph (two unconnected wildcards would
+  /// otherwise keep one per try).
   std::size_t max_matches = 0;
 };
 
@@ -463,6 +465,9 @@ class GraphMatcher {
                       ? options_.max_steps
                       : std::max<std::uint64_t>(
                             1u << 20, 64 * (std::uint64_t{size} + matcher_.compiled().graph.size()));
+    match_limit_ = options_.max_matches != 0
+                       ? options_.max_matches
+                       : std::max<std::size_t>(65'536, 4 * std::size_t{size});
     plan(op_calls);
     assigned_.assign(ids_.size(), NodeId());
     holders_.assign(size, 0);
@@ -521,10 +526,10 @@ class GraphMatcher {
       found.push_back(matcher_.snapshot(assigned_[0]));
       ++report_.matches;
       if (first_only) return;
-      if (options_.max_matches != 0 && report_.matches == options_.max_matches) {
+      if (report_.matches == match_limit_) {
         report_.stopped = true;
-        report_.stop_reason = fmt::format(
-            "stopped at GraphMatchOptions::max_matches = {}", options_.max_matches);
+        report_.stop_reason =
+            fmt::format("stopped at GraphMatchOptions::max_matches = {}", match_limit_);
         return;
       }
     }
@@ -547,6 +552,7 @@ class GraphMatcher {
   std::vector<NodeId> live_nodes_;
   UsersIndex users_;
   std::uint64_t step_limit_ = 0;
+  std::size_t match_limit_ = 0;
   GraphSearchReport report_;
 };
 

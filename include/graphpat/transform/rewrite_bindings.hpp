@@ -32,6 +32,7 @@
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <span>
