@@ -9,6 +9,7 @@
 #pragma once
 
 #include "graphpat/detail/linkage.hpp"
+#include "graphpat/transform/graph_partition.hpp"
 #include "graphpat/transform/partition.hpp"
 #include "graphpat/transform/merge_composite.hpp"
 

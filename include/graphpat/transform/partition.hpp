@@ -102,6 +102,13 @@ struct PartitionOptions {
   /// tvm#14097: an input used twice gets a parameter per use (`f(x, x)` keeps two parameters),
   /// as a BYOC codegen matching operand positions needs. Off: one parameter per input (#12901).
   bool separate_duplicate_inputs = false;
+  /// Multi-output groups (TVM refuses them): an interior node used outside the group by a node
+  /// the root does not post-dominate is returned too. The function's body is then a tuple of
+  /// the root and those nodes in the body's post-order (the root last), and every use reads
+  /// its item of the call.
+  /// A group stays refused (`used_outside`) when such a use leads back into one of the group's
+  /// inputs (the call would read its own result), alone or through other multi-output groups.
+  bool outline_outside_uses = false;
 };
 
 template <Dialect D>
@@ -211,33 +218,123 @@ AttrValueId partition_attrs(Graph<D>& graph, const std::string& name,
   return attrs.object(kConventions.outlined_function_attrs_type, fields);
 }
 
-/// Partitions the expressions at `roots` of `graph` (no CSE), except those `opaque_roots` marks,
-/// which are only carried over. `new_roots` receives their ids in the result graph.
+/// The order outline_groups builds the nodes in, and what a use waits for. Without
+/// multi-output groups it is id order (`nodes` empty): every node reads lower ids. A group with
+/// outputs is built in one step at its root (the call, then the items its outside users read),
+/// which may have to precede nodes of lower id than that root: `nodes` is then an order in
+/// which such a group is one node, as close to id order as the uses allow.
+struct BuildOrder {
+  std::vector<std::uint32_t> nodes;
+  std::vector<NodeId> output_root;  // per node: the root of the multi-output group returning it
+  std::vector<NodeId> member_of;    // per node: the root of the multi-output group holding it
+
+  /// What `user`'s use of `operand` waits for: the root of the group that returns `operand`,
+  /// when the user is outside that group; `operand` itself otherwise.
+  [[nodiscard]] NodeId source(NodeId user, NodeId operand) const {
+    if (output_root.empty()) return operand;
+    NodeId root = output_root[operand.index()];
+    return root.valid() && member_of[user.index()] != root ? root : operand;
+  }
+};
+
+/// The build order of the live nodes of `graph` with the `outlined` groups. A multi-output group
+/// that closes a cycle with others (its output is read, through other such groups, by its own
+/// inputs) is refused (`used_outside`) and taken out of `outlined`; so is every multi-output
+/// group that waits on such a cycle, which each group's own check (the grouper's) cannot see.
 template <Dialect D>
-Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
-                         std::span<const NodeId> roots, const PartitionOptions<D>& options,
-                         std::vector<NodeId>& new_roots, PartitionReport& report,
-                         const std::vector<bool>* opaque_roots = nullptr,
-                         bool roots_are_definitions = false,
-                         std::vector<NodeId>* origins = nullptr) {
+BuildOrder build_order(const Graph<D>& graph, const std::vector<bool>& live,
+                       std::vector<const PartitionGroup*>& outlined, PartitionReport& report) {
+  BuildOrder order;
+  const std::uint32_t n = graph.size();
+  if (std::none_of(outlined.begin(), outlined.end(), [](const PartitionGroup* group) {
+        return group != nullptr && !group->outputs.empty();
+      })) {
+    return order;
+  }
+  std::vector<std::uint32_t> pending(n);
+  std::vector<std::uint32_t> first_dependent(n + 1);
+  std::vector<std::uint32_t> dependents;
+  std::vector<std::uint32_t> ready;
+  std::vector<bool> emitted(n);
+  while (true) {
+    order.output_root.assign(n, NodeId());
+    order.member_of.assign(n, NodeId());
+    for (const PartitionGroup* group : outlined) {
+      if (group == nullptr || group->outputs.empty()) continue;
+      for (NodeId node : group->body) order.member_of[node.index()] = group->root;
+      for (NodeId node : group->outputs) order.output_root[node.index()] = group->root;
+    }
+    // What each live node waits for: its operands (or the group returning them), and a
+    // multi-output group's root its whole body.
+    auto for_each_dependency = [&](std::uint32_t i, auto&& visit) {
+      const PartitionGroup* group = outlined[i];
+      if (group != nullptr && !group->outputs.empty()) {
+        for (NodeId node : group->body) {
+          if (node.index() != i) visit(node.index());
+        }
+      }
+      for (NodeId operand : graph.operands(NodeId(i))) {
+        visit(order.source(NodeId(i), operand).index());
+      }
+    };
+    std::fill(pending.begin(), pending.end(), 0);
+    std::fill(first_dependent.begin(), first_dependent.end(), 0);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!live[i]) continue;
+      for_each_dependency(i, [&](std::uint32_t dependency) {
+        ++pending[i];
+        ++first_dependent[dependency + 1];
+      });
+    }
+    for (std::uint32_t i = 0; i < n; ++i) first_dependent[i + 1] += first_dependent[i];
+    dependents.resize(first_dependent[n]);
+    std::vector<std::uint32_t> next(first_dependent.begin(), first_dependent.end() - 1);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!live[i]) continue;
+      for_each_dependency(i, [&](std::uint32_t dependency) { dependents[next[dependency]++] = i; });
+    }
+    // Id order, except that a node whose turn has come before what it waits for follows it.
+    order.nodes.clear();
+    std::fill(emitted.begin(), emitted.end(), false);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!live[i] || pending[i] != 0) continue;
+      ready.push_back(i);
+      while (!ready.empty()) {
+        std::uint32_t node = ready.back();
+        ready.pop_back();
+        emitted[node] = true;
+        order.nodes.push_back(node);
+        for (std::uint32_t k = first_dependent[node]; k < first_dependent[node + 1]; ++k) {
+          if (--pending[dependents[k]] == 0 && dependents[k] < i) ready.push_back(dependents[k]);
+        }
+      }
+    }
+    bool refused = false;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const PartitionGroup* group = outlined[i];
+      if (group == nullptr || group->outputs.empty() || emitted[i]) continue;
+      report.rejected.push_back({group->root, RejectionReason::kUsedOutside, group->output_node,
+                                 group->output_user});
+      outlined[i] = nullptr;
+      refused = true;
+    }
+    if (!refused) return order;
+  }
+}
+
+/// Outlines `groups` (found on `graph`, output side first) into functions called in their
+/// place, under `roots`, whose ids in the result `new_roots` receives; `live` marks the nodes
+/// the roots reach. Reports what it outlines and refuses; `origins` as in partition_graph.
+template <Dialect D>
+Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
+                        const std::vector<bool>& live, std::vector<PartitionGroup>& groups,
+                        const PartitionOptions<D>& options, std::vector<NodeId>& new_roots,
+                        PartitionReport& report, std::vector<NodeId>* origins) {
   auto unchanged = [&] {  // the same graph, the same roots
     new_roots.assign(roots.begin(), roots.end());
     if (origins != nullptr) *origins = identity_origins(graph.size());
     return graph;
   };
-  // Relay's partitioner returns its input for a FunctionPattern at the top ("Partitioning a
-  // Function that isn't called doesn't make sense"); one that is called is matched by a call of
-  // it, FunctionPattern(...)(args).
-  if (pattern.kind() == PatternKind::kFunction) return unchanged();
-  PartitionGrouper<D> grouper(pattern, graph, roots,
-                              {.match = match_rules(options),
-                               .refuse_stateful_copies = refuses_stateful_copies(options),
-                               .roots_are_definitions = roots_are_definitions},
-                              opaque_roots);
-  std::vector<PartitionGroup> groups = grouper.run(report);
-  if (groups.empty()) return unchanged();
-  const std::vector<bool>& live = grouper.live();
-
   // Which groups are outlined, by root: a check that sees the input graph decides here, in id
   // order (the groups come output side first). One that sees the function's body can run only
   // once the body is built: then every live node is copied and what outlining left dead is
@@ -251,28 +348,39 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
       outlined[group->root.index()] = &*group;
     }
   }
+  const BuildOrder order = build_order(graph, live, outlined, report);
+  const std::uint32_t steps = order.nodes.empty() ? graph.size()
+                                                  : static_cast<std::uint32_t>(order.nodes.size());
+  auto node_at = [&](std::uint32_t step) {  // the node built at `step`
+    return order.nodes.empty() ? step : order.nodes[step];
+  };
 
   // What the result keeps, so that only that is built: `keep_value[x]`, whether what x becomes
   // is used (its copy, or for an outlined root the call of its function); `keep_copy[x]`, whether
   // x's own copy is (for an outlined root only when its body is that copy: a group without
-  // inputs). Everything refers to lower ids, so one pass from the last node back decides. The
-  // rest is the groups' interiors, which their functions' bodies replace.
+  // inputs). Everything is built after what it reads, so one pass from the last node back
+  // decides. The rest is the groups' interiors, which their functions' bodies replace.
   std::vector<bool> keep_value = checks_built_body ? live : std::vector<bool>(graph.size());
   std::vector<bool> keep_copy = keep_value;
   if (!checks_built_body) {
     for (NodeId root : roots) keep_value[root.index()] = true;
     absl::flat_hash_set<NodeId> reads_param;  // a group's inputs and the body nodes above them
-    for (std::uint32_t i = graph.size(); i-- > 0;) {
+    for (std::uint32_t step = steps; step-- > 0;) {
+      const std::uint32_t i = node_at(step);
       if (!keep_value[i]) continue;
       const PartitionGroup* group = outlined[i];
       if (group == nullptr) {
         keep_copy[i] = true;
-        for (NodeId operand : graph.operands(NodeId(i))) keep_value[operand.index()] = true;
+        for (NodeId operand : graph.operands(NodeId(i))) {
+          keep_value[order.source(NodeId(i), operand).index()] = true;
+        }
         continue;
       }
       reads_param.clear();
       reads_param.insert(group->inputs.begin(), group->inputs.end());
-      for (NodeId input : group->inputs) keep_value[input.index()] = true;
+      for (NodeId input : group->inputs) {
+        keep_value[order.source(group->root, input).index()] = true;
+      }
       for (NodeId node : group->body) {
         auto node_operands = graph.operands(node);
         if (std::none_of(node_operands.begin(), node_operands.end(),
@@ -311,7 +419,9 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
     if (!out_origins[made.index()].valid()) out_origins[made.index()] = input;
   };
   std::uint32_t accepted = 0;
-  for (std::uint32_t i = 0; i < graph.size(); ++i) {
+  std::vector<NodeId> fields;  // a multi-output group's body: the root and its outputs
+  for (std::uint32_t step = 0; step < steps; ++step) {
+    const std::uint32_t i = node_at(step);
     if (!live[i]) continue;
     NodeId id(i);
     if (keep_copy[i]) {
@@ -385,11 +495,25 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
       report.rejected.push_back({id, RejectionReason::kCheckFailed, {}, {}});
       continue;
     }
+    if (!group.outputs.empty()) {
+      fields.clear();
+      for (NodeId output : group.outputs) fields.push_back(inner.at(output));
+      body = builder.tuple(fields);
+    }
     NodeId function =
         builder.function(params, body, {.attrs = partition_attrs(out, group.name, options)});
     map[i] = builder.call(function, args);
     stands_for(function, id);
     stands_for(map[i], id);
+    if (!group.outputs.empty()) {  // every use reads its item of the call
+      NodeId call = map[i];
+      for (std::uint32_t k = 0; k < group.outputs.size(); ++k) {
+        NodeId output = group.outputs[k];
+        map[output.index()] = builder.tuple_get_item(call, k);
+        stands_for(map[output.index()], output);
+      }
+      report.outputs += static_cast<std::uint32_t>(group.outputs.size() - 1);
+    }
     report.duplicated.insert(report.duplicated.end(), group.duplicated.begin(),
                              group.duplicated.end());
     ++accepted;
@@ -415,6 +539,36 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
     }
   }
   return std::move(compacted.graph);
+}
+
+/// Partitions the expressions at `roots` of `graph` (no CSE), except those `opaque_roots` marks,
+/// which are only carried over. `new_roots` receives their ids in the result graph.
+template <Dialect D>
+Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
+                         std::span<const NodeId> roots, const PartitionOptions<D>& options,
+                         std::vector<NodeId>& new_roots, PartitionReport& report,
+                         const std::vector<bool>* opaque_roots = nullptr,
+                         bool roots_are_definitions = false,
+                         std::vector<NodeId>* origins = nullptr) {
+  auto unchanged = [&] {  // the same graph, the same roots
+    new_roots.assign(roots.begin(), roots.end());
+    if (origins != nullptr) *origins = identity_origins(graph.size());
+    return graph;
+  };
+  // Relay's partitioner returns its input for a FunctionPattern at the top ("Partitioning a
+  // Function that isn't called doesn't make sense"); one that is called is matched by a call of
+  // it, FunctionPattern(...)(args).
+  if (pattern.kind() == PatternKind::kFunction) return unchanged();
+  PartitionGrouper<D> grouper(pattern, graph, roots,
+                              {.match = match_rules(options),
+                               .refuse_stateful_copies = refuses_stateful_copies(options),
+                               .roots_are_definitions = roots_are_definitions,
+                               .outline_outside_uses = options.outline_outside_uses},
+                              opaque_roots);
+  std::vector<PartitionGroup> groups = grouper.run(report);
+  if (groups.empty()) return unchanged();
+  return outline_groups(graph, roots, grouper.live(), groups, options, new_roots, report,
+                        origins);
 }
 
 /// Partitions the functions of `module` (no CSE), except those `opaque_roots` marks (one flag

@@ -40,6 +40,12 @@ struct PartitionGroup {
   std::string name;  // the value of the dialect's partitioned_from_key: its body's node words
   Match match;       // what the pattern bound (rewrite callbacks read it)
   std::vector<DuplicatedInterior> duplicated;  // interior nodes also used outside the group
+  /// GrouperOptions::outline_outside_uses, when an interior node is also used outside the
+  /// group: what the function returns, the root and those nodes, in the body's visiting order
+  /// (post-order: a single pattern's root last, a graph pattern's in its context's order).
+  /// Empty when only the root is.
+  std::vector<NodeId> outputs;
+  NodeId output_node, output_user;  // the first interior node used outside, and its user
 };
 
 /// The word a node adds to PartitionedFromPattern (Relay's MatchExtractor).
@@ -84,6 +90,12 @@ struct GrouperOptions {
   bool refuse_stateful_copies = false;
   /// The roots are a module's definitions, which must stay Functions: never group roots.
   bool roots_are_definitions = false;
+  /// An interior node used outside the group by a node the root does not post-dominate is an
+  /// output of the group (PartitionGroup::outputs) instead of a reason to refuse it. The group
+  /// is still refused (kUsedOutside) when such a user reaches one of the group's inputs (the
+  /// function would read its own output) or when another interior node is duplicated (its
+  /// outside user reaches an input too).
+  bool outline_outside_uses = false;
 };
 
 /// Finds the groups of one partition call: Relay's PatternGrouper, on id scans.
@@ -104,9 +116,15 @@ class PartitionGrouper {
   /// Groups under `roots`, except under the roots `opaque_roots` marks (may be null).
   PartitionGrouper(const Pattern& pattern, const Graph<D>& graph, std::span<const NodeId> roots,
                    GrouperOptions options, const std::vector<bool>* opaque_roots)
+      : PartitionGrouper(graph, roots, options, opaque_roots) {
+    matcher_.emplace(pattern, graph, options.match);
+  }
+  /// A grouper of matches found elsewhere (a graph pattern's): make_group only.
+  PartitionGrouper(const Graph<D>& graph, std::span<const NodeId> roots, GrouperOptions options,
+                   const std::vector<bool>* opaque_roots)
       : graph_(graph),
         refuse_stateful_copies_(options.refuse_stateful_copies),
-        matcher_(pattern, graph, options.match),
+        outline_outside_uses_(options.outline_outside_uses),
         live_(reachable_from(graph, roots)),
         roots_(roots.begin(), roots.end()),
         group_of_(graph.size(), kNoGroup),
@@ -130,6 +148,19 @@ class PartitionGrouper {
 
   /// The nodes the roots reach (reachable_from).
   [[nodiscard]] const std::vector<bool>& live() const { return live_; }
+  /// Whether `id` is a function a partition made or a node inside one: never grouped (run()
+  /// finds them as it goes; this is for groups made from matches found elsewhere).
+  bool in_partitioned_function(NodeId id) {
+    if (!opaque_marked_) {
+      opaque_marked_ = true;
+      for (std::uint32_t i = graph_.size(); i-- > 0;) {
+        if (live_[i] && (opaque_[i] || is_partitioned_function(graph_, NodeId(i)))) {
+          for (NodeId operand : graph_.operands(NodeId(i))) opaque_[operand.index()] = true;
+        }
+      }
+    }
+    return opaque_[id.index()] || is_partitioned_function(graph_, id);
+  }
 
   /// Every accepted group, output side first; rejections go to `report`.
   std::vector<PartitionGroup> run(PartitionReport& report) {
@@ -142,16 +173,28 @@ class PartitionGrouper {
         for (NodeId operand : graph_.operands(id)) opaque[operand.index()] = true;
         continue;
       }
-      if (!matcher_.may_match(id)) continue;
-      Match match = matcher_.match(id, scope_[i]);
+      if (!matcher_->may_match(id)) continue;
+      Match match = matcher_->match(id, scope_[i]);
       if (!match) continue;
-      PartitionGroup group = make_group(std::move(match), report);
-      if (!group.root.valid()) continue;
-      for (NodeId member : group.body) group_of_[member.index()] = 0;
-      groups.push_back(std::move(group));
+      PatternId pattern_root = match.pattern_root();
+      PartitionGroup group = make_group(std::move(match), std::span(&pattern_root, 1), report);
+      if (group.root.valid()) groups.push_back(std::move(group));
     }
-    report.stopped_matches += static_cast<std::uint32_t>(matcher_.stopped().size());
+    report.stopped_matches += static_cast<std::uint32_t>(matcher_->stopped().size());
     return groups;
+  }
+
+  /// The group `match` makes, whose patterns are those under `pattern_roots`, the nodes they
+  /// bind that are not inputs its outputs' sources (the root is the last of them by id); or a
+  /// group with an invalid root, when refused (the reason goes to `report`). An accepted group
+  /// claims its nodes: a later group that holds one is refused (kOverlap).
+  PartitionGroup make_group(Match match, std::span<const PatternId> pattern_roots,
+                            PartitionReport& report) {
+    PartitionGroup group = make_group_unclaimed(std::move(match), pattern_roots, report);
+    if (group.root.valid()) {
+      for (NodeId member : group.body) group_of_[member.index()] = 0;
+    }
+    return group;
   }
 
  private:
@@ -191,18 +234,20 @@ class PartitionGrouper {
     return fuzzy;
   }
 
-  PartitionGroup make_group(Match match, PartitionReport& report) {
+  PartitionGroup make_group_unclaimed(Match match, std::span<const PatternId> pattern_roots,
+                                      PartitionReport& report) {
     PartitionGroup group;
-    const NodeId root = match.root();
-    if (group_of_[root.index()] != kNoGroup) {
+    const PatternGraph& patterns = match.pattern_graph();
+    const bool graph_pattern = pattern_roots.size() > 1;
+    NodeId root = match.root();
+    if (!graph_pattern && group_of_[root.index()] != kNoGroup) {
       // Relay's grouper visits no node already grouped (of any kind: an op or a constant an
       // earlier group holds is not outlined again), so this costs no attempt number.
       report.rejected.push_back({root, RejectionReason::kOverlap, root, {}});
       return {};
     }
     group.number = attempts_++;
-    const PatternGraph& patterns = match.pattern_graph();
-    const std::vector<PatternId>& order = post_order(patterns, match.pattern_root());
+    const std::vector<PatternId>& order = post_order(patterns, pattern_roots);
     absl::flat_hash_set<NodeId> fuzzy = fuzzy_nodes(match, order);
     absl::flat_hash_set<NodeId>& inputs = group_inputs_;  // kept between groups: no allocation
     inputs.clear();
@@ -226,6 +271,17 @@ class PartitionGrouper {
         for (NodeId bound : match.bindings(id)) make_input(bound, id);
       }
     }
+    if (graph_pattern) {  // the root: the last node its patterns bound that is not an input
+      root = NodeId();
+      for (PatternId id : pattern_roots) {
+        NodeId bound = match.bound(id);
+        if (!inputs.contains(bound) && (!root.valid() || root < bound)) root = bound;
+      }
+      if (!root.valid()) {
+        ++report.not_outlined;
+        return {};
+      }
+    }
     if (inputs.contains(root) || graph_.kind(root) == NodeKind::kVar ||
         definitions_.contains(root)) {
       ++report.not_outlined;  // a call cannot take the root's place (see the class comment)
@@ -241,21 +297,28 @@ class PartitionGrouper {
       visit_mark_[node.index()] = visit_epoch_;
       stack.push_back({node, 0});
     };
-    enter(root);
-    while (!stack.empty()) {
-      BodyFrame& top = stack.back();
-      auto operands = graph_.operands(top.node);
-      if (top.next < operands.size()) {
-        enter(operands[top.next++]);
-        continue;
+    auto walk = [&](NodeId start) {
+      enter(start);
+      while (!stack.empty()) {
+        BodyFrame& top = stack.back();
+        auto operands = graph_.operands(top.node);
+        if (top.next < operands.size()) {
+          enter(operands[top.next++]);
+          continue;
+        }
+        append_node_word(graph_, top.node, group.name);
+        group.body.push_back(top.node);
+        stack.pop_back();
       }
-      append_node_word(graph_, top.node, group.name);
-      group.body.push_back(top.node);
-      stack.pop_back();
+    };
+    if (!graph_pattern) {
+      walk(root);
+    } else {  // a graph pattern's nodes, in the context's order
+      for (PatternId id : pattern_roots) walk(match.bound(id));
     }
 
     // Validity: no interior node in an earlier group, none used outside unless the root
-    // post-dominates that use.
+    // post-dominates that use or (outline_outside_uses) the node becomes an output.
     for (NodeId node : group.body) {
       NodeKind kind = graph_.kind(node);
       if (kind == NodeKind::kOp || kind == NodeKind::kFunction || kind == NodeKind::kConstant) {
@@ -265,17 +328,42 @@ class PartitionGrouper {
         report.rejected.push_back({root, RejectionReason::kOverlap, node, {}});
         return {};
       }
-      if (node == root) continue;
+      if (node == root) {
+        if (outline_outside_uses_) group.outputs.push_back(root);
+        continue;
+      }
       for (NodeId user : users().users(node)) {
         if (visit_mark_[user.index()] == visit_epoch_ && !inputs.contains(user)) continue;
-        if (!post_dominators().post_dominates(root, user)) {
+        if (post_dominators().post_dominates(root, user)) {
+          group.duplicated.push_back({root, node, user});
+        } else if (!outline_outside_uses_) {
           report.rejected.push_back({root, RejectionReason::kUsedOutside, node, user});
           return {};
+        } else if (group.outputs.empty() || group.outputs.back() != node) {
+          if (!group.output_node.valid()) {
+            group.output_node = node;
+            group.output_user = user;
+          }
+          group.outputs.push_back(node);
         }
-        group.duplicated.push_back({root, node, user});
       }
     }
+    if (!group.output_node.valid()) group.outputs.clear();  // the root alone
     std::sort(group.body.begin(), group.body.end());
+    if (!group.outputs.empty()) {
+      // An output's outside user must not reach an input (nor may a duplicated node's, which
+      // always does): the call would read what it returns.
+      if (!group.duplicated.empty()) {
+        report.rejected.push_back(
+            {root, RejectionReason::kUsedOutside, group.output_node, group.output_user});
+        return {};
+      }
+      NodeId lowest = *std::min_element(group.outputs.begin(), group.outputs.end());
+      if (auto [node, user] = output_read_by_input(lowest, group.inputs); node.valid()) {
+        report.rejected.push_back({root, RejectionReason::kUsedOutside, node, user});
+        return {};
+      }
+    }
     if (auto [binder, reader] = escaping_variable(group.body, inputs); binder.valid()) {
       report.rejected.push_back({root, RejectionReason::kEscapingVariable, binder, reader});
       return {};
@@ -344,6 +432,31 @@ class PartitionGrouper {
     return {};
   }
 
+  // A body node of the current group (marked in visit_mark_) that one of its `inputs` reads,
+  // through nodes outside the group, with the outside node that reads it; or none. Only paths
+  // down to an output matter (a cycle goes out of the group through one), so the walk stays
+  // above `lowest`, the first output by id, and visits the nodes between it and the inputs
+  // once each.
+  std::pair<NodeId, NodeId> output_read_by_input(NodeId lowest,
+                                                 const std::vector<NodeId>& inputs) {
+    absl::flat_hash_set<NodeId> seen(inputs.begin(), inputs.end());
+    std::vector<NodeId> stack(inputs.begin(), inputs.end());
+    while (!stack.empty()) {
+      NodeId top = stack.back();
+      stack.pop_back();
+      for (NodeId operand : graph_.operands(top)) {
+        NodeKind kind = graph_.kind(operand);
+        if (operand < lowest || kind == NodeKind::kOp || kind == NodeKind::kFunction ||
+            kind == NodeKind::kConstant) {
+          continue;  // below the body, or shared freely (as the validity check has it)
+        }
+        if (visit_mark_[operand.index()] == visit_epoch_) return {operand, top};
+        if (seen.insert(operand).second) stack.push_back(operand);
+      }
+    }
+    return {};
+  }
+
   // A stateful call among `node` and the body nodes it reads (the current group's: marked in
   // visit_mark_, inputs never are), or none: what a copy of `node` would compute again.
   NodeId stateful_call_under(NodeId node) const {
@@ -365,11 +478,12 @@ class PartitionGrouper {
     return {};
   }
 
-  // The pattern nodes under `root` in post-order: the same for every match of one alternative,
-  // so computed once per root.
-  const std::vector<PatternId>& post_order(const PatternGraph& patterns, PatternId root) {
-    auto [at, made] = post_orders_.try_emplace(root);
-    if (made) at->second = patterns.post_order(root);
+  // The pattern nodes under `roots` in post-order: the same for every match of one alternative
+  // (or of one graph pattern), so computed once per first root.
+  const std::vector<PatternId>& post_order(const PatternGraph& patterns,
+                                           std::span<const PatternId> roots) {
+    auto [at, made] = post_orders_.try_emplace(roots.front());
+    if (made) at->second = patterns.post_order(roots);
     return at->second;
   }
 
@@ -388,7 +502,8 @@ class PartitionGrouper {
 
   const Graph<D>& graph_;
   bool refuse_stateful_copies_;
-  Matcher<D> matcher_;
+  bool outline_outside_uses_;
+  std::optional<Matcher<D>> matcher_;  // the pattern's, for run()
   std::vector<bool> live_;
   std::optional<UsersIndex> users_;
   std::vector<NodeId> roots_;
@@ -397,6 +512,7 @@ class PartitionGrouper {
   std::vector<NodeId> scope_;
   std::vector<std::uint32_t> group_of_;
   std::vector<bool> opaque_;  // not searched: in a partitioned function or an opaque root
+  bool opaque_marked_ = false;  // whether in_partitioned_function has filled opaque_
   std::vector<std::uint32_t> visit_mark_;
   std::vector<NodeId> outermost_binder_;  // escaping_variable's, for the current group's body
   absl::flat_hash_set<NodeId> definitions_;

@@ -75,6 +75,9 @@ struct PartitionReport {
   /// Match attempts stopped at MatchOptions::max_steps (matcher.hpp), each taken as no match:
   /// the pattern backtracks exponentially on this graph.
   std::uint32_t stopped_matches = 0;
+  /// PartitionOptions::outline_outside_uses and graph patterns: the interior values the
+  /// functions made return beside their roots.
+  std::uint32_t outputs = 0;
   std::vector<RejectedGroup> rejected;
   std::vector<DuplicatedInterior> duplicated;  // partition and pattern tables only; a rewrite
                                                // replaces the root and leaves the rest
