@@ -2,9 +2,12 @@
 // pattern or an error, never a crash; a pattern that parses must describe itself, and the
 // description must parse again into a pattern with the same description. The same bytes go to
 // parse_graph_pattern, which must give a context or an error with an id; a context is matched on
-// a small fixed graph within a small budget, and every match binds every context pattern.
+// a small fixed graph within a small budget, and every match binds every context pattern. And
+// they go to parse_rewrite_rules, whose rules are applied to that graph (check_rewrite_rules).
 #include <graphpat/io/relay_text.hpp>
+#include <graphpat/analysis/verify.hpp>
 #include <graphpat/pattern.hpp>
+#include <graphpat/transform/rewrite_rules.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -55,6 +58,26 @@ void check_graph_pattern(std::string_view text) {
   }
 }
 
+// The same bytes as rewrite rules: rules or an error with an id; rules are applied to the small
+// graph within a small budget, and whatever they rewrite verifies.
+void check_rewrite_rules(std::string_view text) {
+  using graphpat::fuzz::require;
+  using graphpat::fuzz::require_error_id;
+  absl::StatusOr<graphpat::RewriteRules> rules = graphpat::parse_rewrite_rules(text);
+  if (!rules.ok()) {
+    require_error_id(rules.status());
+    return;
+  }
+  absl::StatusOr<graphpat::ModuleRewriteResult<graphpat::relay::Dialect>> result =
+      graphpat::apply_rewrite_rules(*rules, small_graph(), {.max_applications = 20});
+  if (!result.ok()) {
+    require_error_id(result.status());
+    return;
+  }
+  require(graphpat::verify(result->module.graph).ok(), "rewrite rules make a graph verify refuses",
+          text);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -63,6 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using graphpat::fuzz::require_ok;
   std::string_view text(reinterpret_cast<const char*>(data), size);
   check_graph_pattern(text);
+  check_rewrite_rules(text);
   absl::StatusOr<graphpat::Pattern> pattern = graphpat::parse_pattern(text);
   if (!pattern.ok()) {
     require_error_id(pattern.status());

@@ -53,6 +53,7 @@ constexpr IdMaker kIdMakers[] = {
     {"pattern_text_error", 0, "pattern_text"},  // pattern/text_syntax.hpp
     {"error_at", 1, "pattern_text"},            // pattern/text_evaluator.hpp, placed at a syntax node
     {"verify_error", 0, "verify"},              // analysis/verify.hpp
+    {"rule_error", 0, "rewrite_rules"},         // transform/rewrite_rules.hpp
     // AttrSchemaCache::canonical's callback (relay/text/attributes.hpp): the Relay text
     // readers make relay_text.<id> of it; the graph JSON reader makes graph_json.bad_attribute
     // whatever the id, a literal at its own call.
@@ -84,6 +85,9 @@ const std::multiset<std::string> kForwardingCalls = {
     "include/graphpat/pattern/text_evaluator.hpp: pattern_text_error(what)",
     // pattern_text_error
     "include/graphpat/pattern/text_syntax.hpp: make_error(fmt::format(\"pattern_text.{}\", "
+    "what))",
+    // rule_error
+    "include/graphpat/transform/rewrite_rules.hpp: make_error(fmt::format(\"rewrite_rules.{}\", "
     "what))",
 };
 
