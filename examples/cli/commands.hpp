@@ -18,6 +18,7 @@ void add_match(CLI::App& app, int& exit_code);
 void add_diff(CLI::App& app, int& exit_code);
 void add_cse(CLI::App& app, int& exit_code);
 void add_partition(CLI::App& app, int& exit_code);
+void add_rewrite(CLI::App& app, int& exit_code);
 void add_merge_composite(CLI::App& app, int& exit_code);
 void add_dot(CLI::App& app, int& exit_code);
 

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   graphpat::cli::add_diff(app, exit_code);
   graphpat::cli::add_cse(app, exit_code);
   graphpat::cli::add_partition(app, exit_code);
+  graphpat::cli::add_rewrite(app, exit_code);
   graphpat::cli::add_merge_composite(app, exit_code);
   graphpat::cli::add_dot(app, exit_code);
 
