@@ -9,7 +9,8 @@
 //   its CSE in the default mode (which runs CSE first); when the report lists interior nodes
 //   computed twice (tvm#11616), inlining gives them twice, and its CSE is the module's CSE
 //   (unless relay_compat copied a dropout, which no CSE merges: the default mode refuses that);
-// - print_text -> parse_text and save_json -> load_json give back an equal module.
+// - print_text -> parse_text and save_json -> load_json give back an equal module;
+// - partition with outline_outside_uses, and by a graph pattern of two patterns, verify.
 // Every pattern is matched on every input; partition (the costly pass, with its round trips)
 // runs one pattern, in both modes, chosen by the last byte (FuzzedDataProvider takes integers
 // from the end), so that an execution stays cheap and the fuzzer still reaches every pattern.
@@ -139,6 +140,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check_text_round_trip(partitioned.module, "the partitioned module's text differs");
     }
   }
+
+  // Multi-output groups (TVM's mode, no CSE first, so that duplicated readers stay), and the
+  // two patterns as one graph pattern: outputs verify and print back.
+  graphpat::PartitionResult<relay::Dialect> outlined = graphpat::partition(
+      partitioned_by, module, {.relay_compat = true, .outline_outside_uses = true});
+  require_verified(outlined.module, "a multi-output partition does not verify");
+  if (outlined.report.outputs > 0) {
+    check_text_round_trip(outlined.module, "the multi-output partition's text differs");
+  }
+  graphpat::PatternContext context;
+  context.add(partitioned_by).add(patterns()[size % patterns().size()].dup());
+  absl::StatusOr<graphpat::PartitionResult<relay::Dialect>> by_context = graphpat::partition(
+      context, module, {}, {.match = {}, .max_steps = 20'000, .max_matches = 200});
+  require_ok(by_context.status(), "a graph pattern of two patterns is refused");
+  require_verified(by_context->module, "a graph-pattern partition does not verify");
 
   check_text_round_trip(module, "the built module's text parses to a different module");
   absl::StatusOr<std::string> json = relay::save_json(module);
