@@ -12,7 +12,9 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include <concepts>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -65,7 +67,7 @@ class Module {
   /// The root of every function, in order (what analyses start from).
   /// The module a pass produced: `graph` holding this module's functions at the ids `map`
   /// gives, with this module's type definitions, attributes and metadata carried over.
-  template <class NodeMap>
+  template <std::invocable<NodeId> NodeMap>
   [[nodiscard]] Module remapped(Graph<D> new_graph, NodeMap&& map) const {
     Module result(std::move(new_graph));
     for (const GlobalFunction& function : functions_) {
@@ -75,6 +77,12 @@ class Module {
     result.attrs = attrs;
     result.text_metadata = text_metadata;
     return result;
+  }
+  /// The module a pass produced that keeps every function in place: function k of this module
+  /// is `new_roots[k]` of `new_graph` (new_roots in the order roots() gives).
+  [[nodiscard]] Module remapped(Graph<D> new_graph, std::span<const NodeId> new_roots) const {
+    std::size_t next = 0;  // remapped visits the functions in module order
+    return remapped(std::move(new_graph), [&](NodeId) { return new_roots[next++]; });
   }
   [[nodiscard]] std::vector<NodeId> roots() const {
     std::vector<NodeId> result;

@@ -83,10 +83,7 @@ absl::StatusOr<PartitionResult<D>> partition(const PatternContext& context,
                                                            groups, options, new_roots, report,
                                                            nullptr);
   if (groups.empty()) new_roots = roots;
-  absl::flat_hash_map<NodeId, NodeId> root_map;
-  for (std::size_t k = 0; k < roots.size(); ++k) root_map.emplace(roots[k], new_roots[k]);
-  Module<D> partitioned =
-      input.remapped(std::move(graph), [&](NodeId old_id) { return root_map.at(old_id); });
+  Module<D> partitioned = input.remapped(std::move(graph), new_roots);
   if (merged) {
     detail::restate_lines(
         report, 0, 0, detail::first_origins(merged->old_to_new, merged->module.graph.size()), 0);

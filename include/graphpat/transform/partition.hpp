@@ -583,9 +583,7 @@ Module<D> partition_module(const Pattern& pattern, const Module<D>& module,
   std::vector<NodeId> new_roots;
   Graph<D> graph = partition_graph(pattern, module.graph, roots, options, new_roots, report,
                                    opaque_roots, /*roots_are_definitions=*/true, origins);
-  absl::flat_hash_map<NodeId, NodeId> root_map;
-  for (std::size_t k = 0; k < roots.size(); ++k) root_map.emplace(roots[k], new_roots[k]);
-  return module.remapped(std::move(graph), [&](NodeId old_id) { return root_map.at(old_id); });
+  return module.remapped(std::move(graph), new_roots);
 }
 
 }  // namespace detail

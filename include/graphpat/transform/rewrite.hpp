@@ -387,10 +387,7 @@ ModuleRewriteResult<D> rewrite(const std::vector<RewriteCallback<D>>& callbacks,
   }
   // CSE keeps the functions, their order and everything else of the module: the input's
   // remapped is the merged module's.
-  absl::flat_hash_map<NodeId, NodeId> root_map;
-  for (std::size_t k = 0; k < roots.size(); ++k) root_map.emplace(input_roots[k], roots[k]);
-  auto new_root = [&root_map](NodeId old_id) { return root_map.at(old_id); };
-  return {std::move(counts), module.remapped(std::move(rewritten), new_root)};
+  return {std::move(counts), module.remapped(std::move(rewritten), roots)};
 }
 
 }  // namespace graphpat
