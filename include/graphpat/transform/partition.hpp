@@ -237,7 +237,8 @@ struct BuildOrder {
   }
 };
 
-/// The build order of the live nodes of `graph` with the `outlined` groups. A multi-output group
+/// The build order of the live nodes of `graph` with the `outlined` groups, some of which have
+/// outputs (called only then: without such groups the order is id order). A multi-output group
 /// that closes a cycle with others (its output is read, through other such groups, by its own
 /// inputs) is refused (`used_outside`) and taken out of `outlined`; so is every multi-output
 /// group that waits on such a cycle, which each group's own check (the grouper's) cannot see.
@@ -246,11 +247,6 @@ BuildOrder build_order(const Graph<D>& graph, const std::vector<bool>& live,
                        std::vector<const PartitionGroup*>& outlined, PartitionReport& report) {
   BuildOrder order;
   const std::uint32_t n = graph.size();
-  if (std::none_of(outlined.begin(), outlined.end(), [](const PartitionGroup* group) {
-        return group != nullptr && !group->outputs.empty();
-      })) {
-    return order;
-  }
   std::vector<std::uint32_t> pending(n);
   std::vector<std::uint32_t> first_dependent(n + 1);
   std::vector<std::uint32_t> dependents;
@@ -341,14 +337,17 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
   // dropped afterwards (compact).
   const bool checks_built_body = options.check && options.check_sees_group_only;
   std::vector<const PartitionGroup*> outlined(graph.size(), nullptr);
+  bool multi_output = false;
   for (auto group = groups.rbegin(); group != groups.rend(); ++group) {
     if (options.check && !options.check_sees_group_only && !options.check(graph, group->root)) {
       report.rejected.push_back({group->root, RejectionReason::kCheckFailed, {}, {}});
     } else {
       outlined[group->root.index()] = &*group;
+      multi_output = multi_output || !group->outputs.empty();
     }
   }
-  const BuildOrder order = build_order(graph, live, outlined, report);
+  const BuildOrder order =
+      multi_output ? build_order(graph, live, outlined, report) : BuildOrder{};
   const std::uint32_t steps = order.nodes.empty() ? graph.size()
                                                   : static_cast<std::uint32_t>(order.nodes.size());
   auto node_at = [&](std::uint32_t step) {  // the node built at `step`
