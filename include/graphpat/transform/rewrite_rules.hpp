@@ -39,8 +39,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -371,57 +373,72 @@ RewriteCallback<D> rule_callback(const RewriteRules& rules, const RewriteRule& r
     patterns->emplace_back(*it, term.attrs.empty() ? call : call.has_attr(term.attrs));
   }
   const Pattern top = pattern_of(rule.pattern);
-  std::uint32_t replacement = rule.replacement;
-  auto build = [&rules, patterns, replacement, failure](
-                   NodeId, NodeId post, const RewriteBindings& bound, Rewriter<D>& rewriter) {
+
+  // The replacement as steps in post-order, fixed once per rule: a term written exactly as a
+  // pattern term is that term's node; any other is a call of its arguments' steps, with the
+  // attributes of the pattern's first call of its op (if any) under those written.
+  struct Step {
+    std::uint32_t term = 0;
+    std::optional<Pattern> reused;      // the pattern term whose node this term is
+    std::vector<std::size_t> args;      // steps, for a call built
+    std::optional<Pattern> attrs_from;  // the pattern call whose attributes are copied
+  };
+  auto steps = std::make_shared<std::vector<Step>>();
+  std::vector<std::pair<std::uint32_t, std::size_t>> frames{{rule.replacement, 0}};
+  std::vector<std::size_t> done;  // the steps of the finished arguments of the open frames
+  while (!frames.empty()) {
+    auto& [term_id, next] = frames.back();
+    const RuleTerm& term = rules.terms[term_id];
+    if (next == 0) {
+      auto same = std::find_if(patterns->begin(), patterns->end(), [&](const auto& entry) {
+        return same_term(rules, entry.first, term_id);
+      });
+      if (same != patterns->end()) {
+        steps->push_back({.term = term_id, .reused = same->second, .args = {}, .attrs_from = {}});
+        done.push_back(steps->size() - 1);
+        frames.pop_back();
+        continue;
+      }
+    }
+    if (next < term.args.size()) {
+      frames.emplace_back(term.args[next++], 0);
+      continue;
+    }
+    Step step{.term = term_id, .reused = {}, .args = {}, .attrs_from = {}};
+    step.args.assign(done.end() - static_cast<std::ptrdiff_t>(term.args.size()), done.end());
+    done.resize(done.size() - term.args.size());
+    auto source = std::find_if(patterns->begin(), patterns->end(), [&](const auto& entry) {
+      const RuleTerm& candidate = rules.terms[entry.first];
+      return candidate.kind == RuleTerm::Kind::kCall && candidate.name == term.name;
+    });
+    if (source != patterns->end()) step.attrs_from = source->second;
+    steps->push_back(std::move(step));
+    done.push_back(steps->size() - 1);
+    frames.pop_back();
+  }
+
+  auto build = [&rules, steps, failure](NodeId, NodeId post, const RewriteBindings& bound,
+                                        Rewriter<D>& rewriter) {
     if (!failure->ok()) return post;
     Graph<D>& graph = rewriter.graph();
     Context& context = graph.context();
-    // The node of an already written term, or invalid.
-    auto written = [&](std::uint32_t term) {
-      for (const auto& [id, pattern] : *patterns) {
-        if (same_term(rules, id, term)) return bound.bound(pattern);
-      }
-      return NodeId();
-    };
-    // Post-order over the replacement's terms, with explicit frames.
-    std::vector<std::pair<std::uint32_t, NodeId>> made;  // term -> node
-    auto node_of = [&](std::uint32_t term) {
-      for (const auto& [id, node] : made) {
-        if (id == term) return node;
-      }
-      return NodeId();
-    };
-    std::vector<std::pair<std::uint32_t, std::size_t>> frames{{replacement, 0}};
-    while (!frames.empty()) {
-      auto& [term_id, next] = frames.back();
-      const RuleTerm& term = rules.terms[term_id];
-      if (next == 0) {
-        if (NodeId existing = written(term_id); existing.valid()) {
-          made.emplace_back(term_id, existing);
-          frames.pop_back();
-          continue;
-        }
-      }
-      if (next < term.args.size()) {
-        frames.emplace_back(term.args[next++], 0);
+    std::vector<NodeId> made;  // per step
+    made.reserve(steps->size());
+    for (const Step& step : *steps) {
+      if (step.reused) {
+        made.push_back(bound.bound(*step.reused));
         continue;
       }
+      const RuleTerm& term = rules.terms[step.term];
       std::vector<NodeId> args;
-      for (std::uint32_t argument : term.args) args.push_back(node_of(argument));
-      // The attributes: the pattern's first call of this op, then those written.
+      for (std::size_t argument : step.args) args.push_back(made[argument]);
       std::vector<AttrField> fields;
-      for (const auto& [id, pattern] : *patterns) {
-        const RuleTerm& source = rules.terms[id];
-        if (source.kind != RuleTerm::Kind::kCall || source.name != term.name) continue;
-        NodeId matched = bound.bound(pattern);
-        AttrValueId attrs = matched.valid() ? graph.attrs(matched) : AttrValueId();
-        if (attrs.valid() && context.attrs.kind(attrs) == AttrKind::kObject) {
-          for (std::size_t k = 0; k < context.attrs.entry_count(attrs); ++k) {
-            fields.push_back({context.attrs.field_key(attrs, k), context.attrs.entry_value(attrs, k)});
-          }
+      NodeId matched = step.attrs_from ? bound.bound(*step.attrs_from) : NodeId();
+      AttrValueId copied = matched.valid() ? graph.attrs(matched) : AttrValueId();
+      if (copied.valid() && context.attrs.kind(copied) == AttrKind::kObject) {
+        for (std::size_t k = 0; k < context.attrs.entry_count(copied); ++k) {
+          fields.push_back({context.attrs.field_key(copied, k), context.attrs.entry_value(copied, k)});
         }
-        break;
       }
       for (const auto& [key, value] : term.attrs) {
         StringId interned = context.strings.intern(key);
@@ -446,10 +463,9 @@ RewriteCallback<D> rule_callback(const RewriteRules& rules, const RewriteRule& r
                                           error_problem(attrs.status())));
         return post;
       }
-      made.emplace_back(term_id, rewriter.builder().call(term.name, args, {.attrs = *attrs}));
-      frames.pop_back();
+      made.push_back(rewriter.builder().call(term.name, args, {.attrs = *attrs}));
     }
-    return node_of(replacement);
+    return made.back();
   };
   return RewriteCallback<D>{.name = rule.name, .pattern = top, .rewrite = build,
                             .rewrite_once = false, .benefit = 0};
