@@ -8,8 +8,10 @@
 // Passes (passes.cpp): build (every node again through a Builder), cse, cse_relay_compat,
 // find_matches, partition and merge_composite (the ten patterns of the corpus's patterns.txt),
 // graph_match_qkv and find_matches_dense (a QKV graph pattern beside one nn.dense pattern: the
-// cost per match of several roots against one), rewrite (five callbacks), parse_text, print_text, load_json, save_json (the last seven up to
-// 1e6 nodes: memory and time). Floors (floors.hpp): linear scan, iterative DFS, absl::flat_hash_map
+// cost per match of several roots against one), rewrite_bindings_qkv and graph_partition_qkv
+// (that context rewritten, and outlined), rewrite (five callbacks), parse_text, print_text,
+// load_json, save_json (partition, merge_composite and the last seven up to 1e6 nodes: memory
+// and time). Floors (floors.hpp): linear scan, iterative DFS, absl::flat_hash_map
 // hash-cons, memcpy of the text / JSON bytes.
 // ONNX workloads: the full-weight models of tests/data/onnx (NAME.onnx) and a generated chain
 // (onnx_chain, up to 1e6 nodes), on which only onnx_load and onnx_save run, beside protobuf's

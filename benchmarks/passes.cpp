@@ -267,6 +267,16 @@ void add_passes(PassRegistry& registry) {
         return result->report.rewritten;
       },
       kPatternLimit);
+  // The same context outlined by partition (default mode: CSE first): each block one function
+  // returning (q, k, v); counts the functions made.
+  registry.add_with_setup(
+      "graph_partition_qkv", Floor::kDfs, [](const Workload&) { return QkvPatterns(); },
+      [](const Workload& w, QkvPatterns& qkv) -> absl::StatusOr<std::size_t> {
+        auto result = graphpat::partition(qkv.context, w.module());
+        if (!result.ok()) return result.status();
+        return result->report.accepted;
+      },
+      kPatternLimit);
   registry.add("find_matches_dense", Floor::kLinearScan, [](const Workload& w) {
     using namespace graphpat::dsl;
     graphpat::Pattern dense = is_op("nn.dense")(wildcard(), wildcard());
