@@ -31,7 +31,9 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
+#include <absl/hash/hash.h>
 #include <absl/status/statusor.h>
+#include <absl/types/span.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -52,6 +54,49 @@
 #include "graphpat/pattern/node_words.hpp"
 
 namespace graphpat {
+namespace detail {
+
+/// Sets of `width` node ids (sorted), each kept once in one flat array: find_all's one report
+/// per set of nodes, without an allocation per set.
+class NodeSetTable {
+ public:
+  explicit NodeSetTable(std::size_t width)
+      : width_(width), index_(0, Hash{this}, Equal{this}) {}
+  NodeSetTable(const NodeSetTable&) = delete;  // the index's functors point at this table
+  NodeSetTable& operator=(const NodeSetTable&) = delete;
+
+  /// Adds `set` (sorted, `width` ids); false when it was there already.
+  bool insert(std::span<const std::uint32_t> set) {
+    const std::size_t old_size = keys_.size();
+    keys_.insert(keys_.end(), set.begin(), set.end());
+    if (index_.insert(static_cast<std::uint32_t>(old_size / width_)).second) return true;
+    keys_.resize(old_size);
+    return false;
+  }
+
+ private:
+  [[nodiscard]] absl::Span<const std::uint32_t> key(std::uint32_t k) const {
+    return {keys_.data() + std::size_t{k} * width_, width_};
+  }
+  struct Hash {
+    const NodeSetTable* table;
+    std::size_t operator()(std::uint32_t k) const {
+      return absl::Hash<absl::Span<const std::uint32_t>>{}(table->key(k));
+    }
+  };
+  struct Equal {
+    const NodeSetTable* table;
+    bool operator()(std::uint32_t a, std::uint32_t b) const {
+      return table->key(a) == table->key(b);
+    }
+  };
+
+  std::size_t width_;
+  std::vector<std::uint32_t> keys_;
+  absl::flat_hash_set<std::uint32_t, Hash, Equal> index_;
+};
+
+}  // namespace detail
 
 struct GraphMatchOptions {
   /// How each pattern matches at a node (MatchOptions::max_steps bounds each try).
@@ -290,6 +335,7 @@ class GraphMatcher {
     std::size_t scan_next = 0;
     std::vector<PatternId> stack;
     levels_.clear();
+    level_of_.assign(n, 0);
     while (levels_.size() < n) {
       std::optional<Level> next;
       for (std::deque<Level>* queue : {&by_edge, &by_shared}) {
@@ -304,6 +350,7 @@ class GraphMatcher {
       }
       const std::size_t p = next->pattern;
       placed[p] = true;
+      level_of_[p] = levels_.size();
       levels_.push_back(std::move(*next));
       for (std::size_t c : touching_[p]) {
         if (constraints[c].producer == p && !placed[constraints[c].consumer]) {
@@ -371,6 +418,72 @@ class GraphMatcher {
       if (assigned_[j].valid() && (j < pattern) != (assigned_[j] < node)) return false;
     }
     return true;
+  }
+
+  // Whether the unplaced patterns interchangeable with `pattern` that come after it can still
+  // take nodes above `node` (in_order), counted where their candidates are known before the
+  // try: the users of a placed producer, or of a shared pattern's node, bound already or read
+  // off `node`'s arguments (argument_bound). Patterns drawing on one users list need as many
+  // of its users above `node` that their anchor admits; the list is in id order, so these are
+  // looked for from its end, passing over at most kLookAhead others (past them, assume they
+  // are there: the cost per try stays bounded). A look ahead that spares the tries that could
+  // not complete (a QKV block tried from its second or third projection); it only drops
+  // choices that in_order would refuse further on.
+  bool later_may_follow(std::size_t pattern, NodeId node) {
+    constexpr std::size_t kLookAhead = 16;
+    needs_.clear();
+    for (std::size_t j : interchangeable_[pattern]) {
+      if (j < pattern || assigned_[j].valid()) continue;
+      const Level& later = levels_[level_of_[j]];
+      NodeId from;  // the node whose users are j's candidates, when known
+      if (later.source == Source::kUsersOfShared) {
+        PatternId shared(static_cast<std::uint32_t>(later.tie));
+        from = matcher_.first_binding(shared);
+        if (!from.valid()) from = argument_bound(pattern, node, shared);
+      } else if (later.source == Source::kUsersOfProducer) {
+        from = assigned_[later.tie];
+      }
+      if (!from.valid()) continue;
+      auto same = std::find_if(needs_.begin(), needs_.end(),
+                               [from](const Need& need) { return need.from == from; });
+      if (same == needs_.end()) {
+        needs_.push_back({.from = from, .pattern = j, .count = 1});
+      } else {
+        ++same->count;  // interchangeable patterns have one anchor: same->pattern's serves
+      }
+    }
+    for (const Need& need : needs_) {
+      std::span<const NodeId> users = users_.users(need.from);
+      std::size_t found = 0, passed = 0;
+      for (auto user = users.end(); user != users.begin() && found < need.count;) {
+        --user;
+        if (!(node < *user)) break;
+        if (may_match(need.pattern, *user)) {
+          ++found;
+        } else if (++passed > kLookAhead) {
+          found = need.count;
+        }
+      }
+      if (found < need.count) return false;
+    }
+    return true;
+  }
+
+  // The node `shared` binds if the pattern at context position `i` matches at `node`, read off
+  // the call before trying it: when `shared` is a direct argument of the pattern's call, which
+  // matches calls of one op in argument order (anchored, no commutative swap). Invalid when
+  // not known that way.
+  NodeId argument_bound(std::size_t i, NodeId node, PatternId shared) const {
+    auto [anchored, op] = anchors_[i];
+    if (!anchored || matcher_.swaps_arguments(op)) return NodeId();
+    const detail::CompiledPattern& compiled = matcher_.compiled();
+    const std::vector<PatternId>& operands = compiled.graph.operands(compiled.call_under(ids_[i]));
+    std::span<const NodeId> args = graph_.args(node);
+    if (operands.size() != args.size() + 1) return NodeId();
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      if (operands[k + 1] == shared) return args[k];
+    }
+    return NodeId();
   }
 
   // The checks that need every pattern placed: same shapes and external uses.
@@ -471,7 +584,8 @@ class GraphMatcher {
     plan(op_calls);
     assigned_.assign(ids_.size(), NodeId());
     holders_.assign(size, 0);
-    absl::flat_hash_set<std::vector<std::uint32_t>> seen;
+    detail::NodeSetTable seen(ids_.size());
+    std::vector<std::uint32_t> key;
     matcher_.forget_bindings(root);
 
     std::size_t depth = 0;
@@ -490,14 +604,14 @@ class GraphMatcher {
         if (out_of_steps()) return;
         NodeId node = level.candidates[level.next++];
         if (!free_for(level.pattern, node) || !may_match(level.pattern, node) ||
-            !in_order(level.pattern, node)) {
+            !in_order(level.pattern, node) || !later_may_follow(level.pattern, node)) {
           continue;
         }
         ++report_.steps;
         std::size_t watermark = matcher_.trail_size();
         if (!matcher_.extend(ids_[level.pattern], node)) continue;
         assigned_[level.pattern] = node;
-        if (!constraints_hold(level.pattern)) {
+        if (!constraints_hold(level.pattern) || !later_may_follow(level.pattern, node)) {
           assigned_[level.pattern] = NodeId();
           matcher_.retract(watermark);
           continue;
@@ -519,10 +633,10 @@ class GraphMatcher {
         continue;
       }
       if (!complete_match_holds()) continue;
-      std::vector<std::uint32_t> key;
+      key.clear();
       for (NodeId node : assigned_) key.push_back(node.index());
       std::sort(key.begin(), key.end());
-      if (!seen.insert(std::move(key)).second) continue;
+      if (!seen.insert(key)) continue;
       found.push_back(matcher_.snapshot(assigned_[0]));
       ++report_.matches;
       if (first_only) return;
@@ -545,6 +659,13 @@ class GraphMatcher {
   // per compiled pattern id: the context patterns with it as a direct call argument
   absl::flat_hash_map<std::uint32_t, std::vector<std::size_t>> argument_of_;
   std::vector<Level> levels_;
+  std::vector<std::size_t> level_of_;  // per context pattern: its level
+  struct Need {  // later patterns drawing on the users of `from` (later_may_follow)
+    NodeId from;
+    std::size_t pattern = 0;  // one of them
+    std::size_t count = 0;    // how many
+  };
+  std::vector<Need> needs_;  // later_may_follow's scratch
   std::vector<NodeId> assigned_;  // per context pattern
   std::vector<std::uint32_t> holders_;  // per graph node: the context patterns assigned it
   std::vector<std::vector<std::size_t>> same_node_;  // per context pattern: see free_for

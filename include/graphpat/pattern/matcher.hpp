@@ -939,11 +939,15 @@ class Matcher {
     if (options_.relay_compat) {
       PatternId callee = p.operands[0];
       if (compiled_->graph.kind(callee) != PatternKind::kOp) return false;
-      OpId op = op_ids_[callee.index()];
-      return op.valid() && (op == add_op_ || op == multiply_op_);
+      return swaps_arguments(op_ids_[callee.index()]);
     }
-    OpId op = graph_.called_op(e);
-    return op.valid() && graph_.context().ops.info(op).commutative;
+    return swaps_arguments(graph_.called_op(e));
+  }
+  // Whether a call of `op` matched by a pattern calling `op` may match its arguments swapped.
+  bool swaps_arguments(OpId op) const {
+    if (!op.valid()) return false;
+    return options_.relay_compat ? op == add_op_ || op == multiply_op_
+                                 : graph_.context().ops.info(op).commutative;
   }
 
   // Relay's MatchesPath, one input per step: each input must match the parent (memoised, so
