@@ -7,11 +7,13 @@
 // corpus, the search's bounds, and the refused contexts.
 #include <absl/status/statusor.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -301,6 +303,53 @@ TEST_CASE("graph pattern: QKV, three matmuls of one input (Relax test_attention_
     CHECK(both[1].bound(wq) == twice.var("w3"));
     CHECK(both[1].bound(wv) == twice.var("w5"));
   }
+}
+
+TEST_CASE("graph pattern: QKV over inputs with 0 to 6 dense users among other users finds "
+          "every 3 of them once",
+          "[pattern][graph]") {
+  // Each input's users in id order: d an nn.dense, r an nn.relu. The context's three calls are
+  // interchangeable, so each set of 3 denses of one input is one match: C(denses, 3) per input,
+  // whatever the relus between them (more than the look ahead passes over, in the last two).
+  const std::vector<std::string> layouts = {"",       "dd",          "ddd",          "dddd",
+                                            "drdrd",  "rddrrd",      "dddddd",
+                                            std::string(20, 'r') + "ddd",
+                                            "dd" + std::string(20, 'r') + "d"};
+  std::string params, body, outputs;
+  std::size_t expected = 0;
+  int binding = 0;
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    params += fmt::format("{}%x{}: Tensor[(4, 4), float32], %w{}: Tensor[(4, 4), float32]",
+                          i == 0 ? "" : ", ", i, i);
+    std::size_t denses = 0;
+    for (char user : layouts[i]) {
+      body += user == 'd' ? fmt::format("  %{} = nn.dense(%x{}, %w{}, units=None);\n", binding, i, i)
+                          : fmt::format("  %{} = nn.relu(%x{});\n", binding, i);
+      outputs += fmt::format("{}%{}", outputs.empty() ? "" : ", ", binding++);
+      denses += user == 'd';
+    }
+    if (denses >= 3) expected += denses * (denses - 1) * (denses - 2) / 6;
+  }
+  Model model("#[version = \"0.0.5\"]\ndef @main(" + params + ") {\n" + body + "  (" + outputs +
+              ")\n}\n");
+  Pattern inp = wildcard();
+  PatternContext qkv;
+  for (int k = 0; k < 3; ++k) qkv.add(is_op("nn.dense")(inp, wildcard()));
+  std::vector<Match> found = model.all(qkv);
+  CHECK(expected == 29);  // 1 + 4 + 1 + 1 + 20 + 1 + 1
+  CHECK(found.size() == expected);
+  std::set<std::vector<NodeId>> sets;
+  for (const Match& match : found) {
+    std::vector<NodeId> calls;
+    for (const Pattern& call : qkv.patterns()) {
+      calls.push_back(match.bound(call));
+      CHECK(model.module.graph.args(calls.back())[0] == match.bound(inp));
+    }
+    CHECK(std::is_sorted(calls.begin(), calls.end()));
+    CHECK(std::adjacent_find(calls.begin(), calls.end()) == calls.end());
+    sets.insert(calls);
+  }
+  CHECK(sets.size() == found.size());
 }
 
 TEST_CASE("graph pattern: same_shape and ExternUse::kMustNot", "[pattern][graph]") {
