@@ -387,7 +387,8 @@ RewriteCallback<D> rule_callback(const RewriteRules& rules, const RewriteRule& r
   std::vector<std::pair<std::uint32_t, std::size_t>> frames{{rule.replacement, 0}};
   std::vector<std::size_t> done;  // the steps of the finished arguments of the open frames
   while (!frames.empty()) {
-    auto& [term_id, next] = frames.back();
+    const std::uint32_t term_id = frames.back().first;
+    std::size_t& next = frames.back().second;
     const RuleTerm& term = rules.terms[term_id];
     if (next == 0) {
       auto same = std::find_if(patterns->begin(), patterns->end(), [&](const auto& entry) {
