@@ -15,6 +15,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "graphpat/analysis/structural_equal.hpp"
@@ -1217,4 +1218,52 @@ with PatternContext() as ctx:
   for (std::size_t i = 0; i < forks; ++i) {
     CHECK((*from_text)[i].bound(*text->find("squeeze")) == (*fires)[i].bound(squeeze));
   }
+}
+
+namespace {
+
+/// main(x, y) = (Sigmoid(y), Relu(x)): a model of two outputs, read as a tuple body.
+onnx::ModelProto two_output_model() {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("two_outputs");
+  auto tensor_value = [](onnx::ValueInfoProto* value, std::string_view name) {
+    value->set_name(std::string(name));
+    onnx::TypeProto_Tensor* tensor = value->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    tensor->mutable_shape()->add_dim()->set_dim_value(4);
+  };
+  tensor_value(graph->add_input(), "x");
+  tensor_value(graph->add_input(), "y");
+  for (auto [op, input, output] : {std::tuple{"Relu", "x", "a"}, std::tuple{"Sigmoid", "y", "b"}}) {
+    onnx::NodeProto* node = graph->add_node();
+    node->set_op_type(op);
+    node->add_input(input);
+    node->add_output(output);
+  }
+  tensor_value(graph->add_output(), "b");
+  tensor_value(graph->add_output(), "a");
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("an unordered tuple pattern matches an ONNX model's outputs in any order",
+          "[onnx][pattern][unordered]") {
+  LoadedOnnx loaded = graphpat::testing::load_bytes(two_output_model().SerializeAsString());
+  const graphpat::onnx::Graph& graph = loaded.module.graph;
+  NodeId body = graph.body(main_of(loaded.module));
+  REQUIRE(graph.kind(body) == NodeKind::kTuple);
+  Pattern relu = pattern_of("is_op('Relu')(wildcard())");
+  Pattern sigmoid = pattern_of("is_op('Sigmoid')(wildcard())");
+  graphpat::Match m = graphpat::match(graphpat::dsl::is_unordered_tuple({relu, sigmoid}), graph, body);
+  REQUIRE(m);
+  CHECK(m.bound(relu) == graph.fields(body)[1]);
+  CHECK(m.bound(sigmoid) == graph.fields(body)[0]);
+  CHECK(count_matches("is_tuple([is_op('Relu')(None), is_op('Sigmoid')(None)], unordered=True)",
+                      loaded.module) == 1);
+  CHECK(count_matches("is_tuple([is_op('Relu')(None), is_op('Sigmoid')(None)])", loaded.module) ==
+        0);
 }

@@ -241,12 +241,13 @@ class PatternDrawer {
       case 16:
         return fmt::format("{}.has_shape({})", pattern(depth + 1), shape_text(pick_of(words_.shapes)));
       case 17: {
-        if (pick(3) == 0) return "is_tuple(None)";
+        std::size_t form = pick(3);  // any arity, fields in any order, fields in order
+        if (form == 0) return "is_tuple(None)";
         ++consumed_;
         std::string fields;
         for (std::size_t i = 0, n = 1 + pick(3); i < n; ++i) fields += (i ? ", " : "") + pattern(depth + 1);
         --consumed_;
-        return fmt::format("is_tuple([{}])", fields);
+        return fmt::format("is_tuple([{}]{})", fields, form == 1 ? ", unordered=True" : "");
       }
       case 18:
       case 19: {

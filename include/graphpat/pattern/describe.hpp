@@ -199,6 +199,11 @@ class PatternDescriber {
           text("])");
         }
         return 7;
+      case PatternKind::kUnorderedTuple:
+        text("is_tuple([");
+        list(0, ops.size());
+        text("], unordered=True)");
+        return 7;
       case PatternKind::kTupleGetItem:
         text("is_tuple_get_item(");
         operand(ops[0], 0);

@@ -102,6 +102,14 @@ inline Pattern is_tuple(const std::vector<Pattern>& fields) {
   node.kind = PatternKind::kTuple;
   return Pattern::make(std::move(node), fields);
 }
+/// Matches tuples with as many fields as `fields`, each field pattern taking a field of its own
+/// in whatever order (Relax's `is_tuple(fields, unordered=True)`); the first assignment found
+/// wins (docs/semantics.md). At most kMaxUnorderedFields fields: a longer one matches nothing.
+inline Pattern is_unordered_tuple(const std::vector<Pattern>& fields) {
+  PatternNode node;
+  node.kind = PatternKind::kUnorderedTuple;
+  return Pattern::make(std::move(node), fields);
+}
 /// Matches tuples of any arity.
 inline Pattern is_tuple(AnyArgs) {
   PatternNode node;

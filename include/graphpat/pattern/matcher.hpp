@@ -452,6 +452,16 @@ class Matcher {
     bool value_or(bool fallback) const { return state == 0 ? fallback : state == 2; }
   };
 
+  // The assignment an unordered tuple frame is building: which fields are taken, the field each
+  // field pattern holds or tries, the trail size before it tried, and the furthest field
+  // pattern reached (for explain).
+  struct UnorderedSearch {
+    std::vector<bool> taken;
+    std::vector<std::uint32_t> field_of;
+    std::vector<std::uint32_t> trail_mark;
+    std::uint32_t deepest = 0;
+  };
+
   struct Pending {
     bool active = false;
     std::size_t depth = 0;
@@ -472,6 +482,7 @@ class Matcher {
     touched_.clear();
     trail_.clear();
     frames_.clear();
+    unordered_searches_.clear();
     memoize_ = true;
     scope_ = scope;
   }
@@ -484,6 +495,7 @@ class Matcher {
     for (std::uint64_t steps = 0; !frames_.empty(); ++steps) {
       if (steps == step_limit_) {
         frames_.clear();
+        unordered_searches_.clear();
         stopped_.push_back(node);
         return false;
       }
@@ -617,6 +629,7 @@ class Matcher {
       case PatternKind::kDataType:
       case PatternKind::kShape: return advance_type(f, p, depth, in);
       case PatternKind::kDominator: return advance_dominator(f, p, depth, in);
+      case PatternKind::kUnorderedTuple: return advance_unordered_tuple(f, p, depth, in);
     }
     return done(false);
   }
@@ -729,6 +742,84 @@ class Matcher {
     }
     if (f.index == p.operands.size()) return done(true);
     return visit(p.operands[f.index], g.fields(e)[f.index]);
+  }
+
+  // An unordered tuple pattern (Relax's TryUnorderedMatch): field pattern k tries the fields no
+  // earlier field pattern holds, in order; a failure moves it to the next free field, and when
+  // it has none, field pattern k - 1 gives its field back (and its bindings, to the trail mark
+  // taken before it matched) and moves on. The first complete assignment wins. Each try is a
+  // visit, so the search counts against the step limit; the state lives in unordered_searches_,
+  // one entry per unordered frame open, innermost last.
+  Step advance_unordered_tuple(Frame& f, const PatternNode& p, std::size_t depth, Incoming in) {
+    enum : std::uint8_t { kStart, kFields };
+    const Graph<D>& g = graph_;
+    NodeId e = f.node;
+    const std::size_t n = p.operands.size();
+    if (f.step == kStart) {
+      if (g.kind(e) != NodeKind::kTuple) {
+        return fail_with(depth, [&] { return fmt::format("expected a tuple, got {}", words(e)); });
+      }
+      if (n > kMaxUnorderedFields) {
+        return fail_with(depth, [&] {
+          return fmt::format("an unordered tuple pattern has at most {} fields, this one {}",
+                             kMaxUnorderedFields, n);
+        });
+      }
+      if (g.fields(e).size() != n) {
+        return fail_with(depth, [&] {
+          return fmt::format("expected {}, got {} in {}", count(n, "field"), g.fields(e).size(),
+                             words(e));
+        });
+      }
+      if (n == 0) return done(true);
+      f.step = kFields;
+      unordered_searches_.push_back({std::vector<bool>(n, false), std::vector<std::uint32_t>(n, 0),
+                                     std::vector<std::uint32_t>(n, 0), 0});
+      return try_unordered_field(f, p, depth, 0);
+    }
+    UnorderedSearch& search = unordered_searches_.back();
+    if (*in) {
+      search.taken[search.field_of[f.index]] = true;
+      if (++f.index == n) {
+        unordered_searches_.pop_back();
+        return done(true);
+      }
+      return try_unordered_field(f, p, depth, 0);
+    }
+    // The try was a probe: its failure is no reason for the match to fail.
+    if (explaining_ && pending_.active && pending_.depth >= depth) pending_ = {};
+    return try_unordered_field(f, p, depth, search.field_of[f.index] + 1);
+  }
+
+  // Tries field pattern f.index at the first free field from `first` on, backtracking to the
+  // earlier field patterns while it has none; done(false) when the first has none either.
+  Step try_unordered_field(Frame& f, const PatternNode& p, std::size_t depth, std::uint32_t first) {
+    UnorderedSearch& search = unordered_searches_.back();
+    auto fields = graph_.fields(f.node);
+    search.deepest = std::max(search.deepest, f.index);
+    for (;;) {
+      std::uint32_t i = first;
+      while (i < fields.size() && search.taken[i]) ++i;
+      if (i < fields.size()) {
+        search.field_of[f.index] = i;
+        search.trail_mark[f.index] = static_cast<std::uint32_t>(trail_.size());
+        return visit(p.operands[f.index], fields[i]);
+      }
+      if (f.index == 0) break;
+      --f.index;
+      std::uint32_t given_back = search.field_of[f.index];
+      search.taken[given_back] = false;
+      clear_to(search.trail_mark[f.index]);
+      first = given_back + 1;
+    }
+    std::uint32_t deepest = search.deepest;
+    unordered_searches_.pop_back();
+    return fail_with(depth, [&] {
+      return fmt::format(
+          "no assignment of the {} field patterns to the fields of {}: field "
+          "pattern {} matched none of the fields left to it",
+          p.operands.size(), words(f.node), deepest);
+    });
   }
 
   // A tuple item pattern: the index (unless any), then the tuple.
@@ -1257,6 +1348,7 @@ class Matcher {
   std::vector<PatternId> collect_ids_;     // collect()'s scratch
   std::vector<bool> collect_seen_;         // collect()'s scratch
   std::vector<PatternId> trail_;           // Relay's matched_nodes_
+  std::vector<UnorderedSearch> unordered_searches_;  // one per open unordered tuple frame
   std::vector<Frame> frames_;
   bool memoize_ = true;
   std::vector<std::uint32_t> path_walked_;  // per node: the epoch of the walk it held in

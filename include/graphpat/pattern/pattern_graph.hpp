@@ -51,35 +51,40 @@ using PatternId = Id<struct PatternTag>;
 
 /// The kinds of pattern of Relay's dataflow pattern language, plus `&` and `!`.
 enum class PatternKind : std::uint8_t {
-  kWildcard,      // wildcard(); with a redirect, whatever the target matches
-  kExpr,          // is_expr(expression): structurally equal nodes
-  kOp,            // is_op("nn.conv2d"): the op node itself
-  kVar,           // is_var("x") / is_var()
-  kConstant,      // is_constant()
-  kCall,          // p(args) / p(None)
-  kFunction,      // FunctionPattern(params or None, body)
-  kTuple,         // is_tuple([...]) / is_tuple(None)
-  kTupleGetItem,  // is_tuple_get_item(p, index or None)
-  kIf,            // is_if(cond, then, else)
-  kLet,           // is_let(var, value, body)
-  kAlt,           // p | q (committed choice)
-  kAnd,           // p & q (both)
-  kNot,           // !p / ~p
-  kAttr,          // p.has_attr({...})
-  kType,          // p.has_type(T)
-  kDataType,      // p.has_dtype("float32")
-  kShape,         // p.has_shape([...])
-  kDominator,     // dominates(parent, path, child)
+  kWildcard,        // wildcard(); with a redirect, whatever the target matches
+  kExpr,            // is_expr(expression): structurally equal nodes
+  kOp,              // is_op("nn.conv2d"): the op node itself
+  kVar,             // is_var("x") / is_var()
+  kConstant,        // is_constant()
+  kCall,            // p(args) / p(None)
+  kFunction,        // FunctionPattern(params or None, body)
+  kTuple,           // is_tuple([...]) / is_tuple(None)
+  kTupleGetItem,    // is_tuple_get_item(p, index or None)
+  kIf,              // is_if(cond, then, else)
+  kLet,             // is_let(var, value, body)
+  kAlt,             // p | q (committed choice)
+  kAnd,             // p & q (both)
+  kNot,             // !p / ~p
+  kAttr,            // p.has_attr({...})
+  kType,            // p.has_type(T)
+  kDataType,        // p.has_dtype("float32")
+  kShape,           // p.has_shape([...])
+  kDominator,       // dominates(parent, path, child)
+  kUnorderedTuple,  // is_tuple([...], unordered=True): the fields in any order (Relax)
 };
+
+/// The most fields an unordered tuple pattern may have (Relax's limit): its search for an
+/// assignment of field patterns to fields is backtracking, so the limit keeps one step cheap.
+inline constexpr std::size_t kMaxUnorderedFields = 255;
 
 /// The kind as the pattern language's class name ("CallPattern").
 constexpr std::string_view pattern_kind_name(PatternKind kind) {
   constexpr std::string_view kNames[] = {
-      "WildcardPattern",     "ExprPattern",  "OpPattern",       "VarPattern",
-      "ConstantPattern",     "CallPattern",  "FunctionPattern", "TuplePattern",
-      "TupleGetItemPattern", "IfPattern",    "LetPattern",      "AltPattern",
-      "AndPattern",          "NotPattern",   "AttrPattern",     "TypePattern",
-      "DataTypePattern",     "ShapePattern", "DominatorPattern"};
+      "WildcardPattern",     "ExprPattern",  "OpPattern",        "VarPattern",
+      "ConstantPattern",     "CallPattern",  "FunctionPattern",  "TuplePattern",
+      "TupleGetItemPattern", "IfPattern",    "LetPattern",       "AltPattern",
+      "AndPattern",          "NotPattern",   "AttrPattern",      "TypePattern",
+      "DataTypePattern",     "ShapePattern", "DominatorPattern", "UnorderedTuplePattern"};
   return kNames[static_cast<std::size_t>(kind)];
 }
 
@@ -168,7 +173,7 @@ inline std::uint64_t next_pattern_uid() {
 ///   Call: callee, args...          Function: params..., body      Tuple: fields...
 ///   TupleGetItem: tuple            If: cond, then, else           Let: var, value, body
 ///   Alt / And: left, right         Not: the negated pattern       Dominator: parent, path, child
-///   Attr / Type / DataType / Shape: the constrained pattern
+///   Attr / Type / DataType / Shape: the constrained pattern     UnorderedTuple: fields...
 struct PatternNode {
   PatternKind kind = PatternKind::kWildcard;
   std::vector<PatternId> operands;

@@ -134,8 +134,9 @@ inline const std::vector<Signature>& builtin_signatures() {
       {"ConstantPattern", {}, 0},
       {"is_expr", {"expr"}, 1},
       {"ExprPattern", {"expr"}, 1},
-      {"is_tuple", {"fields"}, 1},
+      {"is_tuple", {"fields", "unordered"}, 1},
       {"TuplePattern", {"fields"}, 1},
+      {"UnorderedTuplePattern", {"fields"}, 1},
       {"is_tuple_get_item", {"tuple_value", "index"}, 1},
       {"TupleGetItemPattern", {"tuple_value", "index"}, 1},
       {"is_if", {"cond", "true_branch", "false_branch"}, 3},
@@ -924,9 +925,27 @@ class PatternEvaluator {
       copy.uid = 0;
       return result(Pattern::make(std::move(copy), {}));
     }
-    if (name == "is_tuple" || name == "TuplePattern") {
+    if (name == "is_tuple" || name == "TuplePattern" || name == "UnorderedTuplePattern") {
       GRAPHPAT_ASSIGN_OR_RETURN(auto fields, as_pattern_list(*args[0], at(0), "the tuple fields"));
-      return result(fields ? dsl::is_tuple(*fields) : dsl::is_tuple(any_args));
+      bool unordered = name == "UnorderedTuplePattern";
+      if (name == "is_tuple" && args[1]) {
+        if (args[1]->kind != TextValue::Kind::kBool) {
+          return error_at(at(1), "bad_argument",
+                          fmt::format("unordered must be a bool, got {}", args[1]->what()));
+        }
+        unordered = args[1]->integer != 0;
+      }
+      if (!unordered) return result(fields ? dsl::is_tuple(*fields) : dsl::is_tuple(any_args));
+      if (!fields) {
+        return error_at(at(0), "bad_argument",
+                        "an unordered tuple takes a list of fields, not None");
+      }
+      if (fields->size() > kMaxUnorderedFields) {
+        return error_at(at(0), "bad_argument",
+                        fmt::format("an unordered tuple has at most {} fields, got {}",
+                                    kMaxUnorderedFields, fields->size()));
+      }
+      return result(dsl::is_unordered_tuple(*fields));
     }
     if (name == "is_tuple_get_item" || name == "TupleGetItemPattern") {
       GRAPHPAT_ASSIGN_OR_RETURN(auto tuple, as_pattern(*args[0], at(0), "the tuple"));
