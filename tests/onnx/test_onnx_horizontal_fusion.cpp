@@ -38,7 +38,10 @@ using graphpat::Pattern;
 using graphpat::onnx::LoadedOnnx;
 using graphpat::testing::kOnnxData;
 using graphpat::testing::load_bytes;
+using graphpat::testing::calls_of;
+using graphpat::testing::is_call_of;
 using graphpat::testing::load_path;
+using graphpat::testing::node_name;
 using graphpat::testing::main_of;
 
 const std::filesystem::path kHfData = kOnnxData / "horizontal";
@@ -52,25 +55,6 @@ Pattern hf_pointwise_conv(const Pattern& input, const Pattern& weight) {
   return is_op("Conv")(input, weight, wildcard())
       .has_attr(
           {{"kernel_shape", {1, 1}}, {"strides", {1, 1}}, {"pads", {0, 0, 0, 0}}, {"group", 1}});
-}
-
-bool hf_is_call_of(const graphpat::onnx::Graph& graph, NodeId node, std::string_view op) {
-  if (graph.kind(node) != NodeKind::kCall) return false;
-  graphpat::OpId called = graph.called_op(node);
-  return called.valid() && graph.context().op_name(called) == op;
-}
-
-std::size_t hf_calls_of(const graphpat::onnx::Graph& graph, std::string_view op) {
-  std::size_t calls = 0;
-  for (std::uint32_t i = 0; i < graph.size(); ++i) calls += hf_is_call_of(graph, NodeId(i), op);
-  return calls;
-}
-
-/// The ONNX node name a call was read from (its span's source), "" for a call a pass made.
-std::string hf_node_name(const graphpat::onnx::Graph& graph, NodeId node) {
-  if (!graph.span(node).valid()) return "";
-  const graphpat::Context& context = graph.context();
-  return std::string(context.strings.view(context.spans.get(graph.span(node)).source));
 }
 
 /// The 1x1 convolutions graphpat finds, grouped by their input (input 0); of any weight, so
@@ -175,7 +159,7 @@ void hf_check_model(std::string_view file) {
   const graphpat::onnx::Graph& graph = loaded.module.graph;
 
   // The counts: the 1x1 convolutions, the inputs two or more of them read, and how many.
-  std::size_t convs = hf_calls_of(graph, "Conv");
+  std::size_t convs = calls_of(graph, "Conv");
   CHECK(convs == expected["conv"].get<std::size_t>());
   std::map<NodeId, std::vector<NodeId>> by_input = hf_convs_by_input(loaded.module);
   std::size_t pointwise = 0, forks = 0, forked = 0;
@@ -209,8 +193,8 @@ void hf_check_model(std::string_view file) {
     for (std::size_t k = 0; k < args.size(); ++k) {
       if (!forked_convs.contains(args[k])) continue;
       std::span<const NodeId> conv_args = graph.args(args[k]);
-      uses.push_back({hf_node_name(graph, NodeId(i)), k, graph.tensor_id(conv_args[1]),
-                      hf_node_name(graph, conv_args[0])});
+      uses.push_back({node_name(graph, NodeId(i)), k, graph.tensor_id(conv_args[1]),
+                      node_name(graph, conv_args[0])});
     }
   }
   CHECK(uses.size() >= forked);
@@ -246,10 +230,10 @@ void hf_check_model(std::string_view file) {
   CHECK(verified.ok());
 
   // Conv nodes: before - fused + one per group; a Split per group, two Concats per group.
-  CHECK(hf_calls_of(after, "Conv") == convs - forked + forks);
-  CHECK(hf_calls_of(after, "Conv") == expected["fused_convs_after"].get<std::size_t>());
-  CHECK(hf_calls_of(after, "Split") == hf_calls_of(graph, "Split") + forks);
-  CHECK(hf_calls_of(after, "Concat") == hf_calls_of(graph, "Concat") + 2 * forks);
+  CHECK(calls_of(after, "Conv") == convs - forked + forks);
+  CHECK(calls_of(after, "Conv") == expected["fused_convs_after"].get<std::size_t>());
+  CHECK(calls_of(after, "Split") == calls_of(graph, "Split") + forks);
+  CHECK(calls_of(after, "Concat") == calls_of(graph, "Concat") + 2 * forks);
   // No input is read by two 1x1 convolutions any more; each fork's is read by its fused one.
   std::map<NodeId, std::vector<NodeId>> by_input_after = hf_convs_by_input(fused);
   std::size_t pointwise_after = 0;
@@ -266,7 +250,7 @@ void hf_check_model(std::string_view file) {
   std::map<std::string, NodeId> calls_after;
   for (std::uint32_t i = 0; i < after.size(); ++i) {
     if (after.kind(NodeId(i)) == NodeKind::kCall) {
-      std::string name = hf_node_name(after, NodeId(i));
+      std::string name = node_name(after, NodeId(i));
       if (!name.empty()) calls_after.emplace(name, NodeId(i));
     }
   }
@@ -279,14 +263,14 @@ void hf_check_model(std::string_view file) {
     NodeId item = after.args(reader->second)[use.arg];
     REQUIRE(after.kind(item) == NodeKind::kTupleGetItem);
     NodeId split = after.tuple(item);
-    REQUIRE(hf_is_call_of(after, split, "Split"));
+    REQUIRE(is_call_of(after, split, "Split"));
     std::uint32_t index = after.index(item);
     NodeId conv = after.args(split)[0];
-    REQUIRE(hf_is_call_of(after, conv, "Conv"));
-    CHECK(hf_node_name(after, conv).empty());  // a new node, not one of the file's
-    CHECK(hf_node_name(after, after.args(conv)[0]) == use.input);
+    REQUIRE(is_call_of(after, conv, "Conv"));
+    CHECK(node_name(after, conv).empty());  // a new node, not one of the file's
+    CHECK(node_name(after, after.args(conv)[0]) == use.input);
     NodeId weights = after.args(conv)[1];
-    REQUIRE(hf_is_call_of(after, weights, "Concat"));
+    REQUIRE(is_call_of(after, weights, "Concat"));
     REQUIRE(index < after.args(weights).size());
     NodeId weight = after.args(weights)[index];
     REQUIRE(after.kind(weight) == NodeKind::kConstant);
@@ -313,8 +297,8 @@ void hf_check_model(std::string_view file) {
   std::optional<graphpat::Difference> difference = graphpat::first_difference(reread.module, fused);
   INFO((difference ? difference->reason : std::string("equal")));
   CHECK_FALSE(difference);
-  CHECK(hf_calls_of(reread.module.graph, "Conv") == convs - forked + forks);
-  CHECK(hf_calls_of(reread.module.graph, "Split") == forks);
+  CHECK(calls_of(reread.module.graph, "Conv") == convs - forked + forks);
+  CHECK(calls_of(reread.module.graph, "Split") == forks);
 }
 
 }  // namespace

@@ -40,7 +40,10 @@ using graphpat::Pattern;
 using graphpat::onnx::LoadedOnnx;
 using graphpat::testing::kOnnxData;
 using graphpat::testing::load_bytes;
+using graphpat::testing::calls_of;
+using graphpat::testing::is_call_of;
 using graphpat::testing::load_path;
+using graphpat::testing::node_name;
 
 const std::filesystem::path kQkvData = kOnnxData / "qkv";
 constexpr std::string_view kQkvModel = "qkv_encoder.external.onnx";
@@ -53,34 +56,15 @@ nlohmann::json qkv_expected() {
   return counts[std::string(kQkvModel)]["qkv"];
 }
 
-bool qkv_is_call_of(const graphpat::onnx::Graph& graph, NodeId node, std::string_view op) {
-  if (graph.kind(node) != NodeKind::kCall) return false;
-  graphpat::OpId called = graph.called_op(node);
-  return called.valid() && graph.context().op_name(called) == op;
-}
-
-std::size_t qkv_calls_of(const graphpat::onnx::Graph& graph, std::string_view op) {
-  std::size_t calls = 0;
-  for (std::uint32_t i = 0; i < graph.size(); ++i) calls += qkv_is_call_of(graph, NodeId(i), op);
-  return calls;
-}
-
-/// The ONNX node name a call was read from (its span's source), "" for a node a pass made.
-std::string qkv_node_name(const graphpat::onnx::Graph& graph, NodeId node) {
-  if (!graph.span(node).valid()) return "";
-  const graphpat::Context& context = graph.context();
-  return std::string(context.strings.view(context.spans.get(graph.span(node)).source));
-}
-
 /// The weight tensor of every projection MatMul of the model as read, by ONNX node name
 /// (`/layers.0/q/MatMul`).
 std::map<std::string, graphpat::TensorId> qkv_weights_by_name(const graphpat::onnx::Graph& graph) {
   std::map<std::string, graphpat::TensorId> weights;
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
-    if (!qkv_is_call_of(graph, NodeId(i), "MatMul")) continue;
+    if (!is_call_of(graph, NodeId(i), "MatMul")) continue;
     NodeId weight = graph.args(NodeId(i))[1];
     if (graph.kind(weight) == NodeKind::kConstant) {
-      weights.emplace(qkv_node_name(graph, NodeId(i)), graph.tensor_id(weight));
+      weights.emplace(node_name(graph, NodeId(i)), graph.tensor_id(weight));
     }
   }
   return weights;
@@ -182,7 +166,7 @@ TEST_CASE("qkv fusion: the exported encoder's two q/k/v triples are found once e
   CHECK(expected["fork_sizes"] == nlohmann::json({{"3", 2}}));
   LoadedOnnx loaded = load_path(kQkvData / kQkvModel);
   const graphpat::onnx::Graph& graph = loaded.module.graph;
-  CHECK(qkv_calls_of(graph, "MatMul") == expected["matmul"].get<std::size_t>());
+  CHECK(calls_of(graph, "MatMul") == expected["matmul"].get<std::size_t>());
   CHECK(qkv_weights_by_name(graph).size() == expected["weighted_matmul"].get<std::size_t>());
 
   // The three patterns are interchangeable, so the matcher reports each triple once, not in its
@@ -208,7 +192,7 @@ TEST_CASE("qkv fusion: the exported encoder's two q/k/v triples are found once e
   CHECK(projections.size() == 6);
   // The first triple reads the model's input, the second the first layer's LayerNorm.
   std::set<std::string> projection_names;
-  for (NodeId projection : projections) projection_names.insert(qkv_node_name(graph, projection));
+  for (NodeId projection : projections) projection_names.insert(node_name(graph, projection));
   CHECK(projection_names == std::set<std::string>{"/layers.0/q/MatMul", "/layers.0/k/MatMul",
                                                   "/layers.0/v/MatMul", "/layers.1/q/MatMul",
                                                   "/layers.1/k/MatMul", "/layers.1/v/MatMul"});
@@ -222,9 +206,9 @@ TEST_CASE(
   const auto triples = expected["triples"].get<std::size_t>();
   LoadedOnnx loaded = load_path(kQkvData / kQkvModel);
   const graphpat::onnx::Graph& graph = loaded.module.graph;
-  const std::size_t matmuls = qkv_calls_of(graph, "MatMul");
-  const std::size_t splits = qkv_calls_of(graph, "Split");
-  const std::size_t concats = qkv_calls_of(graph, "Concat");
+  const std::size_t matmuls = calls_of(graph, "MatMul");
+  const std::size_t splits = calls_of(graph, "Split");
+  const std::size_t concats = calls_of(graph, "Concat");
   std::map<std::string, graphpat::TensorId> weights = qkv_weights_by_name(graph);
 
   // Every use of a q, k or v projection, to find again in the result.
@@ -233,10 +217,10 @@ TEST_CASE(
     if (graph.kind(NodeId(i)) != NodeKind::kCall) continue;
     std::span<const NodeId> args = graph.args(NodeId(i));
     for (std::size_t a = 0; a < args.size(); ++a) {
-      std::string name = qkv_node_name(graph, args[a]);
+      std::string name = node_name(graph, args[a]);
       if (name.ends_with("/q/MatMul") || name.ends_with("/k/MatMul") ||
           name.ends_with("/v/MatMul")) {
-        uses.push_back({qkv_node_name(graph, NodeId(i)), a, name});
+        uses.push_back({node_name(graph, NodeId(i)), a, name});
       }
     }
   }
@@ -260,17 +244,17 @@ TEST_CASE(
   CHECK(verified.ok());
 
   // 16 MatMul before, 12 after: each triple's three are one.
-  CHECK(qkv_calls_of(after, "MatMul") == matmuls - 2 * triples);
-  CHECK(qkv_calls_of(after, "MatMul") == expected["matmul_after"].get<std::size_t>());
-  CHECK(qkv_calls_of(after, "Split") == splits + triples);
-  CHECK(qkv_calls_of(after, "Concat") == concats + triples);
+  CHECK(calls_of(after, "MatMul") == matmuls - 2 * triples);
+  CHECK(calls_of(after, "MatMul") == expected["matmul_after"].get<std::size_t>());
+  CHECK(calls_of(after, "Split") == splits + triples);
+  CHECK(calls_of(after, "Concat") == concats + triples);
 
   // Every use reads, at the same argument of the same ONNX node, the Split output whose
   // columns are its projection's: the item's position in the Split is the weight's in the
   // Concat, and the Split's size there is the weight's 64 outputs.
   std::map<std::string, NodeId> calls_after;
   for (std::uint32_t i = 0; i < after.size(); ++i) {
-    std::string name = qkv_node_name(after, NodeId(i));
+    std::string name = node_name(after, NodeId(i));
     if (after.kind(NodeId(i)) == NodeKind::kCall && !name.empty())
       calls_after.emplace(name, NodeId(i));
   }
@@ -282,16 +266,16 @@ TEST_CASE(
     NodeId item = after.args(reader->second)[use.arg];
     REQUIRE(after.kind(item) == NodeKind::kTupleGetItem);
     NodeId split = after.tuple(item);
-    REQUIRE(qkv_is_call_of(after, split, "Split"));
+    REQUIRE(is_call_of(after, split, "Split"));
     std::uint32_t index = after.index(item);
     CHECK(index == (use.projection.ends_with("/q/MatMul")   ? 0u
                     : use.projection.ends_with("/k/MatMul") ? 1u
                                                             : 2u));
     NodeId matmul = after.args(split)[0];
-    REQUIRE(qkv_is_call_of(after, matmul, "MatMul"));
-    CHECK(qkv_node_name(after, matmul).empty());  // a new node, not one of the file's
+    REQUIRE(is_call_of(after, matmul, "MatMul"));
+    CHECK(node_name(after, matmul).empty());  // a new node, not one of the file's
     NodeId concat = after.args(matmul)[1];
-    REQUIRE(qkv_is_call_of(after, concat, "Concat"));
+    REQUIRE(is_call_of(after, concat, "Concat"));
     REQUIRE(after.args(concat).size() == 3);
     NodeId weight = after.args(concat)[index];
     REQUIRE(after.kind(weight) == NodeKind::kConstant);
@@ -322,8 +306,8 @@ TEST_CASE(
   std::optional<graphpat::Difference> difference = graphpat::first_difference(reread.module, fused);
   INFO((difference ? difference->reason : std::string("equal")));
   CHECK_FALSE(difference);
-  CHECK(qkv_calls_of(reread.module.graph, "MatMul") == matmuls - 2 * triples);
-  CHECK(qkv_calls_of(reread.module.graph, "Split") == triples);
+  CHECK(calls_of(reread.module.graph, "MatMul") == matmuls - 2 * triples);
+  CHECK(calls_of(reread.module.graph, "Split") == triples);
 }
 
 TEST_CASE(
@@ -334,7 +318,7 @@ TEST_CASE(
   const auto triples = expected["triples"].get<std::size_t>();
   LoadedOnnx loaded = load_path(kQkvData / kQkvModel);
   const graphpat::onnx::Graph& graph = loaded.module.graph;
-  const std::size_t matmuls = qkv_calls_of(graph, "MatMul");
+  const std::size_t matmuls = calls_of(graph, "MatMul");
   std::map<std::string, graphpat::TensorId> weights = qkv_weights_by_name(graph);
   REQUIRE(qkv_made_functions(loaded.module).empty());
 
@@ -351,7 +335,7 @@ TEST_CASE(
   absl::Status verified = graphpat::verify(partitioned);
   INFO(verified.ToString());
   CHECK(verified.ok());
-  CHECK(qkv_calls_of(after, "MatMul") == matmuls);  // six of them now inside the functions
+  CHECK(calls_of(after, "MatMul") == matmuls);  // six of them now inside the functions
 
   // Each function made: one parameter (x; the weights, bound by is_constant(), are embedded),
   // its body a Tuple of the q, k and v MatMuls of that parameter in the context's order, each
@@ -375,11 +359,11 @@ TEST_CASE(
     std::string layer;
     for (std::size_t i = 0; i < 3; ++i) {
       NodeId field = after.fields(body)[i];
-      REQUIRE(qkv_is_call_of(after, field, "MatMul"));
+      REQUIRE(is_call_of(after, field, "MatMul"));
       CHECK(after.args(field)[0] == x);
       NodeId weight = after.args(field)[1];
       REQUIRE(after.kind(weight) == NodeKind::kConstant);
-      std::string name = qkv_node_name(after, field);
+      std::string name = node_name(after, field);
       CHECK(name.ends_with(std::string("/") + "qkv"[i] + "/MatMul"));
       CHECK(weights.contains(name));
       if (weights.contains(name)) CHECK(after.tensor_id(weight) == weights.at(name));

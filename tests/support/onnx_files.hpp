@@ -12,8 +12,11 @@
 #include <exception>
 #include <filesystem>
 #include <graphpat/io/onnx.hpp>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "support/test_files.hpp"
@@ -25,6 +28,27 @@ inline const std::filesystem::path kOnnxData =
     std::filesystem::path(GRAPHPAT_TEST_DATA_DIR) / "onnx";
 /// libonnx-testdata's data directory (node/, pytorch-converted/, ...).
 inline const std::filesystem::path kOnnxTestdata = GRAPHPAT_ONNX_TESTDATA_DIR;
+
+/// Whether `node` is a call of the op named `op`.
+inline bool is_call_of(const onnx::Graph& graph, NodeId node, std::string_view op) {
+  if (graph.kind(node) != NodeKind::kCall) return false;
+  OpId called = graph.called_op(node);
+  return called.valid() && graph.context().op_name(called) == op;
+}
+
+/// How many nodes of `graph` (live or not) are calls of `op`.
+inline std::size_t calls_of(const onnx::Graph& graph, std::string_view op) {
+  std::size_t calls = 0;
+  for (std::uint32_t i = 0; i < graph.size(); ++i) calls += is_call_of(graph, NodeId(i), op);
+  return calls;
+}
+
+/// The ONNX node name a call was read from (its span's source), "" for a node a pass made.
+inline std::string node_name(const onnx::Graph& graph, NodeId node) {
+  if (!graph.span(node).valid()) return "";
+  const Context& context = graph.context();
+  return std::string(context.strings.view(context.spans.get(graph.span(node)).source));
+}
 
 /// The model serialized in `bytes`, which the test requires to load.
 inline onnx::LoadedOnnx load_bytes(std::string_view bytes) {
