@@ -46,7 +46,6 @@
 #include <utility>
 #include <vector>
 
-#include "graphpat/analysis/reachability.hpp"
 #include "graphpat/analysis/users.hpp"
 #include "graphpat/ir/graph.hpp"
 #include "graphpat/pattern/graph_pattern.hpp"
@@ -155,10 +154,19 @@ class GraphMatcher {
     std::size_t pattern = 0;  // position in the context
     Source source = Source::kScan;
     std::size_t tie = 0;      // the placed pattern (context position) or shared pattern id
-    std::vector<NodeId> candidates;
+    // Into the users index, an anchor op's calls (anchor_calls_), or own_candidates.
+    std::span<const NodeId> candidates;
+    std::vector<NodeId> own_candidates;  // gathered for this level: operands, unanchored scans
     std::size_t next = 0;
     std::size_t watermark = 0;
     NodeId assigned;
+  };
+  struct Follower {  // a later interchangeable pattern tried among the users of `shared`
+    static constexpr std::uint32_t kUnread = std::numeric_limits<std::uint32_t>::max();
+    std::size_t pattern = 0;
+    PatternId shared;
+    std::uint32_t arity = 0;           // of the earlier pattern's call, when `argument` is read
+    std::uint32_t argument = kUnread;  // the argument of that call `shared` binds
   };
   static Level make_level(std::size_t pattern, Source source, std::size_t tie) {
     Level level;
@@ -187,6 +195,43 @@ class GraphMatcher {
     }
     find_same_node_patterns();
     find_interchangeable_patterns();
+    find_anchor_slots();
+    sets_may_repeat_ = may_find_one_set_twice();
+  }
+
+  // One slot per op some context pattern is anchored on: the search lists each such op's live
+  // calls once (anchor_calls_), the candidates of a pattern tried everywhere.
+  void find_anchor_slots() {
+    for (auto [anchored, op] : anchors_) {
+      std::uint32_t slot = kNoSlot;
+      if (anchored && op.valid()) {
+        auto known = std::find(anchor_ops_.begin(), anchor_ops_.end(), op);
+        slot = static_cast<std::uint32_t>(known - anchor_ops_.begin());
+        if (known == anchor_ops_.end()) anchor_ops_.push_back(op);
+      }
+      anchor_slot_.push_back(slot);
+    }
+    anchor_calls_.resize(anchor_ops_.size());
+  }
+
+  // Whether two assignments the search makes may hold one set of nodes (so find_all keeps a
+  // table of the sets reported). They cannot when every two patterns that could take one node
+  // (one anchor op, or either unanchored) are interchangeable: then each takes nodes only of
+  // its own op, no two hold one node (no same-node patterns), and within an op in_order fixes
+  // which pattern takes which node.
+  bool may_find_one_set_twice() const {
+    if (ids_.size() > 64) return true;  // interchangeable_ is not worked out
+    for (std::size_t i = 0; i < ids_.size(); ++i) {
+      for (std::size_t j = i + 1; j < ids_.size(); ++j) {
+        const bool apart = anchors_[i].first && anchors_[j].first &&
+                           anchors_[i].second != anchors_[j].second;
+        if (!apart && std::find(interchangeable_[i].begin(), interchangeable_[i].end(), j) ==
+                          interchangeable_[i].end()) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   // Interchangeable context patterns: two that no constraint, same-shape group or same-node
@@ -317,16 +362,15 @@ class GraphMatcher {
   // then those with a call argument under a placed pattern, and when none is left, the
   // cheapest unplaced one, tried everywhere. Linear in the context: each constraint and call
   // argument is looked at a bounded number of times, each pattern node owned once.
-  void plan(const std::vector<std::uint32_t>& op_calls) {
+  void plan() {
     const std::size_t n = ids_.size();
     const std::vector<UseConstraint>& constraints = context_.constraints();
     const PatternGraph& patterns = matcher_.compiled().graph;
     std::vector<bool> placed(n, false), owned(patterns.size(), false);
     std::deque<Level> by_edge, by_shared;
     auto scan_cost = [&](std::size_t i) -> std::uint64_t {
-      auto [anchored, op] = anchors_[i];
-      if (!anchored) return std::numeric_limits<std::uint64_t>::max();
-      return op.valid() ? op_calls[op.index()] : 0;
+      if (!anchors_[i].first) return std::numeric_limits<std::uint64_t>::max();
+      return anchor_slot_[i] == kNoSlot ? 0 : anchor_calls_[anchor_slot_[i]].size();
     };
     std::vector<std::size_t> scan_order(n);
     for (std::size_t i = 0; i < n; ++i) scan_order[i] = i;
@@ -373,6 +417,16 @@ class GraphMatcher {
         const PatternNode& node = patterns.node(id);
         stack.insert(stack.end(), node.operands.begin(), node.operands.end());
         if (node.redirect.valid()) stack.push_back(node.redirect);
+      }
+    }
+    followers_.assign(n, {});
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j : interchangeable_[i]) {
+        const Level& later = levels_[level_of_[j]];
+        if (j > i && later.source == Source::kUsersOfShared) {
+          PatternId shared(static_cast<std::uint32_t>(later.tie));
+          followers_[i].push_back(make_follower(i, j, shared));
+        }
       }
     }
   }
@@ -422,32 +476,33 @@ class GraphMatcher {
 
   // Whether the unplaced patterns interchangeable with `pattern` that come after it can still
   // take nodes above `node` (in_order), counted where their candidates are known before the
-  // try: the users of a placed producer, or of a shared pattern's node, bound already or read
-  // off `node`'s arguments (argument_bound). Patterns drawing on one users list need as many
-  // of its users above `node` that their anchor admits; the list is in id order, so these are
-  // looked for from its end, passing over at most kLookAhead others (past them, assume they
-  // are there: the cost per try stays bounded). A look ahead that spares the tries that could
-  // not complete (a QKV block tried from its second or third projection); it only drops
-  // choices that in_order would refuse further on.
+  // try: the users of a shared pattern's node, bound already or read off `node`'s arguments
+  // (make_follower). Patterns drawing on one users list need as many of its users above
+  // `node` that their anchor admits; the list is in id order, so these are looked for from its
+  // end, passing over at most kLookAhead others (past them, assume they are there: the cost
+  // per try stays bounded). A look ahead that spares the tries that could not complete (a QKV
+  // block tried from its second or third projection); it only drops choices that in_order
+  // would refuse further on. Sets followers_known_: whether every list was known, so that
+  // asking again once `pattern` is placed would tell nothing new.
   bool later_may_follow(std::size_t pattern, NodeId node) {
     constexpr std::size_t kLookAhead = 16;
     needs_.clear();
-    for (std::size_t j : interchangeable_[pattern]) {
-      if (j < pattern || assigned_[j].valid()) continue;
-      const Level& later = levels_[level_of_[j]];
-      NodeId from;  // the node whose users are j's candidates, when known
-      if (later.source == Source::kUsersOfShared) {
-        PatternId shared(static_cast<std::uint32_t>(later.tie));
-        from = matcher_.first_binding(shared);
-        if (!from.valid()) from = argument_bound(pattern, node, shared);
-      } else if (later.source == Source::kUsersOfProducer) {
-        from = assigned_[later.tie];
+    followers_known_ = true;
+    for (const Follower& later : followers_[pattern]) {
+      if (assigned_[later.pattern].valid()) continue;
+      NodeId from = matcher_.first_binding(later.shared);
+      if (!from.valid() && later.argument != Follower::kUnread) {
+        std::span<const NodeId> args = graph_.args(node);
+        if (args.size() == later.arity) from = args[later.argument];
       }
-      if (!from.valid()) continue;
+      if (!from.valid()) {
+        followers_known_ = false;
+        continue;
+      }
       auto same = std::find_if(needs_.begin(), needs_.end(),
                                [from](const Need& need) { return need.from == from; });
       if (same == needs_.end()) {
-        needs_.push_back({.from = from, .pattern = j, .count = 1});
+        needs_.push_back({.from = from, .pattern = later.pattern, .count = 1});
       } else {
         ++same->count;  // interchangeable patterns have one anchor: same->pattern's serves
       }
@@ -469,21 +524,21 @@ class GraphMatcher {
     return true;
   }
 
-  // The node `shared` binds if the pattern at context position `i` matches at `node`, read off
-  // the call before trying it: when `shared` is a direct argument of the pattern's call, which
-  // matches calls of one op in argument order (anchored, no commutative swap). Invalid when
-  // not known that way.
-  NodeId argument_bound(std::size_t i, NodeId node, PatternId shared) const {
+  // Pattern j, interchangeable with i and placed later among the users of `shared`. Where i's
+  // call has `shared` as a direct argument and matches calls of one op in argument order
+  // (anchored, no commutative swap), the node `shared` binds when i matches at a node can be
+  // read off that node's arguments before trying it (later_may_follow).
+  Follower make_follower(std::size_t i, std::size_t j, PatternId shared) const {
+    Follower follower{.pattern = j, .shared = shared, .arity = 0, .argument = Follower::kUnread};
     auto [anchored, op] = anchors_[i];
-    if (!anchored || matcher_.swaps_arguments(op)) return NodeId();
+    if (!anchored || matcher_.swaps_arguments(op)) return follower;
     const detail::CompiledPattern& compiled = matcher_.compiled();
     const std::vector<PatternId>& operands = compiled.graph.operands(compiled.call_under(ids_[i]));
-    std::span<const NodeId> args = graph_.args(node);
-    if (operands.size() != args.size() + 1) return NodeId();
-    for (std::size_t k = 0; k < args.size(); ++k) {
-      if (operands[k + 1] == shared) return args[k];
-    }
-    return NodeId();
+    auto argument = std::find(operands.begin() + 1, operands.end(), shared);
+    if (argument == operands.end()) return follower;
+    follower.arity = static_cast<std::uint32_t>(operands.size() - 1);
+    follower.argument = static_cast<std::uint32_t>(argument - operands.begin() - 1);
+    return follower;
   }
 
   // The checks that need every pattern placed: same shapes and external uses.
@@ -513,26 +568,32 @@ class GraphMatcher {
   }
 
   void fill_candidates(Level& level) {
-    level.candidates.clear();
     level.next = 0;
     switch (level.source) {
       case Source::kScan:
-        for (NodeId node : live_nodes_) {
-          if (may_match(level.pattern, node)) level.candidates.push_back(node);
+        if (anchors_[level.pattern].first) {
+          const std::uint32_t slot = anchor_slot_[level.pattern];
+          level.candidates = slot == kNoSlot ? std::span<const NodeId>() : anchor_calls_[slot];
+          return;
         }
+        level.own_candidates.clear();
+        for (std::uint32_t i = 0; i < live_.size(); ++i) {
+          if (live_[i]) level.own_candidates.push_back(NodeId(i));
+        }
+        level.candidates = level.own_candidates;
         return;
-      case Source::kUsersOfProducer: {
-        std::span<const NodeId> users = users_.users(assigned_[level.tie]);
-        level.candidates.assign(users.begin(), users.end());
+      case Source::kUsersOfProducer:
+        level.candidates = users_.users(assigned_[level.tie]);
         return;
-      }
       case Source::kOperandsOfConsumer: {
+        level.own_candidates.clear();
         for (NodeId operand : graph_.operands(assigned_[level.tie])) {
-          if (std::find(level.candidates.begin(), level.candidates.end(), operand) ==
-              level.candidates.end()) {
-            level.candidates.push_back(operand);
+          if (std::find(level.own_candidates.begin(), level.own_candidates.end(), operand) ==
+              level.own_candidates.end()) {
+            level.own_candidates.push_back(operand);
           }
         }
+        level.candidates = level.own_candidates;
         return;
       }
       case Source::kUsersOfShared: {
@@ -543,8 +604,7 @@ class GraphMatcher {
           level.source = Source::kUsersOfShared;
           return;
         }
-        std::span<const NodeId> users = users_.users(shared);
-        level.candidates.assign(users.begin(), users.end());
+        level.candidates = users_.users(shared);
         return;
       }
     }
@@ -562,16 +622,17 @@ class GraphMatcher {
   void search(NodeId root, bool first_only, std::vector<Match>& found) {
     report_ = {};
     const std::uint32_t size = graph_.size();
-    std::vector<bool> live = reachable_from(graph_, std::span(&root, 1));
-    users_ = UsersIndex::build(graph_, &live);
-    live_nodes_.clear();
-    std::vector<std::uint32_t> op_calls(graph_.context().ops.size(), 0);
+    users_ = UsersIndex::build_reachable(graph_, std::span(&root, 1), live_);
+    std::vector<std::uint32_t> slot_of_op(graph_.context().ops.size(), kNoSlot);
+    for (std::uint32_t slot = 0; slot < anchor_ops_.size(); ++slot) {
+      slot_of_op[anchor_ops_[slot].index()] = slot;
+      anchor_calls_[slot].clear();
+    }
     for (std::uint32_t i = 0; i < size; ++i) {
-      if (!live[i]) continue;
-      live_nodes_.push_back(NodeId(i));
-      if (graph_.kind(NodeId(i)) == NodeKind::kCall) {
-        OpId op = graph_.called_op(NodeId(i));
-        if (op.valid()) ++op_calls[op.index()];
+      if (!live_[i] || graph_.kind(NodeId(i)) != NodeKind::kCall) continue;
+      OpId op = graph_.called_op(NodeId(i));
+      if (op.valid() && slot_of_op[op.index()] != kNoSlot) {
+        anchor_calls_[slot_of_op[op.index()]].push_back(NodeId(i));
       }
     }
     step_limit_ = options_.max_steps != 0
@@ -581,7 +642,7 @@ class GraphMatcher {
     match_limit_ = options_.max_matches != 0
                        ? options_.max_matches
                        : std::max<std::size_t>(65'536, 4 * std::size_t{size});
-    plan(op_calls);
+    plan();
     assigned_.assign(ids_.size(), NodeId());
     holders_.assign(size, 0);
     detail::NodeSetTable seen(ids_.size());
@@ -611,7 +672,8 @@ class GraphMatcher {
         std::size_t watermark = matcher_.trail_size();
         if (!matcher_.extend(ids_[level.pattern], node)) continue;
         assigned_[level.pattern] = node;
-        if (!constraints_hold(level.pattern) || !later_may_follow(level.pattern, node)) {
+        if (!constraints_hold(level.pattern) ||
+            (!followers_known_ && !later_may_follow(level.pattern, node))) {
           assigned_[level.pattern] = NodeId();
           matcher_.retract(watermark);
           continue;
@@ -633,10 +695,12 @@ class GraphMatcher {
         continue;
       }
       if (!complete_match_holds()) continue;
-      key.clear();
-      for (NodeId node : assigned_) key.push_back(node.index());
-      std::sort(key.begin(), key.end());
-      if (!seen.insert(key)) continue;
+      if (sets_may_repeat_) {
+        key.clear();
+        for (NodeId node : assigned_) key.push_back(node.index());
+        std::sort(key.begin(), key.end());
+        if (!seen.insert(key)) continue;
+      }
       found.push_back(matcher_.snapshot(assigned_[0]));
       ++report_.matches;
       if (first_only) return;
@@ -666,11 +730,18 @@ class GraphMatcher {
     std::size_t count = 0;    // how many
   };
   std::vector<Need> needs_;  // later_may_follow's scratch
+  std::vector<std::vector<Follower>> followers_;  // per context pattern, set by plan()
+  bool followers_known_ = false;                  // set by later_may_follow
   std::vector<NodeId> assigned_;  // per context pattern
   std::vector<std::uint32_t> holders_;  // per graph node: the context patterns assigned it
   std::vector<std::vector<std::size_t>> same_node_;  // per context pattern: see free_for
   std::vector<std::vector<std::size_t>> interchangeable_;  // per context pattern: see in_order
-  std::vector<NodeId> live_nodes_;
+  static constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
+  std::vector<OpId> anchor_ops_;                   // per slot: an op patterns are anchored on
+  std::vector<std::uint32_t> anchor_slot_;         // per context pattern: its op's, or kNoSlot
+  std::vector<std::vector<NodeId>> anchor_calls_;  // per slot: the op's live calls, in id order
+  bool sets_may_repeat_ = true;                    // see may_find_one_set_twice
+  std::vector<bool> live_;                         // per graph node: reachable from the root
   UsersIndex users_;
   std::uint64_t step_limit_ = 0;
   std::size_t match_limit_ = 0;
