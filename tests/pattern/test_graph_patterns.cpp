@@ -226,6 +226,45 @@ def @main(%x: Tensor[(32, 32), float32]) {
   CHECK_FALSE(short_chain.first(ctx1));
 }
 
+TEST_CASE("graph pattern: a user outside the context counts for >>, for ExternUse::kMustNot "
+          "and for an unanchored consumer",
+          "[pattern][graph]") {
+  // %0 is used by sigmoid (%1) and by negative (%2), an op no context below names. The search
+  // lists only users that call a context op when that is all it needs (every pattern anchored,
+  // no >>, no ExternUse::kMustNot); each case here needs negative seen.
+  Model m(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(32, 32), float32]) {
+  %0 = nn.relu(%x);
+  %1 = sigmoid(%0);
+  %2 = negative(%0);
+  (%1, %2)
+}
+)");
+  Pattern relu = call_of("nn.relu"), sigmoid = call_of("sigmoid");
+  PatternContext used;
+  used.used_by(relu, sigmoid);
+  std::vector<Match> found = m.all(used);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].bound(relu) == m.calls("nn.relu")[0]);
+  CHECK(found[0].bound(sigmoid) == m.calls("sigmoid")[0]);
+
+  PatternContext only;  // %0 has two users
+  only.only_used_by(relu, sigmoid);
+  CHECK(m.all(only).empty());
+
+  PatternContext sealed = used;  // negative uses %0 from outside the match
+  sealed.set_extern_use(ExternUse::kMustNot);
+  CHECK(m.all(sealed).empty());
+
+  Pattern any_user = dsl::wildcard();
+  PatternContext unanchored;  // relu with each of its users: sigmoid, then negative
+  unanchored.used_by(relu, any_user);
+  found = m.all(unanchored);
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].bound(any_user) == m.calls("sigmoid")[0]);
+  CHECK(found[1].bound(any_user) == m.calls("negative")[0]);
+}
+
 TEST_CASE("graph pattern: dup and fork_to find the two branches of CBRx2 (Relax test_two_cbr)",
           "[pattern][graph]") {
   Model m = module_named("cbr_x2");

@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/analysis/reachability.hpp"
 #include "graphpat/analysis/users.hpp"
 #include "graphpat/ir/graph.hpp"
 #include "graphpat/pattern/graph_pattern.hpp"
@@ -197,6 +198,22 @@ class GraphMatcher {
     find_interchangeable_patterns();
     find_anchor_slots();
     sets_may_repeat_ = may_find_one_set_twice();
+    anchor_users_only_ = needs_only_anchor_users();
+  }
+
+  // Whether the search needs, of each node's users, only the calls of anchor ops: when every
+  // context pattern is anchored (so users taken as candidates or looked ahead at are kept only
+  // if they call its op) and no check counts or lists every user (`>>` counts them, ExternUse::
+  // kMustNot lists them). The users index then holds a few users per anchor call, not every
+  // edge of the graph.
+  bool needs_only_anchor_users() const {
+    for (std::uint32_t slot : anchor_slot_) {
+      if (slot == kNoSlot) return false;
+    }
+    for (const UseConstraint& c : context_.constraints()) {
+      if (c.kind == UseKind::kOnlyUsedBy) return false;
+    }
+    return context_.extern_use() == ExternUse::kMay;
   }
 
   // One slot per op some context pattern is anchored on: the search lists each such op's live
@@ -622,19 +639,26 @@ class GraphMatcher {
   void search(NodeId root, bool first_only, std::vector<Match>& found) {
     report_ = {};
     const std::uint32_t size = graph_.size();
-    users_ = UsersIndex::build_reachable(graph_, std::span(&root, 1), live_);
+    if (anchor_users_only_) {
+      live_ = reachable_from(graph_, std::span(&root, 1));
+    } else {
+      users_ = UsersIndex::build_reachable(graph_, std::span(&root, 1), live_);
+    }
     std::vector<std::uint32_t> slot_of_op(graph_.context().ops.size(), kNoSlot);
     for (std::uint32_t slot = 0; slot < anchor_ops_.size(); ++slot) {
       slot_of_op[anchor_ops_[slot].index()] = slot;
       anchor_calls_[slot].clear();
     }
+    std::vector<bool> anchor_call(anchor_users_only_ ? size : 0, false);
     for (std::uint32_t i = 0; i < size; ++i) {
       if (!live_[i] || graph_.kind(NodeId(i)) != NodeKind::kCall) continue;
       OpId op = graph_.called_op(NodeId(i));
       if (op.valid() && slot_of_op[op.index()] != kNoSlot) {
         anchor_calls_[slot_of_op[op.index()]].push_back(NodeId(i));
+        if (anchor_users_only_) anchor_call[i] = true;
       }
     }
+    if (anchor_users_only_) users_ = UsersIndex::build(graph_, &anchor_call);
     step_limit_ = options_.max_steps != 0
                       ? options_.max_steps
                       : std::max<std::uint64_t>(
@@ -741,6 +765,7 @@ class GraphMatcher {
   std::vector<std::uint32_t> anchor_slot_;         // per context pattern: its op's, or kNoSlot
   std::vector<std::vector<NodeId>> anchor_calls_;  // per slot: the op's live calls, in id order
   bool sets_may_repeat_ = true;                    // see may_find_one_set_twice
+  bool anchor_users_only_ = false;                 // see needs_only_anchor_users
   std::vector<bool> live_;                         // per graph node: reachable from the root
   UsersIndex users_;
   std::uint64_t step_limit_ = 0;
