@@ -264,3 +264,44 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) 
   add(%1, %1)
 })")));
 }
+
+TEST_CASE("rewrite rules: a replacement written with 200,000 attributes, each key twice",
+          "[rewrite][rules]") {
+  // Each written key was looked for among the fields gathered so far, one by one: this took
+  // half a minute at this size.
+  constexpr std::size_t kKeys = 100'000;
+  std::string replacement = "nn.relu(x";
+  for (std::size_t k = 0; k < kKeys; ++k) replacement += fmt::format(", a{}={}", k, k);
+  for (std::size_t k = 0; k < kKeys; ++k) replacement += fmt::format(", a{}={}", k, kKeys + k);
+  absl::StatusOr<RewriteRules> rules = parse_rewrite_rules("nn.relu(x) => " + replacement + ")");
+  REQUIRE(rules.ok());
+  absl::StatusOr<ModuleRewriteResult<relay::Dialect>> result =
+      apply_rewrite_rules(*rules, relay_for_rules(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4), float32]) {
+  nn.relu(%x)
+})"));
+  REQUIRE(result.ok());
+  // The second iteration's relu copies the attributes the first wrote and writes them again:
+  // the same call, so no rewrite.
+  CHECK(result->converged);
+  CHECK(result->iterations == 2);
+  CHECK(result->callbacks[0].rewrites == 1);
+  const relay::Graph& graph = result->module.graph;
+  const AttrTable& attrs = graph.context().attrs;
+  const StringPool& strings = graph.context().strings;
+  const NodeId body = graph.body(*result->module.find("main"));
+  REQUIRE(graph.kind(body) == NodeKind::kCall);
+  CHECK(graph.context().op_name(graph.called_op(body)) == "nn.relu");
+  // nn.relu has no attributes of its own: its call keeps the keys as written, each once, where
+  // first written, with the value written last.
+  const AttrValueId written = graph.attrs(body);
+  REQUIRE(attrs.kind(written) == AttrKind::kObject);
+  REQUIRE(attrs.entry_count(written) == kKeys);
+  std::size_t misplaced = 0;  // counted, not checked one by one, to keep the test fast
+  for (std::size_t k = 0; k < kKeys; ++k) {
+    const std::int64_t value = attrs.as_int(attrs.entry_value(written, k));
+    misplaced += strings.view(attrs.field_key(written, k)) != fmt::format("a{}", k) ||
+                 value != static_cast<std::int64_t>(kKeys + k);
+  }
+  CHECK(misplaced == 0);
+}

@@ -41,7 +41,6 @@
 #include <absl/strings/numbers.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -472,15 +471,20 @@ RewriteCallback<D> rule_callback(const RewriteRules& rules, const RewriteRule& r
           fields.push_back({context.attrs.field_key(copied, k), context.attrs.entry_value(copied, k)});
         }
       }
+      // A written key replaces the value of the first field of that key, or comes last. The
+      // fields are indexed by key once: a call may be written with any number of attributes.
+      absl::flat_hash_map<StringId, std::size_t> field_of_key;
+      if (!term.attrs.empty()) {
+        for (std::size_t k = 0; k < fields.size(); ++k) field_of_key.try_emplace(fields[k].key, k);
+      }
       for (const auto& [key, value] : term.attrs) {
         StringId interned = context.strings.intern(key);
         AttrValueId written_value = rule_attr_value(value, context.attrs);
-        auto same_key = std::find_if(fields.begin(), fields.end(),
-                                     [&](const AttrField& field) { return field.key == interned; });
-        if (same_key != fields.end()) {
-          same_key->value = written_value;
-        } else {
+        auto [field, added] = field_of_key.try_emplace(interned, fields.size());
+        if (added) {
           fields.push_back({interned, written_value});
+        } else {
+          fields[field->second].value = written_value;
         }
       }
       absl::StatusOr<AttrValueId> attrs = AttrValueId();
