@@ -4,6 +4,10 @@
 #include <absl/status/statusor.h>
 
 #include <catch2/catch.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <fmt/format.h>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -178,4 +182,126 @@ def @main(%x: Tensor[(4), float32], %y: Tensor[(4), float32]) {
   %1 = add(%x, %y);
   multiply(%0, %1)
 })")));
+}
+
+TEST_CASE("rewrite rules: a rule of one call of 200,000 arguments applies, reversing them",
+          "[rewrite][rules]") {
+  // Every variable of the pattern is its own node, each replacement argument is written as a
+  // pattern term and the replacement's op is not the pattern's: finding each of these by
+  // comparing with every pattern term took minutes at this size.
+  constexpr std::size_t kArguments = 200'000;
+  std::string function = "#[version = \"0.0.5\"]\ndef @main(";
+  std::string added = "add(";
+  std::string pattern = "add(";
+  std::string reversed = "multiply(";
+  for (std::size_t k = 0; k < kArguments; ++k) {
+    const char* separator = k == 0 ? "" : ", ";
+    function += fmt::format("{}%x{}: Tensor[(4), float32]", separator, k);
+    added += fmt::format("{}%x{}", separator, k);
+    pattern += fmt::format("{}x{}", separator, k);
+    reversed += fmt::format("{}x{}", separator, kArguments - 1 - k);
+  }
+  relay::Module module = relay_for_rules(function + ") {\n  " + added + ")\n}");
+  absl::StatusOr<RewriteRules> rules =
+      parse_rewrite_rules("reverse: " + pattern + ") => " + reversed + ")\n");
+  REQUIRE(rules.ok());
+  absl::StatusOr<ModuleRewriteResult<relay::Dialect>> result =
+      apply_rewrite_rules(*rules, module);
+  REQUIRE(result.ok());
+  // The multiply is no add: the second iteration finds nothing.
+  CHECK(result->converged);
+  CHECK(result->iterations == 2);
+  CHECK(result->callbacks[0].rewrites == 1);
+  const relay::Graph& graph = result->module.graph;
+  REQUIRE(verify(graph).ok());
+  const NodeId main = *result->module.find("main");
+  const NodeId body = graph.body(main);
+  REQUIRE(graph.kind(body) == NodeKind::kCall);
+  CHECK(graph.context().op_name(graph.called_op(body)) == "multiply");
+  // Variable xk bound the add's argument k, parameter %xk; the multiply takes them backwards.
+  const std::span<const NodeId> params = graph.params(main);
+  const std::span<const NodeId> args = graph.args(body);
+  REQUIRE(params.size() == kArguments);
+  REQUIRE(args.size() == kArguments);
+  std::size_t misplaced = 0;  // counted, not checked one by one, to keep the test fast
+  for (std::size_t k = 0; k < kArguments; ++k) misplaced += args[k] != params[kArguments - 1 - k];
+  CHECK(misplaced == 0);
+}
+
+TEST_CASE("rewrite rules: 20,000 rules in one text, one of which applies", "[rewrite][rules]") {
+  // Each rule's set-up reads its own terms only: none may walk the terms of the whole text.
+  constexpr std::uint32_t kRules = 20'000;
+  std::string text;
+  for (std::uint32_t k = 0; k + 1 < kRules; ++k) {  // convolutions strided k + 2: none in the graph
+    text += fmt::format("strided_{}: nn.conv2d(%x, %w, strides=[{}, {}]) => nn.conv2d(%x, %w)\n",
+                        k, k + 2, k + 2);
+  }
+  text += "double_relu: nn.relu(nn.relu(%x)) => nn.relu(%x)\n";
+  absl::StatusOr<RewriteRules> rules = parse_rewrite_rules(text);
+  REQUIRE(rules.ok());
+  REQUIRE(rules->rules.size() == kRules);
+  // Three iterations, as for the last rule alone (the test of a relu of a relu above): the
+  // others match nothing. The budget lets every rule run in each of them.
+  RewriteOptions options;
+  options.max_applications = 3 * kRules;
+  absl::StatusOr<ModuleRewriteResult<relay::Dialect>> result =
+      apply_rewrite_rules(*rules, relay_for_rules(kReluChain), options);
+  REQUIRE(result.ok());
+  CHECK(result->converged);
+  CHECK(result->iterations == 3);
+  CHECK(result->applications == 3 * kRules);
+  REQUIRE(result->callbacks.size() == kRules);
+  std::uint32_t strided_rewrites = 0;
+  for (std::uint32_t k = 0; k + 1 < kRules; ++k) strided_rewrites += result->callbacks[k].rewrites;
+  CHECK(strided_rewrites == 0);
+  CHECK(result->callbacks.back().name == "double_relu");
+  CHECK(result->callbacks.back().rewrites == 3);
+  REQUIRE(verify(result->module.graph).ok());
+  CHECK(structural_equal(result->module, relay_for_rules(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);
+  %1 = nn.relu(%0);
+  add(%1, %1)
+})")));
+}
+
+TEST_CASE("rewrite rules: a replacement written with 200,000 attributes, each key twice",
+          "[rewrite][rules]") {
+  // Each written key was looked for among the fields gathered so far, one by one: this took
+  // half a minute at this size.
+  constexpr std::size_t kKeys = 100'000;
+  std::string replacement = "nn.relu(x";
+  for (std::size_t k = 0; k < kKeys; ++k) replacement += fmt::format(", a{}={}", k, k);
+  for (std::size_t k = 0; k < kKeys; ++k) replacement += fmt::format(", a{}={}", k, kKeys + k);
+  absl::StatusOr<RewriteRules> rules = parse_rewrite_rules("nn.relu(x) => " + replacement + ")");
+  REQUIRE(rules.ok());
+  absl::StatusOr<ModuleRewriteResult<relay::Dialect>> result =
+      apply_rewrite_rules(*rules, relay_for_rules(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4), float32]) {
+  nn.relu(%x)
+})"));
+  REQUIRE(result.ok());
+  // The second iteration's relu copies the attributes the first wrote and writes them again:
+  // the same call, so no rewrite.
+  CHECK(result->converged);
+  CHECK(result->iterations == 2);
+  CHECK(result->callbacks[0].rewrites == 1);
+  const relay::Graph& graph = result->module.graph;
+  const AttrTable& attrs = graph.context().attrs;
+  const StringPool& strings = graph.context().strings;
+  const NodeId body = graph.body(*result->module.find("main"));
+  REQUIRE(graph.kind(body) == NodeKind::kCall);
+  CHECK(graph.context().op_name(graph.called_op(body)) == "nn.relu");
+  // nn.relu has no attributes of its own: its call keeps the keys as written, each once, where
+  // first written, with the value written last.
+  const AttrValueId written = graph.attrs(body);
+  REQUIRE(attrs.kind(written) == AttrKind::kObject);
+  REQUIRE(attrs.entry_count(written) == kKeys);
+  std::size_t misplaced = 0;  // counted, not checked one by one, to keep the test fast
+  for (std::size_t k = 0; k < kKeys; ++k) {
+    const std::int64_t value = attrs.as_int(attrs.entry_value(written, k));
+    misplaced += strings.view(attrs.field_key(written, k)) != fmt::format("a{}", k) ||
+                 value != static_cast<std::int64_t>(kKeys + k);
+  }
+  CHECK(misplaced == 0);
 }

@@ -149,6 +149,12 @@ struct PatternValue {
     return v;
   }
   friend bool operator==(const PatternValue&, const PatternValue&) = default;
+  // Agrees with ==: absl hashes 0.0 and -0.0 alike.
+  template <typename H>
+  friend H AbslHashValue(H state, const PatternValue& value) {
+    return H::combine(std::move(state), value.kind, value.integer, value.floating, value.text,
+                      value.elements);
+  }
 };
 
 /// The dictionary of has_attr, in the order written.

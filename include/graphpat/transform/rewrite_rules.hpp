@@ -34,11 +34,13 @@
 // first applies; the rewrite is then abandoned and nothing is returned but the error).
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
+#include <absl/hash/hash.h>
 #include <absl/status/statusor.h>
 #include <absl/strings/numbers.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -78,6 +80,20 @@ struct RewriteRules {
 };
 
 namespace detail {
+
+/// The terms of the tree at `root`, each before its arguments (walked with a stack, not
+/// recursion: a term may have any number of arguments). Backwards, each comes after them.
+inline std::vector<std::uint32_t> terms_top_down(const RewriteRules& rules, std::uint32_t root) {
+  std::vector<std::uint32_t> order;
+  std::vector<std::uint32_t> stack{root};
+  while (!stack.empty()) {
+    std::uint32_t term = stack.back();
+    stack.pop_back();
+    order.push_back(term);
+    for (std::uint32_t argument : rules.terms[term].args) stack.push_back(argument);
+  }
+  return order;
+}
 
 /// Reads rules text (see the top of this file).
 class RewriteRuleParser {
@@ -185,24 +201,17 @@ class RewriteRuleParser {
 
   // Every variable of `replacement` is one of `pattern`'s.
   absl::Status check_bound(std::uint32_t pattern, std::uint32_t replacement) const {
-    std::vector<std::string_view> bound;
-    std::vector<std::uint32_t> stack{pattern};
-    while (!stack.empty()) {
-      const RuleTerm& term = rules_.terms[stack.back()];
-      stack.pop_back();
-      if (term.kind == RuleTerm::Kind::kVariable) bound.push_back(term.name);
-      stack.insert(stack.end(), term.args.begin(), term.args.end());
+    absl::flat_hash_set<std::string_view> bound;
+    for (std::uint32_t term_id : terms_top_down(rules_, pattern)) {
+      const RuleTerm& term = rules_.terms[term_id];
+      if (term.kind == RuleTerm::Kind::kVariable) bound.insert(term.name);
     }
-    stack.assign(1, replacement);
-    while (!stack.empty()) {
-      const RuleTerm& term = rules_.terms[stack.back()];
-      stack.pop_back();
-      if (term.kind == RuleTerm::Kind::kVariable &&
-          std::find(bound.begin(), bound.end(), term.name) == bound.end()) {
+    for (std::uint32_t term_id : terms_top_down(rules_, replacement)) {
+      const RuleTerm& term = rules_.terms[term_id];
+      if (term.kind == RuleTerm::Kind::kVariable && !bound.contains(term.name)) {
         return rule_error("unbound_name", term.line, term.column,
                      fmt::format("'{}' is not a variable of the rule's pattern", term.name));
       }
-      stack.insert(stack.end(), term.args.begin(), term.args.end());
     }
     return absl::OkStatus();
   }
@@ -316,22 +325,46 @@ inline AttrValueId rule_attr_value(const PatternValue& value, AttrTable& attrs) 
   return attrs.null();
 }
 
-/// Whether two terms are written alike.
-inline bool same_term(const RewriteRules& rules, std::uint32_t a, std::uint32_t b) {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> stack{{a, b}};
-  while (!stack.empty()) {
-    auto [x, y] = stack.back();
-    stack.pop_back();
-    const RuleTerm& left = rules.terms[x];
-    const RuleTerm& right = rules.terms[y];
-    if (left.kind != right.kind || left.name != right.name || left.attrs != right.attrs ||
-        left.args.size() != right.args.size()) {
-      return false;
+/// Classes of terms by how they are written: two terms get one class exactly when they are
+/// written alike (one kind, name and attributes, and arguments of the same classes in order).
+/// Interning each term's class from its arguments' finds a term's equals in one hash look-up,
+/// where comparing it with every other term would be quadratic in a long rule.
+class WrittenTermClasses {
+ public:
+  explicit WrittenTermClasses(const RewriteRules& rules) : rules_(&rules) {}
+
+  /// The class of `term`, whose arguments have been given theirs.
+  std::uint32_t add(std::uint32_t term) {
+    const RuleTerm& written = rules_->terms[term];
+    Key key{.term = &written, .argument_classes = {}};
+    key.argument_classes.reserve(written.args.size());
+    for (std::uint32_t argument : written.args) {
+      key.argument_classes.push_back(class_of_.at(argument));
     }
-    for (std::size_t k = 0; k < left.args.size(); ++k) stack.emplace_back(left.args[k], right.args[k]);
+    const auto next_class = static_cast<std::uint32_t>(classes_.size());
+    const std::uint32_t term_class = classes_.try_emplace(std::move(key), next_class).first->second;
+    class_of_.emplace(term, term_class);
+    return term_class;
   }
-  return true;
-}
+
+ private:
+  struct Key {
+    const RuleTerm* term = nullptr;  // its kind, name and attributes
+    std::vector<std::uint32_t> argument_classes;
+    friend bool operator==(const Key& a, const Key& b) {
+      return a.term->kind == b.term->kind && a.term->name == b.term->name &&
+             a.term->attrs == b.term->attrs && a.argument_classes == b.argument_classes;
+    }
+    template <typename H>
+    friend H AbslHashValue(H state, const Key& key) {
+      return H::combine(std::move(state), key.term->kind, key.term->name, key.term->attrs,
+                        key.argument_classes);
+    }
+  };
+  const RewriteRules* rules_;
+  absl::flat_hash_map<Key, std::uint32_t> classes_;
+  absl::flat_hash_map<std::uint32_t, std::uint32_t> class_of_;  // by term id
+};
 
 /// One rule as a rewrite() callback: its pattern, and a replacement builder whose first failure
 /// goes to `failure`.
@@ -339,40 +372,42 @@ template <Dialect D>
 RewriteCallback<D> rule_callback(const RewriteRules& rules, const RewriteRule& rule,
                                  std::shared_ptr<absl::Status> failure) {
   // The pattern node of every term of the pattern (a variable's one node for all its uses),
-  // built from the leaves up: terms come after their arguments.
-  auto patterns = std::make_shared<std::vector<std::pair<std::uint32_t, Pattern>>>();
-  std::vector<std::pair<std::string, Pattern>> variables;
-  std::vector<std::uint32_t> order;
-  std::vector<std::uint32_t> stack{rule.pattern};
-  while (!stack.empty()) {
-    std::uint32_t term = stack.back();
-    stack.pop_back();
-    order.push_back(term);
-    for (std::uint32_t argument : rules.terms[term].args) stack.push_back(argument);
-  }
-  auto pattern_of = [&](std::uint32_t term) -> const Pattern& {  // of a term already made
-    return std::find_if(patterns->begin(), patterns->end(),
-                        [term](const auto& entry) { return entry.first == term; })
-        ->second;
-  };
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+  // built from the leaves up: terms come after their arguments. Where several pattern terms
+  // could serve (a replacement term written as more than one of them, a replacement call of an
+  // op the pattern calls more than once), the first built serves.
+  WrittenTermClasses classes(rules);
+  absl::flat_hash_map<std::uint32_t, Pattern> pattern_of_term;
+  absl::flat_hash_map<std::string_view, Pattern> variables;
+  absl::flat_hash_map<std::uint32_t, Pattern> first_pattern_of_class;
+  absl::flat_hash_map<std::string_view, Pattern> first_call_of_op;
+  const std::vector<std::uint32_t> pattern_terms = terms_top_down(rules, rule.pattern);
+  for (auto it = pattern_terms.rbegin(); it != pattern_terms.rend(); ++it) {
     const RuleTerm& term = rules.terms[*it];
-    if (term.kind == RuleTerm::Kind::kVariable) {
-      auto known = std::find_if(variables.begin(), variables.end(),
-                                [&](const auto& entry) { return entry.first == term.name; });
-      if (known == variables.end()) {
-        variables.emplace_back(term.name, dsl::wildcard());
-        known = variables.end() - 1;
+    const Pattern made = [&]() -> Pattern {
+      if (term.kind == RuleTerm::Kind::kVariable) {
+        auto known = variables.find(term.name);
+        if (known == variables.end()) known = variables.emplace(term.name, dsl::wildcard()).first;
+        return known->second;
       }
-      patterns->emplace_back(*it, known->second);
-      continue;
-    }
-    std::vector<Pattern> args;
-    for (std::uint32_t argument : term.args) args.push_back(pattern_of(argument));
-    Pattern call = dsl::is_op(term.name).call(args);
-    patterns->emplace_back(*it, term.attrs.empty() ? call : call.has_attr(term.attrs));
+      std::vector<Pattern> args;
+      args.reserve(term.args.size());
+      for (std::uint32_t argument : term.args) args.push_back(pattern_of_term.at(argument));
+      Pattern call = dsl::is_op(term.name).call(args);
+      return term.attrs.empty() ? call : call.has_attr(term.attrs);
+    }();
+    if (term.kind == RuleTerm::Kind::kCall) first_call_of_op.try_emplace(term.name, made);
+    first_pattern_of_class.try_emplace(classes.add(*it), made);
+    pattern_of_term.emplace(*it, made);
   }
-  const Pattern top = pattern_of(rule.pattern);
+  const Pattern top = pattern_of_term.at(rule.pattern);
+
+  // The pattern term each replacement term is written as, if any.
+  absl::flat_hash_map<std::uint32_t, Pattern> reusable;
+  const std::vector<std::uint32_t> replacement_terms = terms_top_down(rules, rule.replacement);
+  for (auto it = replacement_terms.rbegin(); it != replacement_terms.rend(); ++it) {
+    auto same = first_pattern_of_class.find(classes.add(*it));
+    if (same != first_pattern_of_class.end()) reusable.emplace(*it, same->second);
+  }
 
   // The replacement as steps in post-order, fixed once per rule: a term written exactly as a
   // pattern term is that term's node; any other is a call of its arguments' steps, with the
@@ -391,10 +426,7 @@ RewriteCallback<D> rule_callback(const RewriteRules& rules, const RewriteRule& r
     std::size_t& next = frames.back().second;
     const RuleTerm& term = rules.terms[term_id];
     if (next == 0) {
-      auto same = std::find_if(patterns->begin(), patterns->end(), [&](const auto& entry) {
-        return same_term(rules, entry.first, term_id);
-      });
-      if (same != patterns->end()) {
+      if (auto same = reusable.find(term_id); same != reusable.end()) {
         steps->push_back({.term = term_id, .reused = same->second, .args = {}, .attrs_from = {}});
         done.push_back(steps->size() - 1);
         frames.pop_back();
@@ -408,11 +440,9 @@ RewriteCallback<D> rule_callback(const RewriteRules& rules, const RewriteRule& r
     Step step{.term = term_id, .reused = {}, .args = {}, .attrs_from = {}};
     step.args.assign(done.end() - static_cast<std::ptrdiff_t>(term.args.size()), done.end());
     done.resize(done.size() - term.args.size());
-    auto source = std::find_if(patterns->begin(), patterns->end(), [&](const auto& entry) {
-      const RuleTerm& candidate = rules.terms[entry.first];
-      return candidate.kind == RuleTerm::Kind::kCall && candidate.name == term.name;
-    });
-    if (source != patterns->end()) step.attrs_from = source->second;
+    if (auto source = first_call_of_op.find(term.name); source != first_call_of_op.end()) {
+      step.attrs_from = source->second;
+    }
     steps->push_back(std::move(step));
     done.push_back(steps->size() - 1);
     frames.pop_back();
@@ -441,15 +471,20 @@ RewriteCallback<D> rule_callback(const RewriteRules& rules, const RewriteRule& r
           fields.push_back({context.attrs.field_key(copied, k), context.attrs.entry_value(copied, k)});
         }
       }
+      // A written key replaces the value of the first field of that key, or comes last. The
+      // fields are indexed by key once: a call may be written with any number of attributes.
+      absl::flat_hash_map<StringId, std::size_t> field_of_key;
+      if (!term.attrs.empty()) {
+        for (std::size_t k = 0; k < fields.size(); ++k) field_of_key.try_emplace(fields[k].key, k);
+      }
       for (const auto& [key, value] : term.attrs) {
         StringId interned = context.strings.intern(key);
         AttrValueId written_value = rule_attr_value(value, context.attrs);
-        auto same_key = std::find_if(fields.begin(), fields.end(),
-                                     [&](const AttrField& field) { return field.key == interned; });
-        if (same_key != fields.end()) {
-          same_key->value = written_value;
-        } else {
+        auto [field, added] = field_of_key.try_emplace(interned, fields.size());
+        if (added) {
           fields.push_back({interned, written_value});
+        } else {
+          fields[field->second].value = written_value;
         }
       }
       absl::StatusOr<AttrValueId> attrs = AttrValueId();
