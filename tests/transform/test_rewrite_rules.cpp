@@ -257,6 +257,18 @@ TEST_CASE("rewrite rules: 20,000 rules in one text, one of which applies", "[rew
   CHECK(result->callbacks.back().name == "double_relu");
   CHECK(result->callbacks.back().rewrites == 3);
   REQUIRE(verify(result->module.graph).ok());
+
+  // The default budget, 100 applications, is checked between iterations (TVM's count is): the
+  // first iteration applies all 20,000 rules, double_relu takes two relus of the four away
+  // (%4 over %3 and %2 over %1), and the rewrite stops there, not converged. It had stopped
+  // after the first 100 rules, none of which match, and said it converged.
+  absl::StatusOr<ModuleRewriteResult<relay::Dialect>> budgeted =
+      apply_rewrite_rules(*rules, relay_for_rules(kReluChain));
+  REQUIRE(budgeted.ok());
+  CHECK_FALSE(budgeted->converged);
+  CHECK(budgeted->iterations == 1);
+  CHECK(budgeted->applications == kRules);
+  CHECK(budgeted->callbacks.back().rewrites == 2);
   CHECK(structural_equal(result->module, relay_for_rules(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) {
   %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1]);

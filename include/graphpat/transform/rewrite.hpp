@@ -194,6 +194,9 @@ struct RewriteOptions {
   /// `!relay_compat`.
   std::optional<bool> merge_duplicates_first = {};
   /// Budget of callback applications (one callback over the whole expression); TVM's is 100.
+  /// As TVM's count, it is checked between iterations: an iteration applies every callback, so
+  /// a list longer than the budget runs one whole iteration and stops there, with `converged`
+  /// false unless that iteration changed nothing.
   std::uint32_t max_applications = 100;
   /// Budget of iterations (one pass of every callback); bounded even when max_applications is
   /// raised, so a rewrite that never settles always stops with `converged == false`.
@@ -310,7 +313,7 @@ bool rewrite_to_fixed_point(const std::vector<RewriteCallback<D>>& callbacks, Gr
     ++counts.iterations;
     const std::vector<NodeId> last = roots;
     for (std::size_t k : order) {
-      if (done[k] || counts.applications >= options.max_applications) continue;
+      if (done[k]) continue;
       const std::vector<NodeId> before = roots;
       const std::size_t rejected_before = counts.report.rejected.size();
       std::uint32_t rewrites =
