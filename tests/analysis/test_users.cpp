@@ -89,34 +89,3 @@ TEST_CASE("UsersIndex restricted to a live mask ignores dead users", "[users]") 
   CHECK(users.user_count(NodeId(7)) == 0);  // its only user %8 is dead
   CHECK(users.users(ug.dead).empty());
 }
-
-TEST_CASE("UsersIndex::build_reachable finds the live nodes and their live users", "[users]") {
-  UsersGraph ug;
-  const relay::Graph& g = ug.g;
-  // From t (%6), as above: %0..%6 live, %7..%9 dead, and the same users lists.
-  std::vector<bool> reachable;
-  UsersIndex users = UsersIndex::build_reachable(g, std::vector{ug.t}, reachable);
-  CHECK(reachable ==
-        std::vector<bool>{true, true, true, true, true, true, true, false, false, false});
-  CHECK(users.size() == 10);
-  CHECK(as_vector(users.users(ug.x)) == ids({3}));
-  CHECK(as_vector(users.users(ug.y)) == ids({5}));
-  CHECK(as_vector(users.users(NodeId(2))) == ids({3, 6}));
-  CHECK(as_vector(users.users(ug.s)) == ids({5, 6}));
-  CHECK(as_vector(users.users(NodeId(4))) == ids({5}));
-  CHECK(as_vector(users.users(ug.m)) == ids({6}));
-  CHECK(users.users(ug.t).empty());
-  CHECK(users.user_count(NodeId(7)) == 0);
-  CHECK(users.users(ug.dead).empty());
-  CHECK(users.users(ug.tup).empty());
-
-  // From t and the tuple (%9): everything but the negative op and call (%7, %8). x is used by
-  // add(x, x) once and by (x, y, x) once.
-  users = UsersIndex::build_reachable(g, std::vector{ug.t, ug.tup}, reachable);
-  CHECK(reachable ==
-        std::vector<bool>{true, true, true, true, true, true, true, false, false, true});
-  CHECK(as_vector(users.users(ug.x)) == ids({3, 9}));
-  CHECK(as_vector(users.users(ug.y)) == ids({5, 9}));
-  CHECK(as_vector(users.users(ug.s)) == ids({5, 6}));
-  CHECK(users.users(ug.tup).empty());
-}

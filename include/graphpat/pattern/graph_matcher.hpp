@@ -639,11 +639,7 @@ class GraphMatcher {
   void search(NodeId root, bool first_only, std::vector<Match>& found) {
     report_ = {};
     const std::uint32_t size = graph_.size();
-    if (anchor_users_only_) {
-      live_ = reachable_from(graph_, std::span(&root, 1));
-    } else {
-      users_ = UsersIndex::build_reachable(graph_, std::span(&root, 1), live_);
-    }
+    live_ = reachable_from(graph_, std::span(&root, 1));
     std::vector<std::uint32_t> slot_of_op(graph_.context().ops.size(), kNoSlot);
     for (std::uint32_t slot = 0; slot < anchor_ops_.size(); ++slot) {
       slot_of_op[anchor_ops_[slot].index()] = slot;
@@ -658,7 +654,7 @@ class GraphMatcher {
         if (anchor_users_only_) anchor_call[i] = true;
       }
     }
-    if (anchor_users_only_) users_ = UsersIndex::build(graph_, &anchor_call);
+    users_ = UsersIndex::build(graph_, anchor_users_only_ ? &anchor_call : &live_);
     step_limit_ = options_.max_steps != 0
                       ? options_.max_steps
                       : std::max<std::uint64_t>(
