@@ -392,6 +392,49 @@ TEST_CASE("a comment holding another comment is not an annotation", "[relay_text
         "def @main(%x) {\n  nn.relu(%x)\n}\n");
 }
 
+// A declared type written again is read once and passed over after that (the parser's cache of
+// plain `Tensor[...]` texts): each later declaration must still get that type, keep the
+// annotation written after it, and leave what follows where it was.
+TEST_CASE("a declared type written again reads as the same type and leaves what follows in place",
+          "[relay_text]") {
+  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
+      "def @main(%x: Tensor[(1, 2), float32] /* span=a:1:2 */,\n"
+      "          %y: Tensor[(1, 2), float32] /* span=b:3:4 */,\n"
+      "          %z: Tensor[(1, 2), int8]) -> Tensor[(1, 2), float32] {\n"
+      "  add(%x, %y)\n"
+      "}\n");
+  INFO(message(module.status()));
+  REQUIRE(module.ok());
+  const auto& graph = module->graph;
+  std::span<const graphpat::NodeId> params = graph.params(*module->find("main"));
+  REQUIRE(params.size() == 3);
+  const graphpat::TypeTable& types = graph.context().types;
+  const graphpat::StringPool& strings = graph.context().strings;
+  graphpat::TypeId float_type = graph.annotation(params[0]);
+  CHECK(graph.annotation(params[1]) == float_type);
+  CHECK(types.kind(float_type) == graphpat::TypeKind::kTensor);
+  CHECK(strings.view(types.get(float_type).name) == "float32");
+  CHECK(types.dims(float_type).size() == 2);
+  CHECK(strings.view(types.get(graph.annotation(params[2])).name) == "int8");
+  const graphpat::Span& x_span = graph.context().spans.get(graph.span(params[0]));
+  const graphpat::Span& y_span = graph.context().spans.get(graph.span(params[1]));
+  CHECK(strings.view(x_span.source) == "a");
+  CHECK((x_span.line == 1 && x_span.column == 2));
+  CHECK(strings.view(y_span.source) == "b");
+  CHECK((y_span.line == 3 && y_span.column == 4));
+  // Columns after a type passed over (counted by hand from 1).
+  CHECK(message(graphpat::relay::parse_text(
+                    "def @main(%x: Tensor[(1), float32], %y: Tensor[(1), float32] %z) { %x }")
+                    .status()) ==
+        "[graphpat.relay_text.unexpected_token] 1:62: expected ')' after the parameters, found "
+        "'%z'");
+  CHECK(message(graphpat::relay::parse_text(
+                    "def @main(%x: Tensor[(1), float32],\n"
+                    "  %y: Tensor[(1), float32]) -> Tensor[(1), float32] { add(%x, %q) }")
+                    .status()) ==
+        "[graphpat.relay_text.undefined] 2:63: %q is not a variable in scope");
+}
+
 TEST_CASE("control bytes in a span print as they are within indented blocks", "[relay_text]") {
   // Found by fuzz_relay_text: the printer bracketed indented blocks with the bytes 0x01 and
   // 0x02, and a span name holding them (a comment may hold any byte) shifted every later line.

@@ -254,6 +254,21 @@ class RelayTextParser {
     if (cached) annotation_types_.emplace(text, result);
     return result;
   }
+  // A parameter's or a function's declared type. A model declares a few `Tensor[...]` texts
+  // over and over, so each plainly written one is read once (while no type parameter is in
+  // scope, as for annotations) and passed over after that; the annotation after it is kept.
+  absl::StatusOr<TypeId> parse_declared_type() {
+    std::string_view text = type_params_.empty() ? lexer().plain_tensor_type_ahead() : "";
+    if (!text.empty()) {
+      if (auto found = declared_types_.find(text); found != declared_types_.end()) {
+        last_annotation_ = lexer().skip(text.size());
+        return found->second;
+      }
+    }
+    GRAPHPAT_ASSIGN_OR_RETURN(TypeId type, parse_type(lexer(), 0));
+    if (!text.empty()) declared_types_.emplace(text, type);
+    return type;
+  }
   // The line and column of `where` when it points into the text, else those of `fallback`
   // (only errors ask, so the scan from the start costs nothing on good input).
   std::pair<std::int32_t, std::int32_t> place_of(const char* where, const Token& fallback) const {
@@ -465,7 +480,7 @@ class RelayTextParser {
     TypeId annotation;
     if (allow_type && lexer().peek().is(':')) {
       take();
-      GRAPHPAT_ASSIGN_OR_RETURN(annotation, parse_type(lexer(), 0));
+      GRAPHPAT_ASSIGN_OR_RETURN(annotation, parse_declared_type());
     }
     GRAPHPAT_ASSIGN_OR_RETURN(auto note, last_annotation(name));
     return bind_var(name, annotation, note);
@@ -542,7 +557,7 @@ class RelayTextParser {
     if (lexer().peek().is('-')) {
       take();
       GRAPHPAT_RETURN_IF_ERROR(expect('>', "in '->'"));
-      GRAPHPAT_ASSIGN_OR_RETURN(result_type, parse_type(lexer(), 0));
+      GRAPHPAT_ASSIGN_OR_RETURN(result_type, parse_declared_type());
     }
     GRAPHPAT_RETURN_IF_ERROR(expect('{', "before the function body"));
     GRAPHPAT_ASSIGN_OR_RETURN(auto body, parse_sequence(depth + 1));
@@ -1155,6 +1170,7 @@ class RelayTextParser {
   std::optional<MetadataSection> metadata_;
   std::string_view last_annotation_;
   absl::flat_hash_map<std::string_view, TypeId> annotation_types_;  // keys: views of the text
+  absl::flat_hash_map<std::string_view, TypeId> declared_types_;    // the same
   // A `%N = value;` binding, with the innermost variable in scope where it was made (while that
   // one is in scope, every variable in scope then is).
   struct GraphBinding {

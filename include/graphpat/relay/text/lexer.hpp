@@ -185,6 +185,31 @@ class RelayLexer {
     --lexed_;
     return token;
   }
+  /// The text of a `Tensor[(D, ...), DTYPE]` type starting at the next token, when no token is
+  /// lexed ahead and the type is written plainly: on one line, no comment, words of letters,
+  /// digits and `_` only (no sign, `.`, `?` or meta dimension). Empty otherwise. `skip` passes
+  /// over such a text.
+  [[nodiscard]] std::string_view plain_tensor_type_ahead() const {
+    std::string_view rest = text_.substr(pos_);
+    if (first_ || lexed_ != 0 || !rest.starts_with("Tensor[")) return {};
+    for (std::size_t i = 7; i < rest.size(); ++i) {
+      char c = rest[i];
+      if (c == ']') return rest.substr(0, i + 1);
+      bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' ||
+                   c == '(' || c == ')' || c == ',' || c == ' ';
+      if (!plain) return {};
+    }
+    return {};
+  }
+  /// Passes over `count` bytes of one line (a text `plain_tensor_type_ahead` returned) and the
+  /// trivia after them, as lexing their tokens would; returns the annotation in that trivia.
+  std::string_view skip(std::size_t count) {
+    assert(lexed_ == 0 && count <= text_.size() - pos_);
+    assert(text_.substr(pos_, count).find('\n') == std::string_view::npos);
+    pos_ += count;
+    column_ += static_cast<std::int32_t>(count);
+    return skip_trivia();
+  }
   [[nodiscard]] const absl::Status& status() const { return status_; }
   /// 1-based line and column of the end of input (for "unexpected end" errors).
   [[nodiscard]] std::string_view text() const { return text_; }
