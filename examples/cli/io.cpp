@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -16,7 +17,6 @@
 #include <graphpat/pattern/text.hpp>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 namespace graphpat::cli {
 
@@ -111,10 +111,17 @@ absl::StatusOr<std::string> read_input(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return io_error("cli.cannot_read", path);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Reserved from the file's size (a hint: a pipe or /proc file says 0, a file may change), so
+  // that a big input is not copied as the text grows; past 1 GiB it grows as it is read.
+  std::uintmax_t size = std::filesystem::file_size(path, error);
+  std::string text;
+  if (!error && size <= (std::uintmax_t{1} << 30)) text.reserve(static_cast<std::size_t>(size));
+  std::array<char, 1 << 16> chunk;
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) return io_error("cli.cannot_read", path);
-  return std::move(buffer).str();
+  return text;
 }
 
 absl::Status locate(const absl::Status& status, std::string_view place) {

@@ -646,8 +646,7 @@ class RelayTextParser {
         take();
         GRAPHPAT_ASSIGN_OR_RETURN(auto value, parse_binop(depth));
         GRAPHPAT_RETURN_IF_ERROR(expect(';', "after a binding"));
-        graph_bindings_[std::string(name.text)] = {value,
-                                                   declared_.empty() ? NodeId() : declared_.back()};
+        graph_bindings_[name.text] = {value, declared_.empty() ? NodeId() : declared_.back()};
       } else if (token.is_ident("let")) {
         take();
         Token name = take();
@@ -941,7 +940,7 @@ class RelayTextParser {
   // `%N`: its bound value, if every variable that value reads is still in scope (a binding made
   // in a function or block that has ended, or in another definition, may read one that is not).
   absl::StatusOr<NodeId> reference_graph_binding(const Token& token) {
-    auto found = graph_bindings_.find(std::string(token.text));
+    auto found = graph_bindings_.find(token.text);
     if (found == graph_bindings_.end()) {
       return text_error("undefined", token.line, token.column,
                         fmt::format("%{} is used before it is bound", token.text));
@@ -1177,7 +1176,7 @@ class RelayTextParser {
     NodeId value;
     NodeId innermost;
   };
-  absl::flat_hash_map<std::string, GraphBinding> graph_bindings_;
+  absl::flat_hash_map<std::string_view, GraphBinding> graph_bindings_;  // keys: views of the text
   absl::flat_hash_map<std::int64_t, NodeId> meta_constants_;
   absl::flat_hash_set<std::string_view> global_names_used_;
   std::vector<Token> global_uses_;  // the first use of each global name, in text order
