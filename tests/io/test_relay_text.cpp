@@ -435,6 +435,38 @@ TEST_CASE("a declared type written again reads as the same type and leaves what 
         "[graphpat.relay_text.undefined] 2:63: %q is not a variable in scope");
 }
 
+// `%N` names are looked up by number when written in plain decimal (a vector of the numbers
+// bound) and by their text otherwise: `%007` is not `%7`, a number far past the others still
+// binds, and a name bound again reads its last value.
+TEST_CASE("graph bindings are found by their exact text however they are numbered", "[relay_text]") {
+  auto print = [](const char* text) {
+    absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
+    if (!module.ok()) return message(module.status());
+    return graphpat::relay::print_text(*module, TextEnvelope::kStr).value();
+  };
+  CHECK(print("def @main(%x) {\n"
+              "  %0 = nn.relu(%x);\n"
+              "  %007 = negative(%0);\n"
+              "  %999999999 = exp(%007);\n"
+              "  %0 = add(%999999999, %0);\n"
+              "  %5000 = multiply(%0, %007);\n"
+              "  %5000\n"
+              "}\n") ==
+        "def @main(%x) {\n"
+        "  %0 = nn.relu(%x);\n"
+        "  %1 = negative(%0);\n"
+        "  %2 = exp(%1);\n"
+        "  %3 = add(%2, %0);\n"
+        "  multiply(%3, %1)\n"
+        "}\n");
+  CHECK(print("def @main(%x) {\n  %7 = nn.relu(%x);\n  %007\n}\n") ==
+        "[graphpat.relay_text.undefined] 3:3: %007 is used before it is bound");
+  CHECK(print("def @main(%x) {\n  %007 = nn.relu(%x);\n  %7\n}\n") ==
+        "[graphpat.relay_text.undefined] 3:3: %7 is used before it is bound");
+  CHECK(print("def @main(%x) {\n  %1234567890 = nn.relu(%x);\n  %1234567890\n}\n") ==
+        "def @main(%x) {\n  nn.relu(%x)\n}\n");
+}
+
 TEST_CASE("control bytes in a span print as they are within indented blocks", "[relay_text]") {
   // Found by fuzz_relay_text: the printer bracketed indented blocks with the bytes 0x01 and
   // 0x02, and a span name holding them (a comment may hold any byte) shifted every later line.

@@ -646,7 +646,7 @@ class RelayTextParser {
         take();
         GRAPHPAT_ASSIGN_OR_RETURN(auto value, parse_binop(depth));
         GRAPHPAT_RETURN_IF_ERROR(expect(';', "after a binding"));
-        graph_bindings_[name.text] = {value, declared_.empty() ? NodeId() : declared_.back()};
+        graph_bindings_.bind(name.text, {value, declared_.empty() ? NodeId() : declared_.back()});
       } else if (token.is_ident("let")) {
         take();
         Token name = take();
@@ -940,12 +940,12 @@ class RelayTextParser {
   // `%N`: its bound value, if every variable that value reads is still in scope (a binding made
   // in a function or block that has ended, or in another definition, may read one that is not).
   absl::StatusOr<NodeId> reference_graph_binding(const Token& token) {
-    auto found = graph_bindings_.find(token.text);
-    if (found == graph_bindings_.end()) {
+    const GraphBinding* found = graph_bindings_.find(token.text);
+    if (found == nullptr) {
       return text_error("undefined", token.line, token.column,
                         fmt::format("%{} is used before it is bound", token.text));
     }
-    const GraphBinding& binding = found->second;
+    const GraphBinding& binding = *found;
     if (!binding.innermost.valid()) return binding.value;  // no variable was in scope to read
     // declared_ is in creation order, so the variables still in scope from the binding's time
     // are those up to its innermost; if that one is, the scope is the binding's or within it.
@@ -1176,7 +1176,49 @@ class RelayTextParser {
     NodeId value;
     NodeId innermost;
   };
-  absl::flat_hash_map<std::string_view, GraphBinding> graph_bindings_;  // keys: views of the text
+  // A text's `%N = value;` bindings by their names' text. TVM numbers them 0, 1, ... in each
+  /// function, so a name in plain decimal is looked up in a vector by its number, while the
+  /// vector stays within twice the bindings made (plus a margin); any other name, such as `%007`
+  /// or a number far past the others, in a hash map by its text.
+  class GraphBindingTable {
+   public:
+    [[nodiscard]] const GraphBinding* find(std::string_view name) const {
+      if (std::optional<std::size_t> number = plain_number(name);
+          number && *number < numbered_.size() && numbered_[*number]) {
+        return &*numbered_[*number];
+      }
+      auto found = named_.find(name);
+      return found == named_.end() ? nullptr : &found->second;
+    }
+    /// Binds `name` (a view of text that outlives the table), replacing an earlier binding.
+    void bind(std::string_view name, const GraphBinding& binding) {
+      ++bound_;
+      std::optional<std::size_t> number = plain_number(name);
+      if (number && *number < 2 * bound_ + kMargin) {
+        if (*number >= numbered_.size()) numbered_.resize(*number + 1);
+        numbered_[*number] = binding;
+      } else {
+        named_[name] = binding;
+      }
+    }
+
+   private:
+    static constexpr std::size_t kMargin = 1024;
+    // The number `name` writes in plain decimal (no leading zero), if it has at most 9 digits.
+    static std::optional<std::size_t> plain_number(std::string_view name) {
+      if (name.empty() || name.size() > 9 || (name[0] == '0' && name.size() > 1)) return {};
+      std::size_t number = 0;
+      for (char c : name) {
+        if (c < '0' || c > '9') return {};
+        number = number * 10 + static_cast<std::size_t>(c - '0');
+      }
+      return number;
+    }
+    std::vector<std::optional<GraphBinding>> numbered_;
+    absl::flat_hash_map<std::string_view, GraphBinding> named_;  // keys: views of the text
+    std::size_t bound_ = 0;
+  };
+  GraphBindingTable graph_bindings_;
   absl::flat_hash_map<std::int64_t, NodeId> meta_constants_;
   absl::flat_hash_set<std::string_view> global_names_used_;
   std::vector<Token> global_uses_;  // the first use of each global name, in text order
