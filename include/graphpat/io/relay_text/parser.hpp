@@ -605,7 +605,10 @@ class RelayTextParser {
       key += '.';
       key += take().text;
     }
-    GRAPHPAT_RETURN_IF_ERROR(expect('=', fmt::format("after attribute name '{}'", key)));
+    if (!lexer().peek().is('=')) {
+      GRAPHPAT_RETURN_IF_ERROR(expect('=', fmt::format("after attribute name '{}'", key)));
+    }
+    take();
     // A `meta[KEY][i]` value stays a reference (printed back as written); only a whole attrs
     // argument is resolved from the metadata section (see meta_attr).
     AttrValueReader reader(context_, lexer(), options_.limits.max_depth);
@@ -826,8 +829,9 @@ class RelayTextParser {
       std::optional<AttrValueId> meta_attrs, const Token& at) {
     if (meta_attrs) return *meta_attrs;
     const AttrSchema* schema = nullptr;
-    std::string op_name = "the call";
-    StringId type_key_field = context_.strings.intern("attrs_type_key");
+    std::string_view op_name = "the call";
+    if (!type_key_field_.valid()) type_key_field_ = context_.strings.intern("attrs_type_key");
+    const StringId type_key_field = type_key_field_;
     std::optional<std::string> named_struct;
     // The last attrs_type_key names the struct, as the last of any repeated pair wins, and none
     // stays a field (fuzz_relay_text, session 9: a second one was kept as a field, printed
@@ -855,7 +859,7 @@ class RelayTextParser {
     if (schema == nullptr && graph.kind(callee) == NodeKind::kOp) {
       const OpInfo& info = context_.ops.info(graph.op(callee));
       schema = context_.ops.schema(info);
-      op_name = std::string(context_.strings.view(info.name));
+      op_name = context_.strings.view(info.name);
     }
     if (schema != nullptr) {
       return cache_.canonical(*schema, pairs, op_name, at.line, at.column, places);
@@ -1227,6 +1231,7 @@ class RelayTextParser {
   absl::flat_hash_map<std::uint64_t, std::uint32_t> indexed_names_;
   std::vector<NodeId> declared_;  // the variables in scope, innermost last (so in creation order)
   std::vector<TypeId> type_params_;
+  StringId type_key_field_;  // `attrs_type_key`, interned at the first call read
 };
 
 }  // namespace graphpat::detail

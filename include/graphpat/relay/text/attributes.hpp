@@ -94,6 +94,15 @@ using MetaAttrResolver = std::function<absl::StatusOr<AttrValueId>(const Token&)
 template <class Item, class KeyOf, class Other = char>
 void keep_last_of_each_key(std::vector<Item>& items, KeyOf key_of,
                            std::vector<Other>* alongside = nullptr) {
+  // Most lists are short with no key twice: checked pairwise without allocating.
+  constexpr std::size_t kPairwise = 16;
+  if (items.size() <= kPairwise) {
+    bool repeated = false;
+    for (std::size_t i = 1; i < items.size() && !repeated; ++i) {
+      for (std::size_t j = 0; j < i && !repeated; ++j) repeated = key_of(items[i]) == key_of(items[j]);
+    }
+    if (!repeated) return;
+  }
   using Key = std::decay_t<decltype(key_of(items.front()))>;
   absl::flat_hash_set<Key> seen;
   std::vector<bool> keep(items.size());
