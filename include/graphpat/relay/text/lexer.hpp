@@ -207,7 +207,6 @@ class RelayLexer {
     assert(lexed_ == 0 && count <= text_.size() - pos_);
     assert(text_.substr(pos_, count).find('\n') == std::string_view::npos);
     pos_ += count;
-    column_ += static_cast<std::int32_t>(count);
     return skip_trivia();
   }
   [[nodiscard]] const absl::Status& status() const { return status_; }
@@ -243,12 +242,19 @@ class RelayLexer {
     for (std::size_t i = 0; i < count && pos_ < text_.size(); ++i) {
       if (text_[pos_] == '\n') {
         ++line_;
-        column_ = 1;
-      } else {
-        ++column_;
+        line_start_ = pos_ + 1;
       }
       ++pos_;
     }
+  }
+  // Passes over characters that are not line feeds while `more` says so.
+  template <class More>
+  void advance_while(More more) {
+    while (pos_ < text_.size() && more(text_[pos_])) ++pos_;
+  }
+  // 1-based column of the current position (counted in bytes).
+  [[nodiscard]] std::int32_t current_column() const {
+    return static_cast<std::int32_t>(pos_ - line_start_ + 1);
   }
   void fail(absl::Status error) {
     if (status_.ok()) status_ = std::move(error);
@@ -264,15 +270,15 @@ class RelayLexer {
         advance();
       } else if (c == '\r') {
         if (at(pos_ + 1) != '\n') {
-          fail(text_error("bad_character", line_, column_,
+          fail(text_error("bad_character", line_, current_column(),
                           "a carriage return must be followed by a line feed"));
           return {};
         }
         advance();
       } else if (c == '/' && at(pos_ + 1) == '/') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+        advance_while([](char c) { return c != '\n'; });
       } else if (c == '/' && at(pos_ + 1) == '*') {
-        std::int32_t line = line_, column = column_;
+        std::int32_t line = line_, column = current_column();
         std::size_t body = pos_ + 2;
         int depth = 0;
         bool nested = false;
@@ -331,7 +337,7 @@ class RelayLexer {
       first_ = false;
       skip_trivia();
     }
-    std::int32_t line = line_, column = column_;
+    std::int32_t line = line_, column = current_column();
     std::size_t start = pos_;
     if (pos_ >= text_.size()) return make(TokenKind::kEnd, pos_, line, column);
     char c = text_[pos_];
@@ -383,7 +389,7 @@ class RelayLexer {
       advance();
       std::size_t name = pos_;
       if (is_digit(at(pos_))) {
-        while (is_digit(at(pos_))) advance();
+        advance_while(is_digit);
         return make_named(TokenKind::kGraph, name, line, column);
       }
       if (!is_ident_start(at(pos_))) {
@@ -397,11 +403,11 @@ class RelayLexer {
       advance();
       std::size_t name = pos_;
       if (!is_ident_start(at(pos_))) return make(TokenKind::kPunct, start, line, column);
-      while (is_ident_char(at(pos_))) advance();
+      advance_while(is_ident_char);
       return make_named(TokenKind::kGlobal, name, line, column);
     }
     if (is_ident_start(c)) {
-      while (is_ident_char(at(pos_))) advance();
+      advance_while(is_ident_char);
       // The printer writes infinities and NaNs as `inff`, `nanf16`, ...: read them as numbers.
       if (is_number_word(text_.substr(start, pos_ - start))) {
         return make(TokenKind::kNumber, start, line, column);
@@ -430,16 +436,16 @@ class RelayLexer {
     if (text_.substr(pos_).starts_with("inf") || text_.substr(pos_).starts_with("nan")) {
       advance(3);
     } else {
-      while (is_number_char(at(pos_))) advance();
+      advance_while(is_number_char);
     }
     if (at(pos_) == 'f' || at(pos_) == 'i') {
       advance();
-      while (is_digit(at(pos_))) advance();
+      advance_while(is_digit);
     }
   }
 
   // %name: see local_name_length (a name holds no line feed, so advance counts columns).
-  void lex_local_name() { advance(local_name_length(text_.substr(pos_))); }
+  void lex_local_name() { pos_ += local_name_length(text_.substr(pos_)); }
 
   Token lex_meta(std::int32_t line, std::int32_t column) {
     std::size_t start = pos_;
@@ -452,7 +458,7 @@ class RelayLexer {
     if (ok) {
       advance(2);
       std::size_t digits_start = pos_;
-      while (is_digit(at(pos_))) advance();
+      advance_while(is_digit);
       digits = text_.substr(digits_start, pos_ - digits_start);
       ok = !digits.empty() && at(pos_) == ']';
     }
@@ -526,7 +532,7 @@ class RelayLexer {
   std::string_view text_;
   std::size_t pos_ = 0;
   std::int32_t line_ = 1;
-  std::int32_t column_ = 1;
+  std::size_t line_start_ = 0;  // where line_ starts in text_
   bool first_ = true;
   // The tokens lexed ahead: a ring of `lexed_` tokens from `current_` (the current token's).
   std::array<Token, kMaxLookahead + 1> window_;
