@@ -1,0 +1,63 @@
+"""Relay modules: read and written as TVM does (text, `tvm.ir.save_json`), viewed read-only.
+
+    mod = graphpat.relay.parse(open("mobilenet_v2.relay").read())
+    main = mod["main"]                   # a Node: .kind .op .name .type_text .operands .args
+    text = mod.astext()                  # byte for byte as TVM v0.14 prints it
+    again = graphpat.relay.load_json(graphpat.relay.save_json(mod))
+"""
+from . import _graphpat
+
+Node = _graphpat.Node
+
+
+class Module:
+    """A Relay module (immutable here: passes return a new one)."""
+
+    def __init__(self, native):
+        self._native = native
+
+    def astext(self, show_meta_data=True):
+        return self._native.astext("astext" if show_meta_data else "astext_no_meta")
+
+    def __str__(self):
+        return self._native.astext("str")
+
+    def functions(self):
+        """The names of the module's global functions, in order."""
+        return self._native.function_names()
+
+    def __getitem__(self, name):
+        node = _graphpat.function(self._native, name)
+        if node is None:
+            raise KeyError(name)
+        return node
+
+    def node_count(self):
+        return self._native.node_count()
+
+
+def parse(text):
+    """Reads TVM's Relay text (`mod.astext()`, `str(mod)`); raises graphpat.Error."""
+    return Module(_graphpat.parse_text(text))
+
+
+fromtext = parse
+
+
+def load_json(json):
+    """Reads a `tvm.ir.save_json` file's text (TVM 0.7 to 0.19); raises graphpat.Error."""
+    return Module(_graphpat.load_json(json))
+
+
+def save_json(module):
+    """Writes `module` as TVM v0.14's save_json does."""
+    return module._native.save_json()
+
+
+def TensorType(shape, dtype="float32"):
+    """A tensor type as graphpat's patterns take it: its Relay text (`Tensor[(10, 10), float32]`),
+    so that `has_type(relay.TensorType((10, 10), "float32"))` reads as in TVM."""
+    dims = ", ".join(str(d) for d in shape)
+    if len(shape) == 1:
+        dims += ","
+    return f"Tensor[({dims}), {dtype}]"

@@ -1,0 +1,221 @@
+// graphpat._graphpat, the extension module behind the Python package python/graphpat/ (issue 26):
+// Relay modules read and written (text, TVM JSON), a read-only node view, patterns read from
+// TVM's Python spelling (which graphpat.dpl writes), match and partition. An error status is
+// raised as graphpat.Error (its id and place, python/graphpat/__init__.py); the GIL is released
+// while an engine runs and taken again for a Python `check`.
+//
+//   import graphpat.relay, graphpat.dpl
+//   mod = graphpat.relay.parse(text)
+//   out, report = graphpat.dpl.is_op("nn.relu")(graphpat.dpl.wildcard()).partition(mod)
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "graphpat/graphpat.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+using ModulePtr = std::shared_ptr<const graphpat::relay::Module>;
+
+// A failed status on its way to Python, where graphpat.Error is made of it.
+struct StatusError {
+  std::string id;
+  std::string problem;
+  std::string message;
+};
+
+[[noreturn]] void raise(const absl::Status& status) {
+  throw StatusError{std::string(graphpat::error_id(status)),
+                    std::string(graphpat::error_problem(status)), std::string(status.message())};
+}
+
+template <typename T>
+T value_or_raise(absl::StatusOr<T> result) {
+  if (!result.ok()) raise(result.status());
+  return *std::move(result);
+}
+
+// A node of a module, kept alive by the module it belongs to.
+struct NodeView {
+  ModulePtr module;
+  graphpat::NodeId id;
+
+  const graphpat::relay::Graph& graph() const { return module->graph; }
+  NodeView at(graphpat::NodeId other) const { return {module, other}; }
+  py::list views(std::span<const graphpat::NodeId> ids) const {
+    py::list out;
+    for (graphpat::NodeId node : ids) out.append(at(node));
+    return out;
+  }
+};
+
+ModulePtr share(graphpat::relay::Module module) {
+  return std::make_shared<const graphpat::relay::Module>(std::move(module));
+}
+
+graphpat::relay::TextEnvelope envelope_of(const std::string& name) {
+  if (name == "astext") return graphpat::relay::TextEnvelope::kAstext;
+  if (name == "astext_no_meta") return graphpat::relay::TextEnvelope::kAstextNoMeta;
+  if (name == "str") return graphpat::relay::TextEnvelope::kStr;
+  throw py::value_error("envelope is 'astext', 'astext_no_meta' or 'str', not '" + name + "'");
+}
+
+py::dict report_dict(const graphpat::PartitionReport& report) {
+  py::dict out;
+  out["accepted"] = report.accepted;
+  out["rejected"] = report.rejected.size();
+  out["not_outlined"] = report.not_outlined;
+  out["duplicated"] = report.duplicated.size();
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_graphpat, m) {
+  m.doc() = "graphpat's C++ engine; use the graphpat package (graphpat.relay, graphpat.dpl)";
+
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) std::rethrow_exception(thrown);
+    } catch (const StatusError& error) {
+      py::object made = py::module_::import("graphpat").attr("Error")(error.id, error.problem,
+                                                                        error.message);
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(made.ptr())), made.ptr());
+    }
+  });
+
+  py::class_<graphpat::relay::Module, std::shared_ptr<graphpat::relay::Module>>(m, "Module")
+      .def("astext",
+           [](const graphpat::relay::Module& module, const std::string& envelope) {
+             return value_or_raise(graphpat::relay::print_text(module, envelope_of(envelope)));
+           },
+           py::arg("envelope") = "astext")
+      .def("save_json",
+           [](const graphpat::relay::Module& module) {
+             return value_or_raise(graphpat::relay::save_json(module));
+           })
+      .def("function_names",
+           [](const graphpat::relay::Module& module) {
+             std::vector<std::string> names;
+             for (const auto& function : module.functions()) names.emplace_back(module.name(function));
+             return names;
+           })
+      .def("node_count", [](const graphpat::relay::Module& module) { return module.graph.size(); });
+
+  // Functions taking the shared module, so that views keep it alive.
+  m.def("function", [](const ModulePtr& module, const std::string& name) -> py::object {
+    std::optional<graphpat::NodeId> found = module->find(name);
+    if (!found) return py::none();
+    return py::cast(NodeView{module, *found});
+  });
+
+  py::class_<NodeView>(m, "Node")
+      .def_property_readonly("index", [](const NodeView& v) { return v.id.index(); })
+      .def_property_readonly("kind", [](const NodeView& v) {
+        return std::string(graphpat::node_kind_name(v.graph().kind(v.id)));
+      })
+      .def_property_readonly("op", [](const NodeView& v) -> py::object {
+        const auto& g = v.graph();
+        graphpat::NodeKind kind = g.kind(v.id);
+        if (kind == graphpat::NodeKind::kOp) return py::str(std::string(g.context().op_name(g.op(v.id))));
+        if (kind == graphpat::NodeKind::kCall && g.kind(g.callee(v.id)) == graphpat::NodeKind::kOp)
+          return py::str(std::string(g.context().op_name(g.called_op(v.id))));
+        return py::none();
+      })
+      .def_property_readonly("name", [](const NodeView& v) -> py::object {
+        graphpat::NodeKind kind = v.graph().kind(v.id);
+        if (kind != graphpat::NodeKind::kVar && kind != graphpat::NodeKind::kGlobalVar) return py::none();
+        return py::str(std::string(v.graph().name(v.id)));
+      })
+      .def_property_readonly("type_text", [](const NodeView& v) -> py::object {
+        graphpat::TypeId type = v.graph().type(v.id);
+        if (!type.valid()) return py::none();
+        return py::str(graphpat::to_string(v.graph().context(), type));
+      })
+      .def_property_readonly("operands", [](const NodeView& v) { return v.views(v.graph().operands(v.id)); })
+      .def_property_readonly("args", [](const NodeView& v) -> py::list {
+        if (v.graph().kind(v.id) != graphpat::NodeKind::kCall) return py::list();
+        return v.views(v.graph().args(v.id));
+      })
+      .def_property_readonly("body", [](const NodeView& v) -> py::object {
+        graphpat::NodeKind kind = v.graph().kind(v.id);
+        if (kind != graphpat::NodeKind::kFunction && kind != graphpat::NodeKind::kLet) return py::none();
+        return py::cast(v.at(v.graph().body(v.id)));
+      })
+      .def_property_readonly("module", [](const NodeView& v) { return v.module; })
+      .def("astext", [](const NodeView& v) {
+        return value_or_raise(graphpat::relay::print_expression(v.graph(), v.id));
+      })
+      .def("__eq__", [](const NodeView& a, const NodeView& b) {
+        return a.module == b.module && a.id == b.id;
+      })
+      .def("__hash__", [](const NodeView& v) { return std::hash<std::uint32_t>()(v.id.index()); });
+
+  m.def("parse_text", [](const std::string& text) {
+    absl::StatusOr<graphpat::relay::Module> module;
+    {
+      py::gil_scoped_release unlocked;
+      module = graphpat::relay::parse_text(text);
+    }
+    return share(value_or_raise(std::move(module)));
+  });
+  m.def("load_json", [](const std::string& json) {
+    absl::StatusOr<graphpat::relay::LoadedJson> loaded;
+    {
+      py::gil_scoped_release unlocked;
+      loaded = graphpat::relay::load_json(json);
+    }
+    return share(value_or_raise(std::move(loaded)).module);
+  });
+
+  py::class_<graphpat::Pattern>(m, "Pattern");
+  m.def("parse_pattern", [](const std::string& text) {
+    return value_or_raise(graphpat::parse_pattern(text));
+  });
+  m.def(
+      "match",
+      [](const graphpat::Pattern& pattern, const NodeView& node, bool relay_compat) {
+        py::gil_scoped_release unlocked;
+        return static_cast<bool>(
+            graphpat::match(pattern, node.graph(), node.id, {.relay_compat = relay_compat}));
+      },
+      py::arg("pattern"), py::arg("node"), py::arg("relay_compat") = false);
+  m.def(
+      "partition",
+      [](const graphpat::Pattern& pattern, const ModulePtr& module,
+         std::vector<std::pair<std::string, std::string>> attrs, py::object check,
+         bool relay_compat) {
+        graphpat::PartitionOptions<graphpat::relay::Dialect> options{.attrs = std::move(attrs),
+                                                                     .relay_compat = relay_compat};
+        // `check` sees the input module (check(pre), as Relay's); an exception it raises makes
+        // the remaining checks fail and is raised again once the engine returns.
+        auto failure = std::make_shared<std::optional<py::error_already_set>>();
+        if (!check.is_none()) {
+          options.check = [module, check, failure](const graphpat::relay::Graph&, graphpat::NodeId id) {
+            py::gil_scoped_acquire locked;
+            if (*failure) return false;
+            try {
+              return py::cast<bool>(check(NodeView{module, id}));
+            } catch (py::error_already_set& error) {
+              failure->emplace(std::move(error));
+              return false;
+            }
+          };
+        }
+        graphpat::PartitionResult<graphpat::relay::Dialect> result;
+        {
+          py::gil_scoped_release unlocked;
+          result = graphpat::partition(pattern, *module, options);
+        }
+        if (*failure) throw std::move(**failure);
+        return py::make_tuple(share(std::move(result.module)), report_dict(result.report));
+      },
+      py::arg("pattern"), py::arg("module"), py::arg("attrs"), py::arg("check"),
+      py::arg("relay_compat") = false);
+}
