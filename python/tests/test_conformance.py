@@ -12,9 +12,9 @@ from conftest import DATA
 
 CASES = DATA / "corpus" / "conformance"
 # Cases driven elsewhere or not yet drivable from Python: a `check` callback written in words
-# (test_dataflow_pattern.py's own spelling is in test_tvm_dpl.py), is_expr of a given expression,
-# several partitions in steps.
-UNSUPPORTED_OPTIONS = {"check", "is_expr_exprs", "test_check"}
+# (test_dpl.py tests check(pre)), is_expr of a given expression, call attributes set on the input
+# beside its text (044_match_call_attr_c), several partitions in steps.
+UNSUPPORTED_OPTIONS = {"check", "is_expr_exprs", "test_check", "call_attrs"}
 
 
 def pattern_of(text):
