@@ -18,7 +18,7 @@ __all__ = [
     "TupleGetItemPattern", "WildcardPattern", "VarPattern", "ConstantPattern", "AltPattern",
     "AndPattern", "NotPattern", "IfPattern", "LetPattern", "DominatorPattern", "AttrPattern",
     "TypePattern", "DataTypePattern", "ShapePattern", "has_attr", "has_type", "has_dtype",
-    "has_shape",
+    "has_shape", "DFPatternCallback", "rewrite",
 ]
 
 
@@ -320,3 +320,67 @@ def has_dtype(dtype, pattern=None):
 
 def has_shape(shape, pattern=None):
     return (wildcard() if pattern is None else pattern).has_shape(shape)
+
+
+class DFPatternCallback:
+    """A rewrite callback as TVM's: set `self.pattern` and define callback(pre, post, node_map),
+    which returns the replacement of `post`. node_map maps each pattern to the nodes it bound
+    (post-rewrite); graphpat.relay.call(op, *args) builds a call while a callback runs. Nodes
+    seen by a callback are valid during the callback only."""
+
+    def __init__(self, require_type=False, rewrite_once=False):
+        self.pattern = None
+        self.require_type = require_type
+        self.rewrite_once = rewrite_once
+
+    def callback(self, pre, post, node_map):
+        raise NotImplementedError("a DFPatternCallback defines callback(pre, post, node_map)")
+
+    def _spec(self):
+        if self.require_type:
+            raise NotImplementedError("require_type=True: graphpat has no type inference yet")
+        text = self.pattern.text()
+        objects = _named(self.pattern)
+
+        def run(pre, post, bound, make_call):
+            node_map = {objects[name]: nodes for name, nodes in bound.items()}
+            _builders.append(make_call)
+            try:
+                return self.callback(pre, post, node_map)
+            finally:
+                _builders.pop()
+
+        return (text, text.rsplit("\n", 1)[-1], None, run, self.rewrite_once)
+
+
+_builders = []
+
+
+def _named(pattern):
+    """The name text() gives each pattern object of `pattern`, mapped back to the object."""
+    order, seen, stack = [], set(), [(pattern, False)]
+    while stack:
+        node, ready = stack.pop()
+        if id(node) in seen:
+            continue
+        if ready:
+            seen.add(id(node))
+            order.append(node)
+            continue
+        stack.append((node, True))
+        for operand in reversed(node._operands):
+            if id(operand) not in seen:
+                stack.append((operand, False))
+    return {f"p{i}": node for i, node in enumerate(order)}
+
+
+def rewrite(callbacks, expr, relay_compat=False):
+    """Rewrites every function of the module `expr` with the callbacks (one or a list) to a
+    fixed point, as TVM's rewrite does; returns the new Module. An exception raised by a
+    callback is raised from here."""
+    if isinstance(callbacks, DFPatternCallback):
+        callbacks = [callbacks]
+    if not isinstance(expr, Module):
+        raise TypeError(f"rewrite expects a graphpat.relay.Module, not {type(expr).__name__}")
+    specs = [c._spec() for c in callbacks]
+    return Module(_graphpat.rewrite(specs, expr._native, relay_compat))

@@ -61,3 +61,12 @@ def TensorType(shape, dtype="float32"):
     if len(shape) == 1:
         dims += ","
     return f"Tensor[({dims}), {dtype}]"
+
+
+def call(op_name, *args):
+    """A call of `op_name` on `args` (its attributes at their defaults), built in the graph being
+    rewritten: for DFPatternCallback.callback (graphpat.dpl), the only place it works."""
+    from . import dpl
+    if not dpl._builders:
+        raise RuntimeError("graphpat.relay.call builds nodes inside a rewrite callback only")
+    return dpl._builders[-1](op_name, list(args))

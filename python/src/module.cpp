@@ -41,19 +41,23 @@ T value_or_raise(absl::StatusOr<T> result) {
   return *std::move(result);
 }
 
-// A node of a module, kept alive by the module it belongs to.
+// A node of a module, kept alive by the module it belongs to; or, inside a rewrite callback
+// (module null), a node of the graph being rewritten, valid while the callback runs.
 struct NodeView {
   ModulePtr module;
+  const graphpat::relay::Graph* graph_in;
   graphpat::NodeId id;
 
-  const graphpat::relay::Graph& graph() const { return module->graph; }
-  NodeView at(graphpat::NodeId other) const { return {module, other}; }
+  const graphpat::relay::Graph& graph() const { return *graph_in; }
+  NodeView at(graphpat::NodeId other) const { return {module, graph_in, other}; }
   py::list views(std::span<const graphpat::NodeId> ids) const {
     py::list out;
     for (graphpat::NodeId node : ids) out.append(at(node));
     return out;
   }
 };
+
+NodeView view(const ModulePtr& module, graphpat::NodeId id) { return {module, &module->graph, id}; }
 
 ModulePtr share(graphpat::relay::Module module) {
   return std::make_shared<const graphpat::relay::Module>(std::move(module));
@@ -112,7 +116,7 @@ PYBIND11_MODULE(_graphpat, m) {
   m.def("function", [](const ModulePtr& module, const std::string& name) -> py::object {
     std::optional<graphpat::NodeId> found = module->find(name);
     if (!found) return py::none();
-    return py::cast(NodeView{module, *found});
+    return py::cast(view(module, *found));
   });
 
   py::class_<NodeView>(m, "Node")
@@ -148,12 +152,15 @@ PYBIND11_MODULE(_graphpat, m) {
         if (kind != graphpat::NodeKind::kFunction && kind != graphpat::NodeKind::kLet) return py::none();
         return py::cast(v.at(v.graph().body(v.id)));
       })
-      .def_property_readonly("module", [](const NodeView& v) { return v.module; })
+      .def_property_readonly("module", [](const NodeView& v) -> py::object {
+        if (!v.module) return py::none();
+        return py::cast(v.module);
+      })
       .def("astext", [](const NodeView& v) {
         return value_or_raise(graphpat::relay::print_expression(v.graph(), v.id));
       })
       .def("__eq__", [](const NodeView& a, const NodeView& b) {
-        return a.module == b.module && a.id == b.id;
+        return a.graph_in == b.graph_in && a.id == b.id;
       })
       .def("__hash__", [](const NodeView& v) { return std::hash<std::uint32_t>()(v.id.index()); });
 
@@ -201,7 +208,7 @@ PYBIND11_MODULE(_graphpat, m) {
             py::gil_scoped_acquire locked;
             if (*failure) return false;
             try {
-              return py::cast<bool>(check(NodeView{module, id}));
+              return py::cast<bool>(check(view(module, id)));
             } catch (py::error_already_set& error) {
               failure->emplace(std::move(error));
               return false;
@@ -218,4 +225,75 @@ PYBIND11_MODULE(_graphpat, m) {
       },
       py::arg("pattern"), py::arg("module"), py::arg("attrs"), py::arg("check"),
       py::arg("relay_compat") = false);
+
+  // rewrite([(pattern text, root name, names, fn, rewrite_once)], module): each pattern text is
+  // read with parse_graph_pattern for its named patterns; fn(pre, post, bound, make_call) gets
+  // views of the graph being rewritten, `bound` mapping each name to the post nodes it bound,
+  // and returns the replacement (a view of that graph). The first exception a callback raises
+  // leaves every later application unchanged and is raised again once the engine returns.
+  m.def(
+      "rewrite",
+      [](const std::vector<py::tuple>& specs, const ModulePtr& module, bool relay_compat) {
+        using graphpat::NodeId;
+        using Rewriter = graphpat::Rewriter<graphpat::relay::Dialect>;
+        auto failure = std::make_shared<std::optional<py::error_already_set>>();
+        std::vector<graphpat::RewriteCallback<graphpat::relay::Dialect>> callbacks;
+        for (const py::tuple& spec : specs) {
+          graphpat::ParsedGraphPattern parsed =
+              value_or_raise(graphpat::parse_graph_pattern(spec[0].cast<std::string>()));
+          std::optional<graphpat::Pattern> root = parsed.find(spec[1].cast<std::string>());
+          if (!root) throw py::value_error("the pattern's root is not named in its text");
+          py::object fn = spec[3];
+          auto names = std::make_shared<std::vector<std::pair<std::string, graphpat::Pattern>>>(
+              parsed.names);
+          callbacks.push_back(
+              {.pattern = *root,
+               .rewrite =
+                   [fn, names, failure](NodeId pre, NodeId post,
+                                        const graphpat::RewriteBindings& bound, Rewriter& rewriter) {
+                     py::gil_scoped_acquire locked;
+                     if (*failure) return post;
+                     const graphpat::relay::Graph* graph = &rewriter.graph();
+                     try {
+                       py::dict bindings;
+                       for (const auto& [name, pattern] : *names) {
+                         py::list nodes;
+                         for (NodeId node : bound.all(pattern)) nodes.append(NodeView{nullptr, graph, node});
+                         if (!nodes.empty()) bindings[py::str(name)] = nodes;
+                       }
+                       py::cpp_function make_call([&rewriter, graph](const std::string& op,
+                                                                     const std::vector<NodeView>& args) {
+                         std::vector<NodeId> ids;
+                         for (const NodeView& arg : args) {
+                           if (arg.graph_in != graph) throw py::value_error("an argument is not a node of the graph being rewritten");
+                           ids.push_back(arg.id);
+                         }
+                         NodeId made = value_or_raise(rewriter.call(op, std::span<const NodeId>(ids), {}));
+                         return NodeView{nullptr, graph, made};
+                       });
+                       py::object out = fn(NodeView{nullptr, graph, pre}, NodeView{nullptr, graph, post},
+                                           bindings, make_call);
+                       NodeView replacement = out.cast<NodeView>();
+                       if (replacement.graph_in != graph) throw py::value_error("a callback returned a node of another graph");
+                       return replacement.id;
+                     } catch (py::error_already_set& error) {
+                       failure->emplace(std::move(error));
+                       return post;
+                     } catch (py::builtin_exception& error) {  // value_error, cast_error
+                       error.set_error();
+                       failure->emplace();
+                       return post;
+                     }
+                   },
+               .rewrite_once = spec[4].cast<bool>()});
+        }
+        graphpat::ModuleRewriteResult<graphpat::relay::Dialect> result;
+        {
+          py::gil_scoped_release unlocked;
+          result = graphpat::rewrite(callbacks, *module, {.relay_compat = relay_compat});
+        }
+        if (*failure) throw std::move(**failure);
+        return share(std::move(result.module));
+      },
+      py::arg("callbacks"), py::arg("module"), py::arg("relay_compat") = false);
 }
