@@ -350,7 +350,7 @@ class DFPatternCallback:
             finally:
                 _builders.pop()
 
-        return (text, text.rsplit("\n", 1)[-1], None, run, self.rewrite_once)
+        return (text, text.rsplit("\n", 1)[-1], run, self.rewrite_once)
 
 
 _builders = []

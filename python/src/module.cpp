@@ -1,9 +1,9 @@
 // graphpat._graphpat, the extension module behind the Python package python/graphpat/ (issue 26):
 // Relay modules read and written (text, TVM JSON), a read-only node view, patterns read from
-// TVM's Python spelling (which graphpat.dpl writes), match and partition. An error status is
-// raised as graphpat.Error (its id and place, python/graphpat/__init__.py); the GIL is released
-// while an engine runs and taken again for a Python `check`.
-//
+// TVM's Python spelling (which graphpat.dpl writes), match, partition and rewrite. An error
+// status is raised as graphpat.Error (its id and place, python/graphpat/__init__.py); the GIL is
+// released while an engine runs and taken again for a Python `check` or rewrite callback.
+// Used through the package:
 //   import graphpat.relay, graphpat.dpl
 //   mod = graphpat.relay.parse(text)
 //   out, report = graphpat.dpl.is_op("nn.relu")(graphpat.dpl.wildcard()).partition(mod)
@@ -226,7 +226,7 @@ PYBIND11_MODULE(_graphpat, m) {
       py::arg("pattern"), py::arg("module"), py::arg("attrs"), py::arg("check"),
       py::arg("relay_compat") = false);
 
-  // rewrite([(pattern text, root name, names, fn, rewrite_once)], module): each pattern text is
+  // rewrite([(pattern text, root name, fn, rewrite_once)], module): each pattern text is
   // read with parse_graph_pattern for its named patterns; fn(pre, post, bound, make_call) gets
   // views of the graph being rewritten, `bound` mapping each name to the post nodes it bound,
   // and returns the replacement (a view of that graph). The first exception a callback raises
@@ -243,7 +243,7 @@ PYBIND11_MODULE(_graphpat, m) {
               value_or_raise(graphpat::parse_graph_pattern(spec[0].cast<std::string>()));
           std::optional<graphpat::Pattern> root = parsed.find(spec[1].cast<std::string>());
           if (!root) throw py::value_error("the pattern's root is not named in its text");
-          py::object fn = spec[3];
+          py::object fn = spec[2];
           auto names = std::make_shared<std::vector<std::pair<std::string, graphpat::Pattern>>>(
               parsed.names);
           callbacks.push_back(
@@ -285,7 +285,7 @@ PYBIND11_MODULE(_graphpat, m) {
                        return post;
                      }
                    },
-               .rewrite_once = spec[4].cast<bool>()});
+               .rewrite_once = spec[3].cast<bool>()});
         }
         graphpat::ModuleRewriteResult<graphpat::relay::Dialect> result;
         {

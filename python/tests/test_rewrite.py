@@ -1,0 +1,83 @@
+"""graphpat.dpl.rewrite with DFPatternCallback subclasses, written as TVM's
+test_dataflow_pattern.py writes them (inputs and outputs from tests/data/corpus/conformance)."""
+import pytest
+
+import graphpat
+import graphpat.relay as relay
+from graphpat.dpl import DFPatternCallback, is_op, rewrite, wildcard
+from conftest import DATA
+
+CASES = DATA / "corpus" / "conformance"
+
+
+def case(name, file):
+    return relay.parse((CASES / name / file).read_text())
+
+
+def test_rewrite():
+    add_pattern = is_op("add")(wildcard(), wildcard())
+    sub_pattern = is_op("subtract")(wildcard(), wildcard())
+
+    class TestRewrite(DFPatternCallback):
+        def __init__(self):
+            super(TestRewrite, self).__init__()
+            self.pattern = add_pattern
+
+        def callback(self, pre, post, node_map):
+            return relay.call("subtract", post.args[0], post.args[1])
+
+    out = rewrite(TestRewrite(), case("056_rewrite", "input.relay"))
+    assert sub_pattern.match(out["main"].body)
+    assert out.astext() == case("056_rewrite", "expected.relay").astext()
+
+
+RELU_CHAIN = """#[version = "0.0.5"]
+def @main(%x) {
+  %0 = nn.relu(%x);
+  %1 = nn.relu(%0);
+  %2 = nn.relu(%1);
+  sigmoid(%2)
+}
+"""
+
+
+class CollapseRelu(DFPatternCallback):
+    def __init__(self, rewrite_once=False):
+        super().__init__(rewrite_once=rewrite_once)
+        self.x = wildcard()
+        self.pattern = is_op("nn.relu")(is_op("nn.relu")(self.x))
+
+    def callback(self, pre, post, node_map):
+        return relay.call("nn.relu", node_map[self.x][0])
+
+
+def test_rewrite_to_a_fixed_point_and_once():
+    expected = '#[version = "0.0.5"]\ndef @main(%x) {\n  %0 = nn.relu(%x);\n  sigmoid(%0)\n}\n'
+    assert rewrite(CollapseRelu(), relay.parse(RELU_CHAIN)).astext() == expected
+    once = rewrite(CollapseRelu(rewrite_once=True), relay.parse(RELU_CHAIN)).astext()
+    assert once.count("nn.relu") == 2
+
+
+def test_exception_in_callback_propagates():
+    class Raises(CollapseRelu):
+        def callback(self, pre, post, node_map):
+            raise KeyError("from callback")
+
+    with pytest.raises(KeyError, match="from callback"):
+        rewrite(Raises(), relay.parse(RELU_CHAIN))
+
+
+def test_call_of_an_unknown_op_raises_a_graphpat_error():
+    class Unknown(CollapseRelu):
+        def callback(self, pre, post, node_map):
+            return relay.call("no_such_op", post)
+
+    with pytest.raises(graphpat.Error) as caught:
+        rewrite(Unknown(), relay.parse(RELU_CHAIN))
+    assert caught.value.id == "graphpat.relay_text.unregistered_op"
+    assert str(caught.value).endswith("no op no_such_op is registered in dialect relay")
+
+
+def test_call_outside_a_callback_is_refused():
+    with pytest.raises(RuntimeError):
+        relay.call("nn.relu")
