@@ -1,13 +1,28 @@
 """Relay modules: read and written as TVM does (text, `tvm.ir.save_json`), viewed read-only.
 
     mod = graphpat.relay.parse(open("mobilenet_v2.relay").read())
-    main = mod["main"]                   # a Node: .kind .op .name .type_text .operands .args
+    main = mod["main"]                   # a Node: .kind .op .name .type_text .attrs .operands .args
     text = mod.astext()                  # byte for byte as TVM v0.14 prints it
     again = graphpat.relay.load_json(graphpat.relay.save_json(mod))
 """
 from . import _graphpat
 
 Node = _graphpat.Node
+
+
+class Attrs(dict):
+    """A call's or function's attributes: a dict also read as TVM reads attrs
+    (`call.attrs.data_layout`)."""
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+
+Node.attrs = property(lambda node: None if node.attrs_dict is None else Attrs(node.attrs_dict),
+                      doc="The attributes of a call or function (Attrs), else None.")
 
 
 class Module:

@@ -59,6 +59,38 @@ struct NodeView {
 
 NodeView view(const ModulePtr& module, graphpat::NodeId id) { return {module, &module->graph, id}; }
 
+// An attribute value as a Python value: None, bool, int, float, str (strings and dtypes), list,
+// dict (maps; an object's fields). Nesting is bounded by the readers' InputLimits.
+py::object attr_value(const graphpat::AttrTable& table, const graphpat::StringPool& strings,
+                      graphpat::AttrValueId id) {
+  switch (table.kind(id)) {
+    case graphpat::AttrKind::kNull: return py::none();
+    case graphpat::AttrKind::kBool: return py::bool_(table.as_bool(id));
+    case graphpat::AttrKind::kInt: return py::int_(table.as_int(id));
+    case graphpat::AttrKind::kFloat: return py::float_(table.as_float(id));
+    case graphpat::AttrKind::kString:
+    case graphpat::AttrKind::kDataType: return py::str(std::string(table.text(id)));
+    case graphpat::AttrKind::kArray: {
+      py::list out;
+      for (graphpat::AttrValueId element : table.elements(id)) out.append(attr_value(table, strings, element));
+      return out;
+    }
+    case graphpat::AttrKind::kMap:
+    case graphpat::AttrKind::kObject: {
+      bool map = table.kind(id) == graphpat::AttrKind::kMap;
+      py::dict out;
+      for (std::size_t i = 0; i < table.entry_count(id); ++i) {
+        py::object key = map ? attr_value(table, strings, table.map_key(id, i))
+                             : py::str(std::string(strings.view(table.field_key(id, i))));
+        if (py::isinstance<py::list>(key)) key = py::tuple(key);
+        out[key] = attr_value(table, strings, table.entry_value(id, i));
+      }
+      return out;
+    }
+  }
+  return py::none();
+}
+
 ModulePtr share(graphpat::relay::Module module) {
   return std::make_shared<const graphpat::relay::Module>(std::move(module));
 }
@@ -146,6 +178,14 @@ PYBIND11_MODULE(_graphpat, m) {
       .def_property_readonly("args", [](const NodeView& v) -> py::list {
         if (v.graph().kind(v.id) != graphpat::NodeKind::kCall) return py::list();
         return v.views(v.graph().args(v.id));
+      })
+      .def_property_readonly("attrs_dict", [](const NodeView& v) -> py::object {
+        const auto& g = v.graph();
+        graphpat::NodeKind kind = g.kind(v.id);
+        if (kind != graphpat::NodeKind::kCall && kind != graphpat::NodeKind::kFunction) return py::none();
+        graphpat::AttrValueId attrs = g.attrs(v.id);
+        if (!attrs.valid()) return py::none();
+        return attr_value(g.context().attrs, g.context().strings, attrs);
       })
       .def_property_readonly("body", [](const NodeView& v) -> py::object {
         graphpat::NodeKind kind = v.graph().kind(v.id);

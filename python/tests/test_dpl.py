@@ -5,6 +5,7 @@ import pytest
 import graphpat
 import graphpat.relay as relay
 from graphpat.dpl import is_op, is_var, wildcard
+from conftest import DATA
 
 CONV_RELU = """#[version = "0.0.5"]
 def @main(%input, %weight) {
@@ -62,3 +63,26 @@ def test_pattern_error_is_a_graphpat_error():
         wildcard().has_type("Tensor[(1,").match(relay.parse(CONV_RELU)["main"].body)
     assert caught.value.id.startswith("graphpat.pattern_text.")
     assert caught.value.line is not None
+
+
+def test_partition_check_as_tvm_writes_it():
+    # test_dataflow_pattern.py's test_partition_check, on its two inputs (077_partition_check_*).
+    pattern = is_op("nn.relu")(is_op("nn.conv2d")(is_var("input"), wildcard()))
+
+    def check(pre):
+        conv = pre.args[0]
+        return conv.attrs.data_layout == "NCHW"
+
+    cases = DATA / "corpus" / "conformance"
+    for name, accepted in (("077_partition_check_a", 1), ("077_partition_check_b", 0)):
+        mod = relay.parse((cases / name / "input.relay").read_text())
+        out, report = pattern.partition(mod, check=check, relay_compat=True)
+        expected = relay.parse((cases / name / "expected.relay").read_text())
+        assert (report["accepted"], out.astext()) == (accepted, expected.astext())
+
+
+def test_attrs_as_python_values():
+    conv = relay.parse(CONV_RELU)["main"].body.args[0]
+    assert conv.attrs.padding == [0, 0, 0, 0]
+    assert (conv.attrs["data_layout"], conv.attrs.out_dtype, conv.attrs.groups) == ("NCHW", "", 1)
+    assert relay.parse(CONV_RELU)["main"].body.args[0].args[0].attrs is None
