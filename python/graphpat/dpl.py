@@ -13,7 +13,8 @@ from . import _graphpat
 from .relay import Module, Node
 
 __all__ = [
-    "DFPattern", "wildcard", "is_op", "is_var", "is_constant", "is_tuple", "is_tuple_get_item",
+    "DFPattern", "wildcard", "is_op", "is_var", "is_constant", "is_expr", "ExprPattern",
+    "is_tuple", "is_tuple_get_item",
     "is_if", "is_let", "dominates", "FunctionPattern", "CallPattern", "TuplePattern",
     "TupleGetItemPattern", "WildcardPattern", "VarPattern", "ConstantPattern", "AltPattern",
     "AndPattern", "NotPattern", "IfPattern", "LetPattern", "DominatorPattern", "AttrPattern",
@@ -91,8 +92,13 @@ class DFPattern:
         lines.append(names[id(self)])
         return "\n".join(lines)
 
+    def _exprs(self):
+        """The expressions of the ExprPatterns in this pattern, by the names text() gives them."""
+        return {name: node.expr for name, node in _named(self).items()
+                if isinstance(node, ExprPattern)}
+
     def _compiled(self):
-        return _graphpat.parse_pattern(self.text())
+        return _graphpat.parse_pattern(self.text(), self._exprs())
 
     def match(self, expr, relay_compat=False):
         """Whether the pattern matches at `expr` (a graphpat.relay.Node); `relay_compat`: TVM
@@ -134,6 +140,19 @@ class VarPattern(DFPattern):
 
     def _spell(self, name):
         return f"is_var({self.name_hint!r})" if self.name_hint else "is_var()"
+
+
+class ExprPattern(DFPattern):
+    """Matches expressions structurally equal to `expr` (a graphpat.relay.Node, of any module:
+    graphpat.relay.parse_expr("1") makes one)."""
+
+    def __init__(self, expr):
+        if not isinstance(expr, Node):
+            raise TypeError(f"is_expr expects a graphpat.relay.Node, not {type(expr).__name__}")
+        self.expr = expr
+
+    def _spell(self, name):
+        return f"is_expr({name(self)})"
 
 
 class ConstantPattern(DFPattern):
@@ -286,6 +305,10 @@ def is_constant():
     return ConstantPattern()
 
 
+def is_expr(expr):
+    return ExprPattern(expr)
+
+
 def is_tuple(fields):
     return TuplePattern(fields)
 
@@ -350,7 +373,7 @@ class DFPatternCallback:
             finally:
                 _builders.pop()
 
-        return (text, text.rsplit("\n", 1)[-1], run, self.rewrite_once)
+        return (text, text.rsplit("\n", 1)[-1], run, self.rewrite_once, self.pattern._exprs())
 
 
 _builders = []

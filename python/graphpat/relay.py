@@ -59,6 +59,12 @@ def parse(text):
 fromtext = parse
 
 
+def parse_expr(text):
+    """Reads a bare expression (what TVM's `str(expr)` prints: `free_var %x;\nadd(%x, 1f)`, or
+    `1`), as a Node of a module of its own; raises graphpat.Error."""
+    return _graphpat.parse_expression(text)
+
+
 def load_json(json):
     """Reads a `tvm.ir.save_json` file's text (TVM 0.7 to 0.19); raises graphpat.Error."""
     return Module(_graphpat.load_json(json))

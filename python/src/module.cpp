@@ -11,6 +11,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -100,6 +101,15 @@ graphpat::relay::TextEnvelope envelope_of(const std::string& name) {
   if (name == "astext_no_meta") return graphpat::relay::TextEnvelope::kAstextNoMeta;
   if (name == "str") return graphpat::relay::TextEnvelope::kStr;
   throw py::value_error("envelope is 'astext', 'astext_no_meta' or 'str', not '" + name + "'");
+}
+
+// The expressions a pattern's text names with is_expr(name) (graphpat.dpl's ExprPattern).
+graphpat::PatternParseOptions pattern_options(const std::map<std::string, NodeView>& exprs) {
+  graphpat::PatternParseOptions options;
+  for (const auto& [name, node] : exprs) {
+    options.names.emplace(name, graphpat::dsl::is_expr(node.graph(), node.id, name));
+  }
+  return options;
 }
 
 py::dict report_dict(const graphpat::PartitionReport& report) {
@@ -212,6 +222,15 @@ PYBIND11_MODULE(_graphpat, m) {
     }
     return share(value_or_raise(std::move(module)));
   });
+  m.def("parse_expression", [](const std::string& text) {
+    absl::StatusOr<graphpat::relay::ParsedExpression> parsed;
+    {
+      py::gil_scoped_release unlocked;
+      parsed = graphpat::relay::parse_expression(text);
+    }
+    graphpat::relay::ParsedExpression value = value_or_raise(std::move(parsed));
+    return view(share(std::move(value.module)), value.root);
+  });
   m.def("load_json", [](const std::string& json) {
     absl::StatusOr<graphpat::relay::LoadedJson> loaded;
     {
@@ -222,9 +241,9 @@ PYBIND11_MODULE(_graphpat, m) {
   });
 
   py::class_<graphpat::Pattern>(m, "Pattern");
-  m.def("parse_pattern", [](const std::string& text) {
-    return value_or_raise(graphpat::parse_pattern(text));
-  });
+  m.def("parse_pattern", [](const std::string& text, const std::map<std::string, NodeView>& exprs) {
+    return value_or_raise(graphpat::parse_pattern(text, pattern_options(exprs)));
+  }, py::arg("text"), py::arg("exprs") = std::map<std::string, NodeView>());
   m.def(
       "match",
       [](const graphpat::Pattern& pattern, const NodeView& node, bool relay_compat) {
@@ -266,7 +285,7 @@ PYBIND11_MODULE(_graphpat, m) {
       py::arg("pattern"), py::arg("module"), py::arg("attrs"), py::arg("check"),
       py::arg("relay_compat") = false);
 
-  // rewrite([(pattern text, root name, fn, rewrite_once)], module): each pattern text is
+  // rewrite([(pattern text, root name, fn, rewrite_once, is_expr names)], module): each pattern text is
   // read with parse_graph_pattern for its named patterns; fn(pre, post, bound, make_call) gets
   // views of the graph being rewritten, `bound` mapping each name to the post nodes it bound,
   // and returns the replacement (a view of that graph). The first exception a callback raises
@@ -280,7 +299,8 @@ PYBIND11_MODULE(_graphpat, m) {
         std::vector<graphpat::RewriteCallback<graphpat::relay::Dialect>> callbacks;
         for (const py::tuple& spec : specs) {
           graphpat::ParsedGraphPattern parsed =
-              value_or_raise(graphpat::parse_graph_pattern(spec[0].cast<std::string>()));
+              value_or_raise(graphpat::parse_graph_pattern(
+              spec[0].cast<std::string>(), pattern_options(spec[4].cast<std::map<std::string, NodeView>>())));
           std::optional<graphpat::Pattern> root = parsed.find(spec[1].cast<std::string>());
           if (!root) throw py::value_error("the pattern's root is not named in its text");
           py::object fn = spec[2];

@@ -12,15 +12,18 @@ from conftest import DATA
 
 CASES = DATA / "corpus" / "conformance"
 # Cases driven elsewhere or not yet drivable from Python: a `check` callback written in words
-# (test_dpl.py tests check(pre)), is_expr of a given expression, call attributes set on the input
-# beside its text (044_match_call_attr_c), several partitions in steps.
-UNSUPPORTED_OPTIONS = {"check", "is_expr_exprs", "test_check", "call_attrs"}
+# (test_dpl.py tests check(pre)), call attributes set on the input beside its text
+# (044_match_call_attr_c), several partitions in steps.
+UNSUPPORTED_OPTIONS = {"check", "test_check", "call_attrs"}
 
 
-def pattern_of(text):
-    """Runs a case's pattern text, `name = expr` lines then an expression, as TVM's Python."""
+def pattern_of(text, exprs=None):
+    """Runs a case's pattern text, `name = expr` lines then an expression, as TVM's Python;
+    `exprs`: the Relay text of the expressions it names (is_expr(wc))."""
     scope = dict(vars(graphpat.dpl))
     scope["relay"] = relay
+    for name, expr in (exprs or {}).items():
+        scope[name] = relay.parse_expr(expr)
     *statements, last = text.strip().split("\n")
     exec("\n".join(statements), scope)
     return eval(last, scope)
@@ -47,7 +50,7 @@ def root_of(mod, root):
 @pytest.mark.parametrize("folder,case", cases("match"))
 def test_match(folder, case):
     mod = relay.parse((folder / "input.relay").read_text())
-    pattern = pattern_of(case["pattern"])
+    pattern = pattern_of(case["pattern"], case.get("options", {}).get("is_expr_exprs"))
     assert pattern.match(root_of(mod, case["root"]), relay_compat=True) is case["expected"]
 
 
@@ -57,6 +60,7 @@ def test_partition(folder, case):
         pytest.skip("TVM type-infers the input and the output; graphpat.relay has no InferType")
     mod = relay.parse((folder / "input.relay").read_text())
     attrs = case.get("attrs", {})
-    out, _ = pattern_of(case["pattern"]).partition(mod, attrs=attrs, relay_compat=True)
+    pattern = pattern_of(case["pattern"], case.get("options", {}).get("is_expr_exprs"))
+    out, _ = pattern.partition(mod, attrs=attrs, relay_compat=True)
     expected = relay.parse((folder / "expected.relay").read_text())
     assert out.astext() == expected.astext()
