@@ -91,3 +91,24 @@ def call(op_name, *args):
     if not dpl._builders:
         raise RuntimeError("graphpat.relay.call builds nodes inside a rewrite callback only")
     return dpl._builders[-1](op_name, list(args))
+
+
+def const(value, dtype=None):
+    """A scalar constant as TVM's relay.const makes it from a Python bool, int or float (int32,
+    float32 unless `dtype` says otherwise), as a Node of a module of its own (for is_expr)."""
+    if isinstance(value, bool):
+        text = "True" if value else "False"
+    elif isinstance(value, int):
+        text = f"{value}" if dtype in (None, "int32") else f"{value}{_suffix(dtype)}"
+    elif isinstance(value, float):
+        text = f"{value!r}{_suffix(dtype or 'float32')}"
+    else:
+        raise TypeError(f"const takes a bool, int or float, not {type(value).__name__}")
+    return parse_expr(text)
+
+
+def _suffix(dtype):
+    suffixes = {"int64": "i64", "float32": "f", "float64": "f64", "float16": "f16"}
+    if dtype not in suffixes:
+        raise ValueError(f"const: no literal of dtype {dtype}")
+    return suffixes[dtype]
