@@ -1,0 +1,409 @@
+"""Relay's dataflow pattern language with TVM's names (python/tvm/relay/dataflow_pattern):
+a TVM user changes `from tvm.relay.dataflow_pattern import *` to `from graphpat.dpl import *`.
+
+    from graphpat.dpl import *
+    bn = is_tuple_get_item(is_op("nn.batch_norm")(wildcard(), wildcard(), wildcard(),
+                                                  wildcard(), wildcard()), 0)
+    partitioned, report = bn.partition(mod, attrs={"Composite": "bn"})   # report["accepted"]
+
+A pattern is written as the text of TVM's Python spelling, which graphpat's C++ reader
+(graphpat/pattern/text.hpp) compiles; a pattern object used twice is one pattern node, as in TVM.
+"""
+from . import _graphpat
+from .relay import Module, Node
+
+__all__ = [
+    "DFPattern", "wildcard", "is_op", "is_var", "is_constant", "is_expr", "ExprPattern",
+    "is_tuple", "is_tuple_get_item",
+    "is_if", "is_let", "dominates", "FunctionPattern", "CallPattern", "TuplePattern",
+    "TupleGetItemPattern", "WildcardPattern", "VarPattern", "ConstantPattern", "AltPattern",
+    "AndPattern", "NotPattern", "IfPattern", "LetPattern", "DominatorPattern", "AttrPattern",
+    "TypePattern", "DataTypePattern", "ShapePattern", "has_attr", "has_type", "has_dtype",
+    "has_shape", "DFPatternCallback", "rewrite",
+]
+
+
+class DFPattern:
+    """The base of every pattern: operators and methods as TVM's DFPattern has them."""
+
+    _operands = ()
+
+    def __call__(self, *args):
+        # `p(None)`: any arguments, as TVM's text and Relax spell it.
+        return CallPattern(self, None if args == (None,) else list(args))
+
+    def __or__(self, other):
+        return AltPattern(self, other)
+
+    def __and__(self, other):
+        return AndPattern(self, other)
+
+    def __invert__(self):
+        return NotPattern(self)
+
+    def __add__(self, other):
+        return is_op("add")(self, other)
+
+    def __sub__(self, other):
+        return is_op("subtract")(self, other)
+
+    def __mul__(self, other):
+        return is_op("multiply")(self, other)
+
+    def __truediv__(self, other):
+        return is_op("divide")(self, other)
+
+    def has_attr(self, attrs):
+        return AttrPattern(self, attrs)
+
+    def has_type(self, ttype):
+        return TypePattern(self, ttype)
+
+    def has_dtype(self, dtype):
+        return DataTypePattern(self, dtype)
+
+    def has_shape(self, shape):
+        return ShapePattern(self, shape)
+
+    def optional(self, option_constructor):
+        return self | option_constructor(self)
+
+    def dominates(self, parent, path=None):
+        return DominatorPattern(parent, wildcard() if path is None else path, self)
+
+    def text(self):
+        """The pattern in TVM's Python spelling, one statement per pattern node."""
+        names, lines = {}, []
+        # Post-order without recursion: each node is named after its operands.
+        stack = [(self, False)]
+        while stack:
+            node, ready = stack.pop()
+            if id(node) in names:
+                continue
+            if ready:
+                name = f"p{len(names)}"
+                names[id(node)] = name
+                lines.append(f"{name} = {node._spell(lambda p: names[id(p)])}")
+                continue
+            stack.append((node, True))
+            for operand in reversed(node._operands):
+                if id(operand) not in names:
+                    stack.append((operand, False))
+        lines.append(names[id(self)])
+        return "\n".join(lines)
+
+    def _exprs(self):
+        """The expressions of the ExprPatterns in this pattern, by the names text() gives them."""
+        return {name: node.expr for name, node in _named(self).items()
+                if isinstance(node, ExprPattern)}
+
+    def _compiled(self):
+        return _graphpat.parse_pattern(self.text(), self._exprs())
+
+    def match(self, expr, relay_compat=False):
+        """Whether the pattern matches at `expr` (a graphpat.relay.Node); `relay_compat`: TVM
+        v0.14's matcher rules (graphpat/pattern/matcher.hpp)."""
+        if not isinstance(expr, Node):
+            raise TypeError(f"match expects a graphpat.relay.Node, not {type(expr).__name__}")
+        return _graphpat.match(self._compiled(), expr, relay_compat)
+
+    def partition(self, expr, attrs=None, check=None, relay_compat=False):
+        """Outlines every match in every function of the module `expr` as TVM's partition does;
+        returns (the new Module, a report dict: accepted, rejected, not_outlined, duplicated).
+        `check(pre)` gets the group's root (a Node of `expr`) and says whether to outline it;
+        an exception it raises is raised from here."""
+        if not isinstance(expr, Module):
+            raise TypeError(f"partition expects a graphpat.relay.Module, not {type(expr).__name__}")
+        pairs = [(str(k), str(v)) for k, v in (attrs or {}).items()]
+        native, report = _graphpat.partition(self._compiled(), expr._native, pairs, check,
+                                             relay_compat)
+        return Module(native), report
+
+
+def _value(value):
+    """A Python value in the spelling the pattern reader reads (a literal)."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_value(k)}: {_value(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+class WildcardPattern(DFPattern):
+    def _spell(self, name):
+        return "wildcard()"
+
+
+class VarPattern(DFPattern):
+    def __init__(self, name_hint=""):
+        self.name_hint = name_hint
+
+    def _spell(self, name):
+        return f"is_var({self.name_hint!r})" if self.name_hint else "is_var()"
+
+
+class ExprPattern(DFPattern):
+    """Matches expressions structurally equal to `expr` (a graphpat.relay.Node, of any module:
+    graphpat.relay.parse_expr("1") makes one)."""
+
+    def __init__(self, expr):
+        if not isinstance(expr, Node):
+            raise TypeError(f"is_expr expects a graphpat.relay.Node, not {type(expr).__name__}")
+        self.expr = expr
+
+    def _spell(self, name):
+        return f"is_expr({name(self)})"
+
+
+class ConstantPattern(DFPattern):
+    def _spell(self, name):
+        return "is_constant()"
+
+
+class _OpPattern(DFPattern):
+    def __init__(self, op_name):
+        self.op_name = op_name
+
+    def _spell(self, name):
+        return f"is_op({self.op_name!r})"
+
+
+class CallPattern(DFPattern):
+    def __init__(self, op, args):
+        self.op, self.args = op, args
+        self._operands = (op,) + tuple(args or ())
+
+    def _spell(self, name):
+        if self.args is None:
+            return f"{name(self.op)}(None)"
+        return f"{name(self.op)}(" + ", ".join(name(a) for a in self.args) + ")"
+
+
+class TuplePattern(DFPattern):
+    def __init__(self, fields):
+        self.fields = fields
+        self._operands = tuple(fields or ())
+
+    def _spell(self, name):
+        if self.fields is None:
+            return "is_tuple(None)"
+        return "is_tuple([" + ", ".join(name(f) for f in self.fields) + "])"
+
+
+class TupleGetItemPattern(DFPattern):
+    def __init__(self, tuple_value, index=None):
+        self.tuple, self.index = tuple_value, index
+        self._operands = (tuple_value,)
+
+    def _spell(self, name):
+        if self.index is None:
+            return f"is_tuple_get_item({name(self.tuple)})"
+        return f"is_tuple_get_item({name(self.tuple)}, {int(self.index)})"
+
+
+class IfPattern(DFPattern):
+    def __init__(self, cond, true_branch, false_branch):
+        self._operands = (cond, true_branch, false_branch)
+
+    def _spell(self, name):
+        return "is_if(" + ", ".join(name(p) for p in self._operands) + ")"
+
+
+class LetPattern(DFPattern):
+    def __init__(self, var, value, body):
+        self._operands = (var, value, body)
+
+    def _spell(self, name):
+        return "is_let(" + ", ".join(name(p) for p in self._operands) + ")"
+
+
+class FunctionPattern(DFPattern):
+    def __init__(self, params, body):
+        self.params, self.body = params, body
+        self._operands = tuple(params or ()) + (body,)
+
+    def _spell(self, name):
+        params = "None" if self.params is None else "[" + ", ".join(name(p) for p in self.params) + "]"
+        return f"FunctionPattern({params}, {name(self.body)})"
+
+
+class DominatorPattern(DFPattern):
+    def __init__(self, parent, path, child):
+        self._operands = (parent, path, child)
+
+    def _spell(self, name):
+        return "dominates(" + ", ".join(name(p) for p in self._operands) + ")"
+
+
+class _Binary(DFPattern):
+    _symbol = ""
+
+    def __init__(self, left, right):
+        self.left, self.right = left, right
+        self._operands = (left, right)
+
+    def _spell(self, name):
+        return f"{name(self.left)} {self._symbol} {name(self.right)}"
+
+
+class AltPattern(_Binary):
+    _symbol = "|"
+
+
+class AndPattern(_Binary):
+    _symbol = "&"
+
+
+class NotPattern(DFPattern):
+    def __init__(self, pattern):
+        self._operands = (pattern,)
+
+    def _spell(self, name):
+        return f"~{name(self._operands[0])}"
+
+
+class _Constraint(DFPattern):
+    _method = ""
+
+    def __init__(self, pattern, value):
+        self.pattern, self.value = pattern, value
+        self._operands = (pattern,)
+
+    def _spell(self, name):
+        return f"{name(self.pattern)}.{self._method}({_value(self.value)})"
+
+
+class AttrPattern(_Constraint):
+    _method = "has_attr"
+
+
+class TypePattern(_Constraint):
+    _method = "has_type"
+
+
+class DataTypePattern(_Constraint):
+    _method = "has_dtype"
+
+
+class ShapePattern(_Constraint):
+    _method = "has_shape"
+
+
+def wildcard():
+    return WildcardPattern()
+
+
+def is_op(op_name):
+    return _OpPattern(op_name)
+
+
+def is_var(name=""):
+    return VarPattern(name)
+
+
+def is_constant():
+    return ConstantPattern()
+
+
+def is_expr(expr):
+    return ExprPattern(expr)
+
+
+def is_tuple(fields):
+    return TuplePattern(fields)
+
+
+def is_tuple_get_item(tuple_value, index=None):
+    return TupleGetItemPattern(tuple_value, index)
+
+
+def is_if(cond, true_branch, false_branch):
+    return IfPattern(cond, true_branch, false_branch)
+
+
+def is_let(var, value, body):
+    return LetPattern(var, value, body)
+
+
+def dominates(parent, path, child):
+    return DominatorPattern(parent, path, child)
+
+
+def has_attr(attrs, pattern=None):
+    return (wildcard() if pattern is None else pattern).has_attr(attrs)
+
+
+def has_type(ttype, pattern=None):
+    return (wildcard() if pattern is None else pattern).has_type(ttype)
+
+
+def has_dtype(dtype, pattern=None):
+    return (wildcard() if pattern is None else pattern).has_dtype(dtype)
+
+
+def has_shape(shape, pattern=None):
+    return (wildcard() if pattern is None else pattern).has_shape(shape)
+
+
+class DFPatternCallback:
+    """A rewrite callback as TVM's: set `self.pattern` and define callback(pre, post, node_map),
+    which returns the replacement of `post`. node_map maps each pattern to the nodes it bound
+    (post-rewrite); graphpat.relay.call(op, *args) builds a call while a callback runs. Nodes
+    seen by a callback are valid during the callback only."""
+
+    def __init__(self, require_type=False, rewrite_once=False):
+        self.pattern = None
+        self.require_type = require_type
+        self.rewrite_once = rewrite_once
+
+    def callback(self, pre, post, node_map):
+        raise NotImplementedError("a DFPatternCallback defines callback(pre, post, node_map)")
+
+    def _spec(self):
+        if self.require_type:
+            raise NotImplementedError("require_type=True: graphpat has no type inference yet")
+        text = self.pattern.text()
+        objects = _named(self.pattern)
+
+        def run(pre, post, bound, make_call):
+            node_map = {objects[name]: nodes for name, nodes in bound.items()}
+            _builders.append(make_call)
+            try:
+                return self.callback(pre, post, node_map)
+            finally:
+                _builders.pop()
+
+        return (text, text.rsplit("\n", 1)[-1], run, self.rewrite_once, self.pattern._exprs())
+
+
+_builders = []
+
+
+def _named(pattern):
+    """The name text() gives each pattern object of `pattern`, mapped back to the object."""
+    order, seen, stack = [], set(), [(pattern, False)]
+    while stack:
+        node, ready = stack.pop()
+        if id(node) in seen:
+            continue
+        if ready:
+            seen.add(id(node))
+            order.append(node)
+            continue
+        stack.append((node, True))
+        for operand in reversed(node._operands):
+            if id(operand) not in seen:
+                stack.append((operand, False))
+    return {f"p{i}": node for i, node in enumerate(order)}
+
+
+def rewrite(callbacks, expr, relay_compat=False):
+    """Rewrites every function of the module `expr` with the callbacks (one or a list) to a
+    fixed point, as TVM's rewrite does; returns the new Module. An exception raised by a
+    callback is raised from here."""
+    if isinstance(callbacks, DFPatternCallback):
+        callbacks = [callbacks]
+    if not isinstance(expr, Module):
+        raise TypeError(f"rewrite expects a graphpat.relay.Module, not {type(expr).__name__}")
+    specs = [c._spec() for c in callbacks]
+    return Module(_graphpat.rewrite(specs, expr._native, relay_compat))

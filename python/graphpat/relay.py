@@ -1,0 +1,114 @@
+"""Relay modules: read and written as TVM does (text, `tvm.ir.save_json`), viewed read-only.
+
+    mod = graphpat.relay.parse(open("mobilenet_v2.relay").read())
+    main = mod["main"]                   # a Node: .kind .op .name .type_text .attrs .operands .args
+    text = mod.astext()                  # byte for byte as TVM v0.14 prints it
+    again = graphpat.relay.load_json(graphpat.relay.save_json(mod))
+"""
+from . import _graphpat
+
+Node = _graphpat.Node
+
+
+class Attrs(dict):
+    """A call's or function's attributes: a dict also read as TVM reads attrs
+    (`call.attrs.data_layout`)."""
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+
+Node.attrs = property(lambda node: None if node.attrs_dict is None else Attrs(node.attrs_dict),
+                      doc="The attributes of a call or function (Attrs), else None.")
+
+
+class Module:
+    """A Relay module (immutable here: passes return a new one)."""
+
+    def __init__(self, native):
+        self._native = native
+
+    def astext(self, show_meta_data=True):
+        return self._native.astext("astext" if show_meta_data else "astext_no_meta")
+
+    def __str__(self):
+        return self._native.astext("str")
+
+    def functions(self):
+        """The names of the module's global functions, in order."""
+        return self._native.function_names()
+
+    def __getitem__(self, name):
+        node = _graphpat.function(self._native, name)
+        if node is None:
+            raise KeyError(name)
+        return node
+
+    def node_count(self):
+        return self._native.node_count()
+
+
+def parse(text):
+    """Reads TVM's Relay text (`mod.astext()`, `str(mod)`); raises graphpat.Error."""
+    return Module(_graphpat.parse_text(text))
+
+
+fromtext = parse
+
+
+def parse_expr(text):
+    """Reads a bare expression (what TVM's `str(expr)` prints: `free_var %x;\nadd(%x, 1f)`, or
+    `1`), as a Node of a module of its own; raises graphpat.Error."""
+    return _graphpat.parse_expression(text)
+
+
+def load_json(json):
+    """Reads a `tvm.ir.save_json` file's text (TVM 0.7 to 0.19); raises graphpat.Error."""
+    return Module(_graphpat.load_json(json))
+
+
+def save_json(module):
+    """Writes `module` as TVM v0.14's save_json does."""
+    return module._native.save_json()
+
+
+def TensorType(shape, dtype="float32"):
+    """A tensor type as graphpat's patterns take it: its Relay text (`Tensor[(10, 10), float32]`),
+    so that `has_type(relay.TensorType((10, 10), "float32"))` reads as in TVM."""
+    dims = ", ".join(str(d) for d in shape)
+    if len(shape) == 1:
+        dims += ","
+    return f"Tensor[({dims}), {dtype}]"
+
+
+def call(op_name, *args):
+    """A call of `op_name` on `args` (its attributes at their defaults), built in the graph being
+    rewritten: for DFPatternCallback.callback (graphpat.dpl), the only place it works."""
+    from . import dpl
+    if not dpl._builders:
+        raise RuntimeError("graphpat.relay.call builds nodes inside a rewrite callback only")
+    return dpl._builders[-1](op_name, list(args))
+
+
+def const(value, dtype=None):
+    """A scalar constant as TVM's relay.const makes it from a Python bool, int or float (int32,
+    float32 unless `dtype` says otherwise), as a Node of a module of its own (for is_expr)."""
+    if isinstance(value, bool):
+        text = "True" if value else "False"
+    elif isinstance(value, int):
+        text = f"{value}" if dtype in (None, "int32") else f"{value}{_suffix(dtype)}"
+    elif isinstance(value, float):
+        text = f"{value!r}{_suffix(dtype or 'float32')}"
+    else:
+        raise TypeError(f"const takes a bool, int or float, not {type(value).__name__}")
+    return parse_expr(text)
+
+
+def _suffix(dtype):
+    suffixes = {"int64": "i64", "float32": "f", "float64": "f64", "float16": "f16"}
+    if dtype not in suffixes:
+        raise ValueError(f"const: no literal of dtype {dtype}")
+    return suffixes[dtype]

@@ -1,0 +1,27 @@
+"""The origin case, apache/tvm#5928, from Python: every batch norm of the MobileNetV2 that
+TVM's MXNet importer makes is outlined (53); TVM's behaviour (relay_compat) outlines 48."""
+import graphpat.relay
+from graphpat.dpl import is_op, is_tuple_get_item, wildcard
+from conftest import DATA
+
+
+def batch_norm():
+    return is_tuple_get_item(is_op("nn.batch_norm")(wildcard(), wildcard(), wildcard(),
+                                                    wildcard(), wildcard()), 0)
+
+
+def model():
+    return graphpat.relay.parse(
+        (DATA / "corpus" / "models" / "mobilenet_v2_mxnet_style.relay").read_text())
+
+
+def test_every_batch_norm_is_outlined():
+    partitioned, report = batch_norm().partition(model(), attrs={"Composite": "bn"})
+    assert report == {"accepted": 53, "rejected": 0, "not_outlined": 0, "duplicated": 0}
+    assert partitioned.astext().count('Composite="bn"') == 53
+
+
+def test_relay_compat_gives_tvms_48():
+    _, report = batch_norm().partition(model(), attrs={"Composite": "bn"}, relay_compat=True)
+    # The five refused batch norms: both TupleGetItems of each are refused (used_outside).
+    assert (report["accepted"], report["rejected"]) == (48, 10)
