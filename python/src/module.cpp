@@ -42,15 +42,24 @@ T value_or_raise(absl::StatusOr<T> result) {
   return *std::move(result);
 }
 
+constexpr const char* kStaleNode =
+    "a node of a rewrite callback is used after the callback returned; keep what it says "
+    "(op, attrs, astext()), not the node";
+
 // A node of a module, kept alive by the module it belongs to; or, inside a rewrite callback
 // (module null), a node of the graph being rewritten, valid while the callback runs.
 struct NodeView {
   ModulePtr module;
   const graphpat::relay::Graph* graph_in;
   graphpat::NodeId id;
+  // Inside a rewrite callback: false once the callback has returned (the graph changes after).
+  std::shared_ptr<const bool> alive;
 
-  const graphpat::relay::Graph& graph() const { return *graph_in; }
-  NodeView at(graphpat::NodeId other) const { return {module, graph_in, other}; }
+  const graphpat::relay::Graph& graph() const {
+    if (alive && !*alive) throw py::value_error(kStaleNode);
+    return *graph_in;
+  }
+  NodeView at(graphpat::NodeId other) const { return {module, graph_in, other, alive}; }
   py::list views(std::span<const graphpat::NodeId> ids) const {
     py::list out;
     for (graphpat::NodeId node : ids) out.append(at(node));
@@ -58,7 +67,9 @@ struct NodeView {
   }
 };
 
-NodeView view(const ModulePtr& module, graphpat::NodeId id) { return {module, &module->graph, id}; }
+NodeView view(const ModulePtr& module, graphpat::NodeId id) {
+  return {module, &module->graph, id, nullptr};
+}
 
 // An attribute value as a Python value: None, bool, int, float, str (strings and dtypes), list,
 // dict (maps; an object's fields). Nesting is bounded by the readers' InputLimits.
@@ -314,27 +325,38 @@ PYBIND11_MODULE(_graphpat, m) {
                      py::gil_scoped_acquire locked;
                      if (*failure) return post;
                      const graphpat::relay::Graph* graph = &rewriter.graph();
+                     // The views and the call builder given to Python die with this call.
+                     auto alive = std::make_shared<bool>(true);
+                     struct Expire {
+                       std::shared_ptr<bool> flag;
+                       ~Expire() { *flag = false; }
+                     } expire{alive};
                      try {
                        py::dict bindings;
                        for (const auto& [name, pattern] : *names) {
                          py::list nodes;
-                         for (NodeId node : bound.all(pattern)) nodes.append(NodeView{nullptr, graph, node});
+                         for (NodeId node : bound.all(pattern)) nodes.append(NodeView{nullptr, graph, node, alive});
                          if (!nodes.empty()) bindings[py::str(name)] = nodes;
                        }
-                       py::cpp_function make_call([&rewriter, graph](const std::string& op,
-                                                                     const std::vector<NodeView>& args) {
+                       py::cpp_function make_call([&rewriter, graph, alive](const std::string& op,
+                                                                            const std::vector<NodeView>& args) {
+                         if (!*alive) throw py::value_error(kStaleNode);
                          std::vector<NodeId> ids;
                          for (const NodeView& arg : args) {
-                           if (arg.graph_in != graph) throw py::value_error("an argument is not a node of the graph being rewritten");
+                           if (arg.graph_in != graph || arg.alive != alive) {
+                             throw py::value_error("an argument is not a node of this callback's graph");
+                           }
                            ids.push_back(arg.id);
                          }
                          NodeId made = value_or_raise(rewriter.call(op, std::span<const NodeId>(ids), {}));
-                         return NodeView{nullptr, graph, made};
+                         return NodeView{nullptr, graph, made, alive};
                        });
-                       py::object out = fn(NodeView{nullptr, graph, pre}, NodeView{nullptr, graph, post},
+                       py::object out = fn(NodeView{nullptr, graph, pre, alive}, NodeView{nullptr, graph, post, alive},
                                            bindings, make_call);
                        NodeView replacement = out.cast<NodeView>();
-                       if (replacement.graph_in != graph) throw py::value_error("a callback returned a node of another graph");
+                       if (replacement.graph_in != graph || replacement.alive != alive) {
+                         throw py::value_error("a callback returned a node it was not given or did not build");
+                       }
                        return replacement.id;
                      } catch (py::error_already_set& error) {
                        failure->emplace(std::move(error));

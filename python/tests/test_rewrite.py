@@ -83,6 +83,25 @@ def test_call_outside_a_callback_is_refused():
         relay.call("nn.relu")
 
 
+def test_a_node_kept_past_its_callback_is_refused_not_read():
+    kept = []
+
+    class Keeps(CollapseRelu):
+        def callback(self, pre, post, node_map):
+            kept.append((post, node_map[self.x][0]))
+            if len(kept) == 1:
+                return relay.call("nn.relu", node_map[self.x][0])
+            return kept[0][1]  # a node of the first callback's run
+
+    stale = "a node of a rewrite callback is used after the callback returned"
+    with pytest.raises(ValueError, match="a callback returned a node it was not given or did not build"):
+        rewrite(Keeps(), relay.parse(RELU_CHAIN))
+    post, _ = kept[0]
+    for read in (lambda: post.op, lambda: post.args, lambda: post.astext()):
+        with pytest.raises(ValueError, match=stale):
+            read()
+
+
 def test_algebraic_simplify():
     # test_dataflow_pattern.py's test_algebraic_simplify, on its inputs (067_algebraic_simplify_*).
     zero = is_expr(relay.const(0)) | is_expr(relay.const(0.0))
