@@ -349,7 +349,7 @@ class DFPatternCallback:
     """A rewrite callback as TVM's: set `self.pattern` and define callback(pre, post, node_map),
     which returns the replacement of `post`. node_map maps each pattern to the nodes it bound
     (post-rewrite); graphpat.relay.call(op, *args) builds a call while a callback runs. Nodes
-    seen by a callback are valid during the callback only."""
+    seen by a callback are valid during the callback only; read after it, they raise ValueError."""
 
     def __init__(self, require_type=False, rewrite_once=False):
         self.pattern = None
