@@ -1,9 +1,10 @@
-"""graphpat: dataflow patterns over Relay graphs, driven by graphpat's C++ engine.
+"""graphpat: dataflow patterns over Relay and ONNX graphs, driven by graphpat's C++ engine.
 
-    import graphpat.relay, graphpat.dpl
-    mod = graphpat.relay.parse(text)                    # TVM's Relay text
+    import graphpat.relay, graphpat.onnx, graphpat.dpl, graphpat.transform
+    mod = graphpat.relay.parse(text)                    # TVM's Relay text (or onnx.load(path))
     pattern = graphpat.dpl.is_op("nn.relu")(graphpat.dpl.wildcard())
     partitioned, report = pattern.partition(mod, attrs={"Composite": "relu"})
+    merged, counts = graphpat.transform.eliminate_common_subexpr(mod)
 
 Every failure on bad input is a graphpat.Error carrying the stable id of docs/errors.md.
 """
@@ -33,5 +34,6 @@ class Error(Exception):
 
 
 from . import _graphpat  # noqa: E402  (the extension raises Error, defined above)
+from ._graph import structural_equal  # noqa: E402
 
-__all__ = ["Error"]
+__all__ = ["Error", "structural_equal"]

@@ -9,8 +9,20 @@ a TVM user changes `from tvm.relay.dataflow_pattern import *` to `from graphpat.
 A pattern is written as the text of TVM's Python spelling, which graphpat's C++ reader
 (graphpat/pattern/text.hpp) compiles; a pattern object used twice is one pattern node, as in TVM.
 """
-from . import _graphpat
-from .relay import Module, Node
+from . import _graphpat, _graph
+
+def _node_engine(expr, what):
+    """The extension submodule of `expr`'s dialect, for a Node (of a Relay or an ONNX module)."""
+    if not isinstance(expr, (_graphpat.relay.Node, _graphpat.onnx.Node)):
+        raise TypeError(f"{what} expects a graphpat Node, not {type(expr).__name__}")
+    return expr._engine
+
+
+def _module_engine(expr, what):
+    if not isinstance(expr, _graph.Module):
+        raise TypeError(f"{what} expects a graphpat Module (graphpat.relay.parse, "
+                        f"graphpat.onnx.load), not {type(expr).__name__}")
+    return expr._engine
 
 __all__ = [
     "DFPattern", "wildcard", "is_op", "is_var", "is_constant", "is_expr", "ExprPattern",
@@ -101,23 +113,28 @@ class DFPattern:
         return _graphpat.parse_pattern(self.text(), self._exprs())
 
     def match(self, expr, relay_compat=False):
-        """Whether the pattern matches at `expr` (a graphpat.relay.Node); `relay_compat`: TVM
-        v0.14's matcher rules (graphpat/pattern/matcher.hpp)."""
-        if not isinstance(expr, Node):
-            raise TypeError(f"match expects a graphpat.relay.Node, not {type(expr).__name__}")
-        return _graphpat.match(self._compiled(), expr, relay_compat)
+        """Whether the pattern matches at `expr` (a Node); `relay_compat`: TVM v0.14's matcher
+        rules (graphpat/pattern/matcher.hpp)."""
+        engine = _node_engine(expr, "match")
+        return engine.match(self._compiled(), expr, relay_compat)
+
+    def explain(self, expr, relay_compat=False):
+        """Why the pattern does not match at `expr`, in words ("expected op nn.conv2d, got
+        nn.dense; in operand 0 of %12 = nn.bias_add(...)"), or "matched"."""
+        engine = _node_engine(expr, "explain")
+        return engine.explain(self._compiled(), expr, relay_compat)
 
     def partition(self, expr, attrs=None, check=None, relay_compat=False):
         """Outlines every match in every function of the module `expr` as TVM's partition does;
-        returns (the new Module, a report dict: accepted, rejected, not_outlined, duplicated).
-        `check(pre)` gets the group's root (a Node of `expr`) and says whether to outline it;
-        an exception it raises is raised from here."""
-        if not isinstance(expr, Module):
-            raise TypeError(f"partition expects a graphpat.relay.Module, not {type(expr).__name__}")
+        returns (the new Module, a report dict: accepted, rejected and duplicated (a sentence
+        each), not_outlined, stopped_matches, cse_merged). `check(pre)` gets the group's root
+        (a Node of `expr`) and says whether to outline it; an exception it raises is raised
+        from here."""
+        engine = _module_engine(expr, "partition")
         pairs = [(str(k), str(v)) for k, v in (attrs or {}).items()]
-        native, report = _graphpat.partition(self._compiled(), expr._native, pairs, check,
-                                             relay_compat)
-        return Module(native), report
+        native, report = engine.partition(self._compiled(), expr._native, pairs, check,
+                                          relay_compat)
+        return expr._derived(native), report
 
 
 def _value(value):
@@ -143,12 +160,11 @@ class VarPattern(DFPattern):
 
 
 class ExprPattern(DFPattern):
-    """Matches expressions structurally equal to `expr` (a graphpat.relay.Node, of any module:
+    """Matches expressions structurally equal to `expr` (a Node, of any module:
     graphpat.relay.parse_expr("1") makes one)."""
 
     def __init__(self, expr):
-        if not isinstance(expr, Node):
-            raise TypeError(f"is_expr expects a graphpat.relay.Node, not {type(expr).__name__}")
+        _node_engine(expr, "is_expr")
         self.expr = expr
 
     def _spell(self, name):
@@ -348,7 +364,8 @@ def has_shape(shape, pattern=None):
 class DFPatternCallback:
     """A rewrite callback as TVM's: set `self.pattern` and define callback(pre, post, node_map),
     which returns the replacement of `post`. node_map maps each pattern to the nodes it bound
-    (post-rewrite); graphpat.relay.call(op, *args) builds a call while a callback runs. Nodes
+    (post-rewrite); graphpat.relay.call(op, *args, **attrs) (graphpat.onnx.call in an ONNX
+    module) builds a call while a callback runs. Nodes
     seen by a callback are valid during the callback only; read after it, they raise ValueError."""
 
     def __init__(self, require_type=False, rewrite_once=False):
@@ -379,6 +396,13 @@ class DFPatternCallback:
 _builders = []
 
 
+def _build(op_name, args, attrs):
+    """A call built in the graph of the rewrite callback running now (relay.call, onnx.call)."""
+    if not _builders:
+        raise RuntimeError("calls are built inside a rewrite callback only")
+    return _builders[-1](op_name, list(args), attrs)
+
+
 def _named(pattern):
     """The name text() gives each pattern object of `pattern`, mapped back to the object."""
     order, seen, stack = [], set(), [(pattern, False)]
@@ -403,7 +427,6 @@ def rewrite(callbacks, expr, relay_compat=False):
     callback is raised from here."""
     if isinstance(callbacks, DFPatternCallback):
         callbacks = [callbacks]
-    if not isinstance(expr, Module):
-        raise TypeError(f"rewrite expects a graphpat.relay.Module, not {type(expr).__name__}")
+    engine = _module_engine(expr, "rewrite")
     specs = [c._spec() for c in callbacks]
-    return Module(_graphpat.rewrite(specs, expr._native, relay_compat))
+    return expr._derived(engine.rewrite(specs, expr._native, relay_compat))

@@ -1,35 +1,19 @@
 """Relay modules: read and written as TVM does (text, `tvm.ir.save_json`), viewed read-only.
 
     mod = graphpat.relay.parse(open("mobilenet_v2.relay").read())
-    main = mod["main"]                   # a Node: .kind .op .name .type_text .attrs .operands .args
+    main = mod["main"]                   # a Node: .kind .op .name .type_text .attrs .operands
+                                         # .args .users, .data (a constant's numpy array)
     text = mod.astext()                  # byte for byte as TVM v0.14 prints it
     again = graphpat.relay.load_json(graphpat.relay.save_json(mod))
 """
-from . import _graphpat
+from . import _graphpat, _graph
 
-Node = _graphpat.Node
-
-
-class Attrs(dict):
-    """A call's or function's attributes: a dict also read as TVM reads attrs
-    (`call.attrs.data_layout`)."""
-
-    def __getattr__(self, key):
-        try:
-            return self[key]
-        except KeyError:
-            raise AttributeError(key) from None
+Node = _graphpat.relay.Node
+_graph.add_node_properties(Node)
 
 
-Node.attrs = property(lambda node: None if node.attrs_dict is None else Attrs(node.attrs_dict),
-                      doc="The attributes of a call or function (Attrs), else None.")
-
-
-class Module:
+class Module(_graph.Module):
     """A Relay module (immutable here: passes return a new one)."""
-
-    def __init__(self, native):
-        self._native = native
 
     def astext(self, show_meta_data=True):
         return self._native.astext("astext" if show_meta_data else "astext_no_meta")
@@ -37,23 +21,10 @@ class Module:
     def __str__(self):
         return self._native.astext("str")
 
-    def functions(self):
-        """The names of the module's global functions, in order."""
-        return self._native.function_names()
-
-    def __getitem__(self, name):
-        node = _graphpat.function(self._native, name)
-        if node is None:
-            raise KeyError(name)
-        return node
-
-    def node_count(self):
-        return self._native.node_count()
-
 
 def parse(text):
     """Reads TVM's Relay text (`mod.astext()`, `str(mod)`); raises graphpat.Error."""
-    return Module(_graphpat.parse_text(text))
+    return Module(_graphpat.relay.parse_text(text))
 
 
 fromtext = parse
@@ -62,12 +33,12 @@ fromtext = parse
 def parse_expr(text):
     """Reads a bare expression (what TVM's `str(expr)` prints: `free_var %x;\nadd(%x, 1f)`, or
     `1`), as a Node of a module of its own; raises graphpat.Error."""
-    return _graphpat.parse_expression(text)
+    return _graphpat.relay.parse_expression(text)
 
 
 def load_json(json):
     """Reads a `tvm.ir.save_json` file's text (TVM 0.7 to 0.19); raises graphpat.Error."""
-    return Module(_graphpat.load_json(json))
+    return Module(_graphpat.relay.load_json(json))
 
 
 def save_json(module):
@@ -84,13 +55,13 @@ def TensorType(shape, dtype="float32"):
     return f"Tensor[({dims}), {dtype}]"
 
 
-def call(op_name, *args):
-    """A call of `op_name` on `args` (its attributes at their defaults), built in the graph being
-    rewritten: for DFPatternCallback.callback (graphpat.dpl), the only place it works."""
+def call(op_name, *args, **attrs):
+    """A call of `op_name` on `args` with the attributes `attrs` (TVM's keyword arguments:
+    `call("nn.conv2d", x, w, strides=[2, 2], channels=16)`; the others at their defaults), built
+    in the graph being rewritten: for DFPatternCallback.callback (graphpat.dpl), the only place
+    it works."""
     from . import dpl
-    if not dpl._builders:
-        raise RuntimeError("graphpat.relay.call builds nodes inside a rewrite callback only")
-    return dpl._builders[-1](op_name, list(args))
+    return dpl._build(op_name, args, attrs)
 
 
 def const(value, dtype=None):

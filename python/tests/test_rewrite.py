@@ -93,7 +93,7 @@ def test_a_node_kept_past_its_callback_is_refused_not_read():
                 return relay.call("nn.relu", node_map[self.x][0])
             return kept[0][1]  # a node of the first callback's run
 
-    stale = "a node of a rewrite callback is used after the callback returned"
+    stale = "a node a callback was given is used after the callback returned"
     with pytest.raises(ValueError, match="a callback returned a node it was not given or did not build"):
         rewrite(Keeps(), relay.parse(RELU_CHAIN))
     post, _ = kept[0]
