@@ -31,14 +31,22 @@ __all__ = [
     "TupleGetItemPattern", "WildcardPattern", "VarPattern", "ConstantPattern", "AltPattern",
     "AndPattern", "NotPattern", "IfPattern", "LetPattern", "DominatorPattern", "AttrPattern",
     "TypePattern", "DataTypePattern", "ShapePattern", "has_attr", "has_type", "has_dtype",
-    "has_shape", "DFPatternCallback", "rewrite",
+    "has_shape", "DFPatternCallback", "rewrite", "PatternContext", "PatternSeq",
 ]
 
 
 class DFPattern:
-    """The base of every pattern: operators and methods as TVM's DFPattern has them."""
+    """The base of every pattern: operators and methods as TVM's DFPattern has them, and
+    Relax's graph-pattern ones (`^`, `>>`, used_by, only_used_by, fork_to, dup,
+    same_shape_as), which constrain the PatternContext open around them."""
 
     _operands = ()
+
+    def __new__(cls, *args, **kwargs):
+        made = super().__new__(cls)
+        if PatternContext._open:
+            PatternContext._open[-1]._made[id(made)] = made
+        return made
 
     def __call__(self, *args):
         # `p(None)`: any arguments, as TVM's text and Relax spell it.
@@ -83,24 +91,42 @@ class DFPattern:
     def dominates(self, parent, path=None):
         return DominatorPattern(parent, wildcard() if path is None else path, self)
 
+    def used_by(self, other, index=-1):
+        """Relax's `self ^ other`: other's node takes self's as its argument `index` (any
+        when -1); returns the PatternSeq [self, other...]."""
+        return PatternSeq([self]).used_by(other, index)
+
+    def only_used_by(self, other, index=-1):
+        """Relax's `self >> other`: used_by, and nothing else uses self's node."""
+        return PatternSeq([self]).only_used_by(other, index)
+
+    def __xor__(self, other):
+        return self.used_by(other)
+
+    def __rshift__(self, other):
+        return self.only_used_by(other)
+
+    def fork_to(self, *others):
+        """self ^ each of `others`."""
+        for other in others:
+            self.used_by(other)
+        return self
+
+    def same_shape_as(self, *others):
+        """The nodes of self and `others` have tensor types of the same dims."""
+        PatternContext._current("same_shape_as")._constraints.append(
+            ("same_shape_as", self, others, None))
+        return self
+
+    def dup(self):
+        """A pattern of the same shape matching other nodes (Relax's dup)."""
+        return _DupPattern(self)
+
     def text(self):
         """The pattern in TVM's Python spelling, one statement per pattern node."""
-        names, lines = {}, []
-        # Post-order without recursion: each node is named after its operands.
-        stack = [(self, False)]
-        while stack:
-            node, ready = stack.pop()
-            if id(node) in names:
-                continue
-            if ready:
-                name = f"p{len(names)}"
-                names[id(node)] = name
-                lines.append(f"{name} = {node._spell(lambda p: names[id(p)])}")
-                continue
-            stack.append((node, True))
-            for operand in reversed(node._operands):
-                if id(operand) not in names:
-                    stack.append((operand, False))
+        order = _post_order([self])
+        names = {id(node): f"p{i}" for i, node in enumerate(order)}
+        lines = [f"{names[id(node)]} = {node._spell(lambda p: names[id(p)])}" for node in order]
         lines.append(names[id(self)])
         return "\n".join(lines)
 
@@ -134,6 +160,153 @@ class DFPattern:
         pairs = [(str(k), str(v)) for k, v in (attrs or {}).items()]
         native, report = engine.partition(self._compiled(), expr._native, pairs, check,
                                           relay_compat)
+        return expr._derived(native), report
+
+
+class _DupPattern(DFPattern):
+    def __init__(self, source):
+        self._operands = (source,)
+
+    def _spell(self, name):
+        return f"{name(self._operands[0])}.dup()"
+
+
+class PatternSeq:
+    """Relax's chain of patterns (`a ^ b >> c`), each step a constraint of the open context."""
+
+    def __init__(self, patterns, links=()):
+        self.patterns = list(patterns)
+        self._links = list(links)   # (method, index) between patterns[i] and patterns[i + 1]
+
+    def _link(self, method, other, index):
+        seq = other if isinstance(other, PatternSeq) else PatternSeq([other])
+        _constrain(method, self.patterns[-1], seq.patterns[0], int(index))
+        return PatternSeq(self.patterns + seq.patterns,
+                          self._links + [(method, int(index))] + seq._links)
+
+    def used_by(self, other, index=-1):
+        return self._link("used_by", other, index)
+
+    def only_used_by(self, other, index=-1):
+        return self._link("only_used_by", other, index)
+
+    def __xor__(self, other):
+        return self.used_by(other)
+
+    def __rshift__(self, other):
+        return self.only_used_by(other)
+
+    def dup(self):
+        """The chain again, of other nodes, linked as this one is."""
+        copies = [p.dup() for p in self.patterns]
+        for (method, index), first, second in zip(self._links, copies, copies[1:]):
+            _constrain(method, first, second, index)
+        return PatternSeq(copies, self._links)
+
+
+def _constrain(method, pattern, other, index):
+    PatternContext._current(method)._constraints.append((method, pattern, (other,), index))
+
+
+class PatternContext:
+    """Relax's PatternContext: several patterns matched at once with constraints between their
+    nodes (graphpat/pattern/graph_pattern.hpp). As in Relax, each call pattern made inside the
+    `with` block uses its arguments (`arg ^ call` is added for each); `^`, `>>` and the other
+    constraints are written inside the block.
+
+        with PatternContext() as ctx:
+            x = wildcard()
+            q = is_op("nn.dense")(x, wildcard())
+            k = is_op("nn.dense")(x, wildcard())
+        ctx.match_dfb(mod["main"])[q]          # the first match: pattern -> Node
+        fused, report = ctx.partition(mod, attrs={"Composite": "qk"})   # one function each
+    """
+
+    _open = []
+
+    def __init__(self, incremental=False):
+        if incremental:
+            raise NotImplementedError("PatternContext(incremental=True) is not offered by graphpat")
+        self._made = {}          # the patterns made inside the block, by id
+        self._constraints = []   # (method, pattern, others, index), in the order written
+
+    def __enter__(self):
+        if PatternContext._open:
+            raise RuntimeError("PatternContext blocks do not nest in graphpat")
+        PatternContext._open.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        PatternContext._open.pop()
+
+    @staticmethod
+    def current():
+        """The context whose `with` block is open, or None."""
+        return PatternContext._open[-1] if PatternContext._open else None
+
+    @staticmethod
+    def _current(what):
+        if not PatternContext._open:
+            raise RuntimeError(f"{what} constrains a PatternContext: write it inside a "
+                               "`with PatternContext() as ctx:` block")
+        return PatternContext._open[-1]
+
+    def text(self):
+        """The context in Relax's spelling, as graphpat's reader reads it: the patterns made
+        before the block, then the block with those made in it and the constraints."""
+        order = self._order()
+        names = {id(node): f"p{i}" for i, node in enumerate(order)}
+
+        def name(pattern):
+            return names[id(pattern)]
+
+        outside = [f"{name(n)} = {n._spell(name)}" for n in order if id(n) not in self._made]
+        inside = [f"    {name(n)} = {n._spell(name)}" for n in order if id(n) in self._made]
+        for method, pattern, others, index in self._constraints:
+            arguments = ", ".join(name(o) for o in others)
+            if index is not None:
+                arguments += f", {index}"
+            inside.append(f"    {name(pattern)}.{method}({arguments})")
+        return "\n".join(outside + ["with PatternContext() as ctx:"] + inside)
+
+    def _order(self):
+        """The patterns of the text in the order it names them: those made in the block and
+        those the constraints name, after their operands."""
+        roots = list(self._made.values())
+        for _, pattern, others, _ in self._constraints:
+            roots += [pattern, *others]
+        return _post_order(roots)
+
+    def _objects(self):
+        return {f"p{i}": node for i, node in enumerate(self._order())}
+
+    def _search(self, expr, first_only, relay_compat):
+        engine = _node_engine(expr, "PatternContext.match_dfb")
+        objects = self._objects()
+        exprs = {n: p.expr for n, p in objects.items() if isinstance(p, ExprPattern)}
+        found = engine.graph_match(self.text(), exprs, expr, first_only, relay_compat)
+        return [{objects[name]: node for name, node in match.items()} for match in found]
+
+    def match_dfb(self, dfb, relay_compat=False):
+        """The first match among the nodes `dfb` (a function Node) reaches, as {pattern: Node}
+        for every pattern that bound a node, or None."""
+        found = self._search(dfb, True, relay_compat)
+        return found[0] if found else None
+
+    def match_all(self, expr, relay_compat=False):
+        """Every match among the nodes `expr` reaches, one per set of matched nodes."""
+        return self._search(expr, False, relay_compat)
+
+    def partition(self, expr, attrs=None, check=None, relay_compat=False):
+        """Outlines every match in every function of the module `expr` into one function,
+        returning a tuple of the values used outside it (a QKV block: one function, three
+        outputs); returns (the new Module, the report), as DFPattern.partition."""
+        engine = _module_engine(expr, "PatternContext.partition")
+        objects = self._objects()
+        exprs = {n: p.expr for n, p in objects.items() if isinstance(p, ExprPattern)}
+        pairs = [(str(k), str(v)) for k, v in (attrs or {}).items()]
+        native, report = engine.graph_partition(self.text(), exprs, expr._native, pairs, check,
+                                                relay_compat)
         return expr._derived(native), report
 
 
@@ -403,9 +576,9 @@ def _build(op_name, args, attrs):
     return _builders[-1](op_name, list(args), attrs)
 
 
-def _named(pattern):
-    """The name text() gives each pattern object of `pattern`, mapped back to the object."""
-    order, seen, stack = [], set(), [(pattern, False)]
+def _post_order(roots):
+    """Every pattern object `roots` reach, each after its operands, without recursion."""
+    order, seen, stack = [], set(), [(root, False) for root in reversed(roots)]
     while stack:
         node, ready = stack.pop()
         if id(node) in seen:
@@ -418,7 +591,12 @@ def _named(pattern):
         for operand in reversed(node._operands):
             if id(operand) not in seen:
                 stack.append((operand, False))
-    return {f"p{i}": node for i, node in enumerate(order)}
+    return order
+
+
+def _named(pattern):
+    """The name text() gives each pattern object of `pattern`, mapped back to the object."""
+    return {f"p{i}": node for i, node in enumerate(_post_order([pattern]))}
 
 
 def rewrite(callbacks, expr, relay_compat=False):

@@ -540,6 +540,56 @@ void bind_dialect(py::module_& m) {
       },
       py::arg("pattern"), py::arg("module"), py::arg("attrs"), py::arg("check"),
       py::arg("relay_compat") = false);
+  // graph_match(context text, is_expr names, root, first_only, relay_compat): the matches of a
+  // graph pattern (graphpat.dpl.PatternContext's text) among the nodes `root` reaches, each
+  // as {name: node} for every named pattern that bound a node.
+  m.def("graph_match", [](const std::string& text, const std::map<std::string, View>& exprs,
+                          const View& root, bool first_only, bool relay_compat) {
+    graphpat::ParsedGraphPattern parsed =
+        value_or_raise(graphpat::parse_graph_pattern(text, pattern_options(exprs)));
+    std::vector<graphpat::Match> found;
+    {
+      py::gil_scoped_release unlocked;
+      graphpat::GraphMatcher<D> matcher = value_or_raise(graphpat::GraphMatcher<D>::make(
+          parsed.context, root.graph(), {.match = {.relay_compat = relay_compat}}));
+      if (first_only) {
+        if (std::optional<graphpat::Match> first = matcher.first(root.id)) found.push_back(std::move(*first));
+      } else {
+        found = matcher.find_all(root.id);
+      }
+    }
+    py::list out;
+    for (const graphpat::Match& match : found) {
+      py::dict bound;
+      for (const auto& [name, pattern] : parsed.names) {
+        NodeId node = match.bound(pattern);
+        if (node.valid()) bound[py::str(name)] = root.at(node);
+      }
+      out.append(bound);
+    }
+    return out;
+  });
+  // graph_partition(context text, is_expr names, module, attrs, check, relay_compat).
+  m.def("graph_partition", [](const std::string& text, const std::map<std::string, View>& exprs,
+                              const Ptr& module, std::vector<std::pair<std::string, std::string>> attrs,
+                              py::object check, bool relay_compat) {
+    graphpat::ParsedGraphPattern parsed =
+        value_or_raise(graphpat::parse_graph_pattern(text, pattern_options(exprs)));
+    auto failure = std::make_shared<std::optional<py::error_already_set>>();
+    graphpat::PartitionOptions<D> options{.attrs = std::move(attrs),
+                                          .check = python_check(module, check, failure),
+                                          .relay_compat = relay_compat};
+    absl::StatusOr<graphpat::PartitionResult<D>> result;
+    {
+      py::gil_scoped_release unlocked;
+      result = graphpat::partition(parsed.context, module->module, options,
+                                   {.match = {.relay_compat = relay_compat}});
+    }
+    if (*failure) throw std::move(**failure);
+    graphpat::PartitionResult<D> made = value_or_raise(std::move(result));
+    return py::make_tuple(derived(module, std::move(made.module)),
+                          report_dict(made.report, module->module.graph));
+  });
   // merge_composite([(name, pattern, check or None)], module): TVM's MergeComposite.
   m.def(
       "merge_composite",
