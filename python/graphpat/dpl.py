@@ -24,6 +24,15 @@ def _module_engine(expr, what):
                         f"graphpat.onnx.load), not {type(expr).__name__}")
     return expr._engine
 
+
+def _engine_and_native(expr, what):
+    """The engine of a Module or a Node, and what it passes to the engine; and how to wrap the
+    engine's result (a Module of the same dialect, or the Node itself)."""
+    if isinstance(expr, _graph.Module):
+        return expr._engine, expr._native, expr._derived
+    return _node_engine(expr, what), expr, lambda node: node
+
+
 __all__ = [
     "DFPattern", "wildcard", "is_op", "is_var", "is_constant", "is_expr", "ExprPattern",
     "is_tuple", "is_tuple_get_item",
@@ -151,16 +160,16 @@ class DFPattern:
         return engine.explain(self._compiled(), expr, relay_compat)
 
     def partition(self, expr, attrs=None, check=None, relay_compat=False):
-        """Outlines every match in every function of the module `expr` as TVM's partition does;
-        returns (the new Module, a report dict: accepted, rejected and duplicated (a sentence
-        each), not_outlined, stopped_matches, cse_merged). `check(pre)` gets the group's root
-        (a Node of `expr`) and says whether to outline it; an exception it raises is raised
-        from here."""
-        engine = _module_engine(expr, "partition")
+        """Outlines every match in every function of the module `expr` (or in the expression or
+        function Node `expr`, as TVM's pattern.partition(mod["main"])) as TVM's partition does;
+        returns (the new Module or Node, a report dict: accepted, rejected and duplicated (a
+        sentence each), not_outlined, stopped_matches, cse_merged). `check(pre)` gets the
+        group's root (a Node of `expr`) and says whether to outline it; an exception it raises
+        is raised from here."""
+        engine, native, wrap = _engine_and_native(expr, "partition")
         pairs = [(str(k), str(v)) for k, v in (attrs or {}).items()]
-        native, report = engine.partition(self._compiled(), expr._native, pairs, check,
-                                          relay_compat)
-        return expr._derived(native), report
+        out, report = engine.partition(self._compiled(), native, pairs, check, relay_compat)
+        return wrap(out), report
 
 
 class _DupPattern(DFPattern):
@@ -600,11 +609,12 @@ def _named(pattern):
 
 
 def rewrite(callbacks, expr, relay_compat=False):
-    """Rewrites every function of the module `expr` with the callbacks (one or a list) to a
-    fixed point, as TVM's rewrite does; returns the new Module. An exception raised by a
-    callback is raised from here."""
+    """Rewrites every function of the module `expr` (or the expression or function Node
+    `expr`, as TVM's rewrite(callback, mod["main"])) with the callbacks (one or a list) to a
+    fixed point, as TVM's rewrite does; returns the new Module (or Node). An exception raised
+    by a callback is raised from here."""
     if isinstance(callbacks, DFPatternCallback):
         callbacks = [callbacks]
-    engine = _module_engine(expr, "rewrite")
+    engine, native, wrap = _engine_and_native(expr, "rewrite")
     specs = [c._spec() for c in callbacks]
-    return expr._derived(engine.rewrite(specs, expr._native, relay_compat))
+    return wrap(engine.rewrite(specs, native, relay_compat))

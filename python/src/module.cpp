@@ -302,11 +302,17 @@ NodeId build_call(graphpat::Rewriter<D>& rewriter, const std::string& op,
   }
 }
 
+// rewrite's callbacks from graphpat.dpl's specs: (pattern text, root name, fn, rewrite_once,
+// is_expr names). Each pattern text is read with parse_graph_pattern for its named patterns;
+// fn(pre, post, bound, make_call) gets views of the graph being rewritten, `bound` mapping each
+// name to the post nodes it bound, make_call(op, args, attrs) builds a call, and fn returns the
+// replacement (a view of that graph). The first exception a callback raises is kept in
+// `failure` and leaves every later application unchanged.
 template <graphpat::Dialect D>
-SharedPtr<D> rewrite_module(const std::vector<py::tuple>& specs, const SharedPtr<D>& module,
-                            bool relay_compat) {
+std::vector<graphpat::RewriteCallback<D>> python_callbacks(
+    const std::vector<py::tuple>& specs,
+    const std::shared_ptr<std::optional<py::error_already_set>>& failure) {
   using Rewriter = graphpat::Rewriter<D>;
-  auto failure = std::make_shared<std::optional<py::error_already_set>>();
   std::vector<graphpat::RewriteCallback<D>> callbacks;
   for (const py::tuple& spec : specs) {
     graphpat::ParsedGraphPattern parsed = value_or_raise(graphpat::parse_graph_pattern(
@@ -365,13 +371,16 @@ SharedPtr<D> rewrite_module(const std::vector<py::tuple>& specs, const SharedPtr
     };
     callbacks.push_back({.pattern = *root, .rewrite = rewrite, .rewrite_once = spec[3].cast<bool>()});
   }
-  graphpat::ModuleRewriteResult<D> result;
-  {
-    py::gil_scoped_release unlocked;
-    result = graphpat::rewrite(callbacks, module->module, {.relay_compat = relay_compat});
-  }
-  if (*failure) throw std::move(**failure);
-  return derived(module, std::move(result.module));
+  return callbacks;
+}
+
+// A module of its own holding an expression an engine made (partition or rewrite of a node).
+template <graphpat::Dialect D>
+NodeView<D> expression_view(const NodeView<D>& input, graphpat::Graph<D> graph, NodeId root) {
+  auto made = std::make_shared<Shared<D>>(Shared<D>{graphpat::Module<D>(std::move(graph)),
+                                                    input.module ? input.module->origin : Origin<D>{},
+                                                    std::nullopt});
+  return view(made, root);
 }
 
 template <graphpat::Dialect D>
@@ -540,6 +549,28 @@ void bind_dialect(py::module_& m) {
       },
       py::arg("pattern"), py::arg("module"), py::arg("attrs"), py::arg("check"),
       py::arg("relay_compat") = false);
+  // The same for an expression or function node (TVM's pattern.partition(mod["main"])); its
+  // check sees nodes of the node's module.
+  m.def(
+      "partition",
+      [](const graphpat::Pattern& pattern, const View& expr,
+         std::vector<std::pair<std::string, std::string>> attrs, py::object check, bool relay_compat) {
+        if (!expr.module) throw py::value_error("partition takes a node of a module, not a callback's node");
+        auto failure = std::make_shared<std::optional<py::error_already_set>>();
+        graphpat::PartitionOptions<D> options{.attrs = std::move(attrs),
+                                              .check = python_check(expr.module, check, failure),
+                                              .relay_compat = relay_compat};
+        graphpat::PartitionedExpression<D> result;
+        {
+          py::gil_scoped_release unlocked;
+          result = graphpat::partition(pattern, expr.graph(), expr.id, options);
+        }
+        if (*failure) throw std::move(**failure);
+        py::dict report = report_dict(result.report, expr.graph());
+        return py::make_tuple(expression_view(expr, std::move(result.graph), result.root), report);
+      },
+      py::arg("pattern"), py::arg("expr"), py::arg("attrs"), py::arg("check"),
+      py::arg("relay_compat") = false);
   // graph_match(context text, is_expr names, root, first_only, relay_compat): the matches of a
   // graph pattern (graphpat.dpl.PatternContext's text) among the nodes `root` reaches, each
   // as {name: node} for every named pattern that bound a node.
@@ -626,14 +657,37 @@ void bind_dialect(py::module_& m) {
         return py::make_tuple(derived(module, std::move(result.module)), report);
       },
       py::arg("module"), py::arg("relay_compat") = false);
-  // rewrite([(pattern text, root name, fn, rewrite_once, is_expr names)], module): each pattern
-  // text is read with parse_graph_pattern for its named patterns; fn(pre, post, bound, make_call)
-  // gets views of the graph being rewritten, `bound` mapping each name to the post nodes it
-  // bound, make_call(op, args, attrs) builds a call, and fn returns the replacement (a view of
-  // that graph). The first exception a callback raises leaves every later application unchanged
-  // and is raised again once the engine returns.
-  m.def("rewrite", &rewrite_module<D>, py::arg("callbacks"), py::arg("module"),
-        py::arg("relay_compat") = false);
+  // rewrite(specs, module or node, relay_compat): python_callbacks' specs; a callback's first
+  // exception is raised again once the engine returns. A node (TVM's rewrite(cb, mod["main"]))
+  // gives a node of a module of its own.
+  m.def(
+      "rewrite",
+      [](const std::vector<py::tuple>& specs, const Ptr& module, bool relay_compat) {
+        auto failure = std::make_shared<std::optional<py::error_already_set>>();
+        std::vector<graphpat::RewriteCallback<D>> callbacks = python_callbacks<D>(specs, failure);
+        graphpat::ModuleRewriteResult<D> result;
+        {
+          py::gil_scoped_release unlocked;
+          result = graphpat::rewrite(callbacks, module->module, {.relay_compat = relay_compat});
+        }
+        if (*failure) throw std::move(**failure);
+        return derived(module, std::move(result.module));
+      },
+      py::arg("callbacks"), py::arg("module"), py::arg("relay_compat") = false);
+  m.def(
+      "rewrite",
+      [](const std::vector<py::tuple>& specs, const View& expr, bool relay_compat) {
+        auto failure = std::make_shared<std::optional<py::error_already_set>>();
+        std::vector<graphpat::RewriteCallback<D>> callbacks = python_callbacks<D>(specs, failure);
+        graphpat::RewriteResult<D> result;
+        {
+          py::gil_scoped_release unlocked;
+          result = graphpat::rewrite(callbacks, expr.graph(), expr.id, {.relay_compat = relay_compat});
+        }
+        if (*failure) throw std::move(**failure);
+        return expression_view(expr, std::move(result.graph), result.root);
+      },
+      py::arg("callbacks"), py::arg("expr"), py::arg("relay_compat") = false);
 }
 
 void bind_relay(py::module_& m) {

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+import graphpat
 import graphpat.dpl
 import graphpat.relay as relay
 from conftest import DATA
@@ -64,3 +65,6 @@ def test_partition(folder, case):
     out, _ = pattern.partition(mod, attrs=attrs, relay_compat=True)
     expected = relay.parse((folder / "expected.relay").read_text())
     assert out.astext() == expected.astext()
+    # pattern.partition(mod["main"]), as TVM's tests call it: the same function.
+    function, _ = pattern.partition(mod["main"], attrs=attrs, relay_compat=True)
+    assert graphpat.structural_equal(function, expected["main"], compare_types=True)

@@ -29,6 +29,10 @@ def test_rewrite():
     out = rewrite(TestRewrite(), case("056_rewrite", "input.relay"))
     assert sub_pattern.match(out["main"].body)
     assert out.astext() == case("056_rewrite", "expected.relay").astext()
+    # As TVM's test writes it: the function, not the module.
+    function = rewrite(TestRewrite(), case("056_rewrite", "input.relay")["main"])
+    assert function.kind == "Function" and sub_pattern.match(function.body)
+    assert graphpat.structural_equal(function, case("056_rewrite", "expected.relay")["main"])
 
 
 RELU_CHAIN = """#[version = "0.0.5"]
