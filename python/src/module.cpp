@@ -483,6 +483,10 @@ void bind_dialect(py::module_& m) {
         std::optional<graphpat::DataType> type = graphpat::parse_dtype(dtype);
         std::optional<std::string> format = type ? buffer_format(*type) : std::nullopt;
         if (!format) throw py::value_error("a constant of dtype " + dtype + " has no buffer format");
+        std::optional<std::uint64_t> size = graphpat::checked_tensor_bytes(tensor.shape, type->element_bytes());
+        if (!size || *size != tensor.data->size) {
+          throw py::value_error("a constant's bytes do not fill its shape; read them as the file has them");
+        }
         std::vector<py::ssize_t> shape(tensor.shape.begin(), tensor.shape.end());
         return py::cast(TensorData{*tensor.data, *format, static_cast<py::ssize_t>(type->element_bytes()),
                                    std::move(shape)});
