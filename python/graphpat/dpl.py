@@ -564,9 +564,9 @@ class DFPatternCallback:
         text = self.pattern.text()
         objects = _named(self.pattern)
 
-        def run(pre, post, bound, make_call):
+        def run(pre, post, bound, make_call, make_const):
             node_map = {objects[name]: nodes for name, nodes in bound.items()}
-            _builders.append(make_call)
+            _builders.append((make_call, make_const))
             try:
                 return self.callback(pre, post, node_map)
             finally:
@@ -582,7 +582,13 @@ def _build(op_name, args, attrs):
     """A call built in the graph of the rewrite callback running now (relay.call, onnx.call)."""
     if not _builders:
         raise RuntimeError("calls are built inside a rewrite callback only")
-    return _builders[-1](op_name, list(args), attrs)
+    return _builders[-1][0](op_name, list(args), attrs)
+
+
+def _build_constant(literal):
+    """A scalar constant (its Relay literal: `1f`) built in the graph of the rewrite callback
+    running now, or None outside one (relay.const)."""
+    return _builders[-1][1](literal) if _builders else None
 
 
 def _post_order(roots):

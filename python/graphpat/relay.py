@@ -66,7 +66,8 @@ def call(op_name, *args, **attrs):
 
 def const(value, dtype=None):
     """A scalar constant as TVM's relay.const makes it from a Python bool, int or float (int32,
-    float32 unless `dtype` says otherwise), as a Node of a module of its own (for is_expr)."""
+    float32 unless `dtype` says otherwise): inside a rewrite callback, a node of the graph being
+    rewritten (an argument for call()); elsewhere a Node of a module of its own (for is_expr)."""
     if isinstance(value, bool):
         text = "True" if value else "False"
     elif isinstance(value, int):
@@ -75,7 +76,9 @@ def const(value, dtype=None):
         text = f"{value!r}{_suffix(dtype or 'float32')}"
     else:
         raise TypeError(f"const takes a bool, int or float, not {type(value).__name__}")
-    return parse_expr(text)
+    from . import dpl
+    built = dpl._build_constant(text)
+    return parse_expr(text) if built is None else built
 
 
 def _suffix(dtype):

@@ -304,8 +304,9 @@ NodeId build_call(graphpat::Rewriter<D>& rewriter, const std::string& op,
 
 // rewrite's callbacks from graphpat.dpl's specs: (pattern text, root name, fn, rewrite_once,
 // is_expr names). Each pattern text is read with parse_graph_pattern for its named patterns;
-// fn(pre, post, bound, make_call) gets views of the graph being rewritten, `bound` mapping each
-// name to the post nodes it bound, make_call(op, args, attrs) builds a call, and fn returns the
+// fn(pre, post, bound, make_call, make_const) gets views of the graph being rewritten, `bound`
+// mapping each name to the post nodes it bound, make_call(op, args, attrs) builds a call,
+// make_const(literal) a scalar constant (Relay's literal text: `1f`, `2i64`, `True`), and fn returns the
 // replacement (a view of that graph). The first exception a callback raises is kept in
 // `failure` and leaves every later application unchanged.
 template <graphpat::Dialect D>
@@ -354,7 +355,22 @@ std::vector<graphpat::RewriteCallback<D>> python_callbacks(
           }
           return NodeView<D>{nullptr, graph, build_call(rewriter, op, ids, attrs), alive};
         });
-        py::object out = fn(node(pre), node(post), bindings, make_call);
+        py::cpp_function make_const([&rewriter, graph, alive](const std::string& literal) {
+          if (!*alive) throw py::value_error(kStaleNode);
+          graphpat::Context& context = rewriter.graph().context();
+          graphpat::Tensor tensor;
+          if (literal == "True" || literal == "False") {
+            tensor = graphpat::detail::bool_tensor(context, literal == "True");
+          } else {
+            std::string error;
+            std::optional<graphpat::detail::NumberLiteral> number = graphpat::detail::read_number(literal, error);
+            if (!number) throw py::value_error("not a scalar literal: " + literal + " (" + error + ")");
+            tensor = graphpat::detail::scalar_tensor(context, *number);
+          }
+          graphpat::TensorId id = context.tensors.add(std::move(tensor));
+          return NodeView<D>{nullptr, graph, rewriter.builder().constant(id, {.fresh = true}), alive};
+        });
+        py::object out = fn(node(pre), node(post), bindings, make_call, make_const);
         NodeView<D> replacement = out.cast<NodeView<D>>();
         if (replacement.graph_in != graph || replacement.alive != alive) {
           throw py::value_error("a callback returned a node it was not given or did not build");

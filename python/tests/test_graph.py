@@ -226,3 +226,24 @@ def test_dot_and_svg():
     with pytest.raises(graphpat.Error) as caught:
         mod.to_dot(function="other")
     assert caught.value.id == "graphpat.dot.unknown_function"
+
+
+def test_a_callback_builds_constants():
+    class ReluToAddOne(dpl.DFPatternCallback):
+        def __init__(self):
+            super().__init__()
+            self.x = dpl.wildcard()
+            self.pattern = dpl.is_op("nn.relu")(self.x)
+
+        def callback(self, pre, post, node_map):
+            x = node_map[self.x][0]
+            return relay.call("multiply", relay.call("add", x, relay.const(1.0)),
+                              relay.const(2, "int64"))
+
+    out = dpl.rewrite(ReluToAddOne(), relay.parse(TWO_RELUS), relay_compat=True)
+    # TVM binds a node when its consumer's text is built (docs/relay-formats.md §1.8 rule 1):
+    # both adds when the multiplies are built, then both multiplies for the root.
+    assert str(out).endswith("  %0 = add(%x, 1f);\n  %1 = add(%x, 1f);\n"
+                             "  %2 = multiply(%0, 2i64);\n  %3 = multiply(%1, 2i64);\n"
+                             "  add(%2, %3)\n}\n")
+    assert relay.const(True).kind == "Constant"  # outside a callback: a module of its own
