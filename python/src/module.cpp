@@ -147,8 +147,9 @@ std::optional<std::string> buffer_format(const graphpat::DataType& type) {
   return std::nullopt;
 }
 
-// An attribute value as a Python value: None, bool, int, float, str (strings and dtypes), list,
-// dict (maps; an object's fields). Nesting is bounded by the readers' InputLimits.
+// An attribute value as a Python value: None, bool, int, float, str (strings and dtypes; bytes
+// when not UTF-8), list, dict (maps; an object's fields). Nesting is bounded by the readers'
+// InputLimits.
 py::object attr_value(const graphpat::AttrTable& table, const graphpat::StringPool& strings,
                       graphpat::AttrValueId id) {
   switch (table.kind(id)) {
@@ -157,7 +158,12 @@ py::object attr_value(const graphpat::AttrTable& table, const graphpat::StringPo
     case graphpat::AttrKind::kInt: return py::int_(table.as_int(id));
     case graphpat::AttrKind::kFloat: return py::float_(table.as_float(id));
     case graphpat::AttrKind::kString:
-    case graphpat::AttrKind::kDataType: return py::str(std::string(table.text(id)));
+    case graphpat::AttrKind::kDataType: {
+      // Text that is not UTF-8 (an ONNX TENSOR attribute's serialized proto) as bytes.
+      std::string_view text = table.text(id);
+      if (graphpat::detail::invalid_utf8_at(text) != std::string_view::npos) return py::bytes(std::string(text));
+      return py::str(std::string(text));
+    }
     case graphpat::AttrKind::kArray: {
       py::list out;
       for (graphpat::AttrValueId element : table.elements(id)) out.append(attr_value(table, strings, element));

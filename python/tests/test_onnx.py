@@ -162,3 +162,18 @@ def test_bad_bytes_are_a_graphpat_error():
     assert caught.value.id == "graphpat.onnx.not_onnx"
     assert caught.value.problem == ("model: protobuf cannot parse these 17 bytes as an "
                                     "onnx.ModelProto (truncated, or another format)")
+
+
+def test_a_tensor_attribute_reads_as_bytes():
+    mod = onnx.load(ONNX / "qkv" / "qkv_encoder.external.onnx")
+    constants = [n for n in nodes_of(mod) if n.kind == "Call" and n.op == "Constant"]
+    assert len(constants) == json.loads((ONNX / "qkv" / "counts.json").read_text())[
+        "qkv_encoder.external.onnx"]["ops"]["Constant"]
+    for node in constants:
+        # value=TENSOR: an onnx.TensorProto, serialized; bytes when not UTF-8 (most are not).
+        (value,) = node.attrs.values()
+        proto = value["proto"]
+        proto = proto if isinstance(proto, bytes) else proto.encode()
+        # The wire format: field 1 (dims, tag 0x08) or 2 (data_type, tag 0x10) comes first.
+        assert list(value) == ["proto"] and proto[:1] in (b"\x08", b"\x10")
+    assert any(isinstance(n.attrs["value"]["proto"], bytes) for n in constants)
