@@ -76,6 +76,7 @@ class Emitter {
         layouts_(context_),
         out_of_node_(graph.size(), kNone) {
     if (prov_ != nullptr) out_of_orig_.assign(prov_->document.size(), kNone);
+    objects_.reserve_for_nodes(graph.size());
   }
 
   /// The IRModule object of `module`.
