@@ -5,8 +5,10 @@
    torch.fx's subgraph_rewriter.replace_pattern, by graphpat.dpl.rewrite with a Python
    DFPatternCallback, and by graphpat::rewrite with a C++ RewriteCallback (cxx_baseline). Each
    result is checked (no multiply left, 2 adds and 1 relu per step) before its time is shown.
-   Times are of the rewrite alone: tracing the torch module and parsing the Relay text are not
-   counted. "Python cost" is (Python - C++) per callback call, one call per step.
+   Times are of the rewrite alone: building the torch.fx graph and parsing the Relay text are not
+   counted. torch.fx's subgraph matcher checks each match with a recursive walk over its users
+   (fuser_utils.validate_partition), which raises RecursionError once the chain is deeper than
+   Python's recursion limit; the table says so. "Python cost" is (Python - C++) per callback call, one call per step.
 2. pattern.partition on corpus models from Python against parse_pattern + partition in C++ on
    the same pattern text (pattern.text()): the difference is the cost of one Python call, of
    which writing the pattern's text in Python (pattern.text(), shown alone) is a part.
@@ -102,16 +104,25 @@ def cxx_rewrite(cxx, steps, reps):
     return float(out[1])
 
 
+def torch_chain(torch, steps):
+    """The chain as a torch.fx GraphModule, built node by node with unique names: fx's own
+    naming (symbolic_trace, or nodes left unnamed) tries base_1, base_2, ... for each new node,
+    quadratic in the chain (symbolic_trace takes 34 s at 10,000 steps)."""
+    import torch.fx as fx
+    graph = fx.Graph()
+    x = graph.placeholder("x")
+    for step in range(steps):
+        doubled = graph.create_node("call_function", operator.mul, (x, 2), name=f"mul{step}")
+        plus_one = graph.create_node("call_function", operator.add, (doubled, 1), name=f"add{step}")
+        x = graph.create_node("call_function", torch.relu, (plus_one,), name=f"relu{step}")
+    graph.output(x)
+    return fx.GraphModule(torch.nn.Module(), graph)
+
+
 def torch_rewrite(torch, steps, reps):
-    """Seconds of replace_pattern (median of `reps`, each on a fresh trace), or the name of the
+    """Seconds of replace_pattern (median of `reps`, each on a fresh graph), or the name of the
     exception it raised."""
     import torch.fx as fx
-
-    class Chain(torch.nn.Module):
-        def forward(self, x):
-            for _ in range(steps):
-                x = torch.relu(x * 2 + 1)
-            return x
 
     def pattern(x):
         return torch.relu(x * 2 + 1)
@@ -121,14 +132,14 @@ def torch_rewrite(torch, steps, reps):
 
     times = []
     for _ in range(reps):
-        traced = fx.symbolic_trace(Chain())
+        module = torch_chain(torch, steps)
         start = time.perf_counter()
         try:
-            fx.subgraph_rewriter.replace_pattern(traced, pattern, replacement)
+            fx.subgraph_rewriter.replace_pattern(module, pattern, replacement)
         except RecursionError:
             return "RecursionError"
         times.append(time.perf_counter() - start)
-    targets = [node.target for node in traced.graph.nodes if node.op == "call_function"]
+    targets = [node.target for node in module.graph.nodes if node.op == "call_function"]
     check_counts(steps, targets.count(operator.mul), targets.count(operator.add),
                  targets.count(torch.relu), "torch.fx")
     return statistics.median(times)
