@@ -145,7 +145,12 @@ class DFPattern:
                 if isinstance(node, ExprPattern)}
 
     def _compiled(self):
-        return _graphpat.parse_pattern(self.text(), self._exprs())
+        """The engine's pattern, read from text() once: a pattern object does not change after
+        it is made (its operands are fixed), so each later match or partition reuses it."""
+        compiled = self.__dict__.get("_compiled_pattern")
+        if compiled is None:
+            compiled = self._compiled_pattern = _graphpat.parse_pattern(self.text(), self._exprs())
+        return compiled
 
     def match(self, expr, relay_compat=False):
         """Whether the pattern matches at `expr` (a Node); `relay_compat`: TVM v0.14's matcher
