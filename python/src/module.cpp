@@ -295,7 +295,7 @@ NodeId build_call(graphpat::Rewriter<D>& rewriter, const std::string& op,
     graphpat::Builder<D>& builder = rewriter.builder();
     graphpat::AttrValueId object =
         fields.empty() ? graphpat::AttrValueId{} : table.object(op, std::span<const graphpat::AttrField>(fields));
-    return builder.call(builder.opaque_op(op), args, {.attrs = object});
+    return builder.call(builder.opaque_op(op), args, {.attrs = object, .fresh = rewriter.fresh_calls()});
   } else {
     std::vector<std::string> keys;
     std::vector<std::pair<std::string_view, graphpat::AttrValueId>> fields;

@@ -162,6 +162,39 @@ def @ext(%b, Compiler="ccompiler") {
   }
 }
 
+TEST_CASE("calls callbacks build are nodes of their own in TVM's mode and merged by default",
+          "[rewrite][module]") {
+  // Two relus of one %x, each rewritten into leaky_relu(%x, alpha=0.5): TVM's callbacks return
+  // two Call objects, so add reads two nodes; merged first, the relus are one and so is the call.
+  const relay::Module module =
+      parse("def @main(%x) {\n  %0 = nn.relu(%x);\n  %1 = nn.relu(%x);\n  add(%0, %1)\n}\n");
+  Callback leaky{.name = "leaky",
+                 .pattern = is_op("nn.relu")(wildcard()),
+                 .rewrite = [](NodeId, NodeId post, const RewriteBindings&, Rw rw) {
+                   absl::StatusOr<NodeId> made =
+                       rw.call("nn.leaky_relu", {rw.graph().args(post)[0]},
+                               {{"alpha", rw.attrs().floating(0.5, 64)}});
+                   return made.ok() ? *made : post;
+                 }};
+  for (bool relay_compat : {true, false}) {
+    CAPTURE(relay_compat);
+    auto result = rewrite({leaky}, module, {.relay_compat = relay_compat});
+    CHECK(result.rewrites == (relay_compat ? 2u : 1u));
+    const relay::Graph& graph = result.module.graph;
+    NodeId add = graph.body(*result.module.find("main"));
+    auto args = graph.args(add);
+    CHECK(op_of(graph, args[0]) == "nn.leaky_relu");
+    CHECK((args[0] != args[1]) == relay_compat);
+    CHECK(structural_equal(graph, args[0], graph, args[1]));
+    auto text = relay::print_text(result.module, relay::TextEnvelope::kStr);
+    REQUIRE(text.ok());
+    CHECK(*text == (relay_compat ? "def @main(%x) {\n  %0 = nn.leaky_relu(%x, alpha=0.5f);\n"
+                                   "  %1 = nn.leaky_relu(%x, alpha=0.5f);\n  add(%0, %1)\n}\n"
+                                 : "def @main(%x) {\n  %0 = nn.leaky_relu(%x, alpha=0.5f);\n"
+                                   "  add(%0, %0)\n}\n"));
+  }
+}
+
 TEST_CASE("a module rewrite that changes nothing gives the input module back",
           "[rewrite][module]") {
   const relay::Module module = parse("def @main(%x) {\n  negative(%x)\n}\n");

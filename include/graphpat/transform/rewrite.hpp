@@ -58,7 +58,10 @@
 // nodes (eliminate_common_subexpr, once, before the first callback; over a module, every
 // function but the opaque ones), as partition does; each is an option of its own (`match`,
 // `merge_duplicates_first`), and `relay_compat` is the preset that sets both as TVM does (TVM's
-// rules, on the input as given).
+// rules, on the input as given). Without the merge, the input's node identity is kept as TVM
+// keeps it, and so each call a callback builds with Rewriter::call is a node of its own: two
+// relus rewritten into `leaky_relu(%x)` are two calls, as TVM makes them (merged, they would be
+// one, as the merge makes every other equal pair).
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
@@ -100,11 +103,18 @@ concept CanonicalisesCallAttrs =
 template <Dialect D>
 class Rewriter {
  public:
-  explicit Rewriter(Graph<D>& graph) : builder_(graph) {}
+  /// With `fresh_calls`, every call `call` builds is a node of its own, never merged with an
+  /// equal one: what rewrite gives callbacks when duplicates are not merged (TVM's mode, where
+  /// two callbacks building `leaky_relu(%x)` make two calls).
+  explicit Rewriter(Graph<D>& graph, bool fresh_calls = false)
+      : builder_(graph), fresh_calls_(fresh_calls) {}
   [[nodiscard]] Graph<D>& graph() const { return builder_.graph(); }
   [[nodiscard]] Builder<D>& builder() { return builder_; }
   /// The attribute values of the graph's context (for the fields of `call`).
   [[nodiscard]] AttrTable& attrs() const { return graph().context().attrs; }
+  /// Whether the calls built here are nodes of their own (a callback building through
+  /// builder() passes it as CallOptions::fresh to be built alike).
+  [[nodiscard]] bool fresh_calls() const { return fresh_calls_; }
 
   /// A call of `op_name` with attributes written as `k=v` fields, which the dialect makes the
   /// canonical object of the op's schema (every other field at its declared default), so the
@@ -125,7 +135,7 @@ class Rewriter {
     for (const auto& [key, value] : fields) written.push_back({context.strings.intern(key), value});
     absl::StatusOr<AttrValueId> attrs = D::canonical_call_attrs(context, op_name, written);
     if (!attrs.ok()) return attrs.status();
-    return builder_.call(op_name, args, {.attrs = *attrs});
+    return builder_.call(op_name, args, {.attrs = *attrs, .fresh = fresh_calls_});
   }
   absl::StatusOr<NodeId> call(
       std::string_view op_name, std::initializer_list<NodeId> args,
@@ -138,6 +148,7 @@ class Rewriter {
 
  private:
   Builder<D> builder_;
+  bool fresh_calls_;
 };
 
 /// What the pattern nodes bound, as post-rewrite nodes (Relay's node_map).
@@ -247,7 +258,8 @@ namespace detail {
 template <Dialect D>
 std::uint32_t apply_rewrite(const RewriteCallback<D>& callback, Graph<D>& graph,
                             std::vector<NodeId>& roots, const GrouperOptions& grouping,
-                            const std::vector<bool>* opaque_roots, PartitionReport& report) {
+                            const std::vector<bool>* opaque_roots, bool fresh_calls,
+                            PartitionReport& report) {
   std::vector<PartitionGroup> groups;
   {
     PartitionGrouper<D> grouper(callback.pattern, graph, roots, grouping, opaque_roots);
@@ -260,7 +272,7 @@ std::uint32_t apply_rewrite(const RewriteCallback<D>& callback, Graph<D>& graph,
   const std::uint32_t size = graph.size();
   std::vector<bool> live = reachable_from(graph, std::span<const NodeId>(roots));
   std::vector<NodeId> post(size);
-  Rewriter<D> rewriter(graph);
+  Rewriter<D> rewriter(graph, fresh_calls);
   std::vector<NodeId> operands;
   std::uint32_t rewrites = 0;
   for (std::uint32_t i = 0; i < size; ++i) {
@@ -317,7 +329,8 @@ bool rewrite_to_fixed_point(const std::vector<RewriteCallback<D>>& callbacks, Gr
       const std::vector<NodeId> before = roots;
       const std::size_t rejected_before = counts.report.rejected.size();
       std::uint32_t rewrites =
-          apply_rewrite(callbacks[k], graph, roots, grouping, opaque_roots, counts.report);
+          apply_rewrite(callbacks[k], graph, roots, grouping, opaque_roots,
+                        /*fresh_calls=*/!merges_duplicates_first(options), counts.report);
       for (std::size_t r = rejected_before; r < counts.report.rejected.size(); ++r) {
         counts.report.rejected[r].entry = static_cast<std::uint32_t>(k);
       }

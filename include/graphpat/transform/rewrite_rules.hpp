@@ -499,7 +499,8 @@ RewriteCallback<D> rule_callback(const RewriteRules& rules, const RewriteRule& r
                                           error_problem(attrs.status())));
         return post;
       }
-      made.push_back(rewriter.builder().call(term.name, args, {.attrs = *attrs}));
+      made.push_back(rewriter.builder().call(term.name, args,
+                                             {.attrs = *attrs, .fresh = rewriter.fresh_calls()}));
     }
     return made.back();
   };
