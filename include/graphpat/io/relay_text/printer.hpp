@@ -42,14 +42,16 @@ inline constexpr std::string_view kOmittedTrailer =
 
 // TVM's Doc::Indent(2, ...) adds two spaces after every line feed of a block. Indenting each
 // block as it is built copies it once per enclosing block, so fns or ifs nested D deep cost
-// O(D^3); instead indent() only brackets the block with two marker bytes, and expand() turns
+// O(D^3); instead append_block() only brackets the block with two marker bytes, and expand() turns
 // the brackets into spaces once, when the whole text is done. The markers are ASCII control
 // bytes that occur in no string of the context: every printed text that is not the printer's
 // own (names, spans, attribute strings, dtypes) is one of them, so a marker is never a byte of
 // the model's. When the strings use up every candidate, blocks are indented as they are built.
 //
 //   BlockIndenter indenter(context.strings);
-//   indenter.expand("{" + indenter.indent("\nbody") + "\n}");   // "{\n  body\n}"
+//   std::string text = "{";
+//   indenter.append_block(text, "body");
+//   indenter.expand(text + "\n}");   // "{\n  body\n}"
 class BlockIndenter {
  public:
   explicit BlockIndenter(const StringPool& strings) {
@@ -68,18 +70,19 @@ class BlockIndenter {
     if (out_ == 0) in_ = 0;  // fewer than two are free
   }
 
-  /// `text` as a block indented by two more spaces after each of its line feeds.
-  [[nodiscard]] std::string indent(std::string_view text) const {
-    std::string out;
+  /// Appends a line feed and `text` to `out` as a block indented by two more spaces after each
+  /// of its line feeds (a function's body is most of a big module's text: it is copied once).
+  void append_block(std::string& out, std::string_view text) const {
+    out.reserve(out.size() + text.size() + 4);
     if (!deferred()) {
+      out += "\n  ";
       append_indented(out, text, 1);
-      return out;
+      return;
     }
-    out.reserve(text.size() + 2);
     out += in_;
+    out += '\n';
     out += text;
     out += out_;
-    return out;
   }
 
   /// The finished text with every block's indentation in place.
@@ -615,9 +618,8 @@ class RelayTextPrinter {
     std::string text = atomic(node) || inline_it ? leaf_text(node) : std::move(leaf_texts_[node.index()]);
     if (atomic(node)) return text;
     if (!inline_it && graph_.kind(node) == NodeKind::kLet) {
-      // Appended piecewise: `"(" + ... + "\n)"` trips GCC 12's false -Wrestrict (bug 105329).
       std::string wrapped = "(";
-      wrapped += indenter_.indent(std::string("\n").append(text));
+      indenter_.append_block(wrapped, text);
       wrapped += "\n)";
       text = std::move(wrapped);
     }
@@ -849,7 +851,10 @@ class RelayTextPrinter {
       out += "-> " + type_text(graph_.result_type(function), function) + " ";
     }
     tasks_.push_back([this, function, nested, out = std::move(out)]() mutable {
-      out += "{" + indenter_.indent("\n" + take_result()) + "\n}";
+      std::string body = take_result();
+      out += '{';
+      indenter_.append_block(out, body);
+      out += "\n}";
       if (nested) {
         annotated_.insert(function.index());
         out += annotation(function);
@@ -866,8 +871,16 @@ class RelayTextPrinter {
       std::string result = take_result();
       std::vector<std::string> lines = std::move(scopes_.back());
       scopes_.pop_back();
-      lines.push_back(std::move(result));
-      results_.push_back(fmt::format("{}", fmt::join(lines, "\n")));
+      std::size_t size = result.size();
+      for (const std::string& line : lines) size += line.size() + 1;
+      std::string text;
+      text.reserve(size);
+      for (const std::string& line : lines) {
+        text += line;
+        text += '\n';
+      }
+      text += result;
+      results_.push_back(std::move(text));
     });
     start_print_expr(body, /*try_inline=*/true);
   }
@@ -878,9 +891,12 @@ class RelayTextPrinter {
       std::string else_text = take_result();
       std::string then_text = take_result();
       std::string condition = take_result();
-      results_.push_back(fmt::format("if ({}) {{{}\n}} else {{{}\n}}", condition,
-                                     indenter_.indent("\n" + then_text),
-                                     indenter_.indent("\n" + else_text)));
+      std::string text = fmt::format("if ({}) {{", condition);
+      indenter_.append_block(text, then_text);
+      text += "\n} else {";
+      indenter_.append_block(text, else_text);
+      text += "\n}";
+      results_.push_back(std::move(text));
     });
     tasks_.push_back([this, node] { start_scope(graph_.else_branch(node)); });
     tasks_.push_back([this, node] { start_scope(graph_.then_branch(node)); });
