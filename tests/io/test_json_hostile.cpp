@@ -108,10 +108,10 @@ double best_time(const std::function<void()>& run) {
   return best;
 }
 
-/// Checks that reading `make(10 n)` takes less than 30 times as long as reading `make(n)`
+/// Checks that reading `make(10 n)` takes less than `limit` times as long as reading `make(n)`
 /// (linear time gives about 10; a quadratic step 100), `check` holding on both results.
 template <class Make, class Read>
-void check_linear(const char* what, std::size_t n, Make make, Read read) {
+void check_linear(const char* what, std::size_t n, Make make, Read read, double limit = 30) {
   std::string small = make(n);
   std::string large = make(10 * n);
   double small_time = best_time([&] { read(small, n); });
@@ -119,7 +119,7 @@ void check_linear(const char* what, std::size_t n, Make make, Read read) {
   double ratio = large_time / std::max(small_time, 1e-6);
   fmt::print("{}: {} bytes {:.4f} s, {} bytes {:.4f} s, ratio {:.1f}\n", what, small.size(),
              small_time, large.size(), large_time, ratio);
-  CHECK(ratio < 30);
+  CHECK(ratio < limit);
 }
 
 /// The base64 of TVM's NDArray blob of a uint8 tensor of shape (n) whose bytes are i % 251.
@@ -447,6 +447,9 @@ TEST_CASE("graph_json: reading is linear in the input", "[graph_json][linear][ti
   check_linear(
       // Distinct keys: at 2*10^4 -> 2*10^5 the key sets outgrow the cache and the ratio read
       // 17-27 (5*10^5 -> 1.5*10^6 is 3.1x, linear); the ordered_map this replaced took 89x.
+      // Session 30 read 16.8-39.7 at 5*10^4 (30.1 beside a compile; 39.7 once in ctest) and
+      // 20.5-33.5 at 1.5*10^5, the time in interning and hashing the values (perf): a limit of
+      // 45 for this case, still half of what the quadratic reader took.
       "graph_json attribute object of many keys", 50'000,
       [&](std::size_t n) {
         std::string fields = R"("k0": 0)";
@@ -459,7 +462,8 @@ TEST_CASE("graph_json: reading is linear in the input", "[graph_json][linear][ti
         auto module = read(json);
         NodeId call = module->graph.operands(*module->find("main")).back();
         CHECK(module->graph.context().attrs.entry_count(module->graph.attrs(call)) == n);
-      });
+      },
+      45);
   check_linear(
       "graph_json long base64 constant", 500'000,
       [&](std::size_t n) {
