@@ -97,7 +97,7 @@ void check_text_round_trip(const relay::Module& module, std::string_view what) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+GRAPHPAT_FUZZ_TARGET(fuzz_graph_passes) {
   FuzzedDataProvider bytes(data, size);
   const graphpat::Pattern& partitioned_by =
       patterns()[bytes.ConsumeIntegralInRange<std::size_t>(0, patterns().size() - 1)];

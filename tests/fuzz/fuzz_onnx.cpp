@@ -83,7 +83,7 @@ void check_graph_json(const graphpat::onnx::Module& module) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+GRAPHPAT_FUZZ_TARGET(fuzz_onnx) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<graphpat::onnx::LoadedOnnx> loaded = graphpat::onnx::load(bytes, kOptions);
   if (!loaded.ok()) {

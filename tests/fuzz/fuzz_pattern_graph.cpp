@@ -66,7 +66,7 @@ const std::vector<Model>& models() {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+GRAPHPAT_FUZZ_TARGET(fuzz_pattern_graph) {
   FuzzedDataProvider bytes(data, size);
   std::vector<std::uint8_t> pattern_bytes = bytes.ConsumeBytes<std::uint8_t>(96);
   FuzzedDataProvider pattern_choices(pattern_bytes.data(), pattern_bytes.size());

@@ -80,7 +80,7 @@ void check_rewrite_rules(std::string_view text) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+GRAPHPAT_FUZZ_TARGET(fuzz_pattern_text) {
   using graphpat::fuzz::fail;
   using graphpat::fuzz::require_error_id;
   using graphpat::fuzz::require_ok;

@@ -44,7 +44,7 @@ void require_ambiguous_text(const absl::Status& status, std::string_view what) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+GRAPHPAT_FUZZ_TARGET(fuzz_relay_json) {
   std::string_view json(reinterpret_cast<const char*>(data), size);
   absl::StatusOr<graphpat::relay::LoadedJson> loaded = graphpat::relay::load_json(json);
   if (!loaded.ok()) {

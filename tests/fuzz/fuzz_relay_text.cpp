@@ -67,7 +67,7 @@ void check_expression(std::string_view text) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+GRAPHPAT_FUZZ_TARGET(fuzz_relay_text) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   check_module(text);
   check_expression(text);

@@ -1,7 +1,10 @@
 // Shared by the libFuzzer targets: invariant checks that report what broke and abort, so
 // libFuzzer records the input as a crash (the report is built only when the check fails), and
-// GraphDecoder, which turns a fuzzer's bytes into a random Relay function.
+// GraphDecoder, which turns a fuzzer's bytes into a random Relay function; and
+// GRAPHPAT_FUZZ_TARGET, which names a target's entry (fuzz_main.cpp runs the one a program is
+// called by).
 //
+//   GRAPHPAT_FUZZ_TARGET(fuzz_relay_json) { ... data, size ...; return 0; }
 //   graphpat::fuzz::require_ok(again.status(), "the printed text does not parse", printed);
 //   graphpat::fuzz::require_same(difference, "the printed text parses differently", printed);
 #pragma once
@@ -18,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <graphpat/analysis/structural_equal.hpp>
@@ -25,6 +29,29 @@
 #include <graphpat/ir/errors.hpp>
 
 namespace graphpat::fuzz {
+
+/// A target's entry: libFuzzer's LLVMFuzzerTestOneInput for one target.
+using Target = int (*)(const std::uint8_t* data, std::size_t size);
+
+/// The targets of this program, by name.
+inline std::vector<std::pair<std::string_view, Target>>& targets() {
+  static std::vector<std::pair<std::string_view, Target>> registered;
+  return registered;
+}
+
+inline bool register_target(std::string_view name, Target target) {
+  targets().emplace_back(name, target);
+  return true;
+}
+
+/// Defines the entry of target `name`, a function of `data` and `size`. Several targets share
+/// a program (compiled once: the library's templates are most of a target's compile time); the
+/// program runs the target whose name it is called by (fuzz_main.cpp, tests/fuzz/CMakeLists.txt).
+#define GRAPHPAT_FUZZ_TARGET(name)                                                        \
+  static int name(const std::uint8_t* data, std::size_t size);                            \
+  [[maybe_unused]] static const bool name##_registered =                                  \
+      graphpat::fuzz::register_target(#name, name);                                       \
+  static int name(const std::uint8_t* data, std::size_t size)
 
 /// Aborts with `what` (and `detail`, e.g. the offending text or status).
 [[noreturn]] inline void fail(std::string_view what, std::string_view detail = {}) {

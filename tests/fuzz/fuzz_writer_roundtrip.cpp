@@ -70,7 +70,7 @@ void check_dot(const relay::Module& module) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+GRAPHPAT_FUZZ_TARGET(fuzz_writer_roundtrip) {
   if (size == 0) return 0;
   std::string_view file(reinterpret_cast<const char*>(data) + 1, size - 1);
   relay::Module module;
