@@ -176,8 +176,12 @@ cmd_sanitize() {
     -DGRAPHPAT_BUILD_EXAMPLES=OFF -DGRAPHPAT_BUILD_BENCHMARKS=OFF -DGRAPHPAT_BUILD_COMPILED=ON \
     -DGRAPHPAT_BUILD_PYTHON=OFF
   cmake --build "$BUILD_DIR" -j "$JOBS"
-  # The 1e6-node pipelines peak near 6 GB each under ASan; two at a time fit in 16 GB.
-  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+  # The 1e6-node pipelines peak near 6 GB each under ASan; two at a time fit in 16 GB. The tests
+  # that compare a reader's times at n and 10 n (label `timing`) are left to the g++ suite: ASan's
+  # shadow memory and allocator weigh differently at the two sizes, and they ran one at a time,
+  # 83 s with the other core idle (CI, session 30); their inputs' code paths run here in the
+  # other tests and the fuzzers.
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" -LE timing
   # Two fuzzers at a time (the machine has two cores); FUZZ_SECONDS=0 skips them.
   [[ ${FUZZ_SECONDS:-120} == 0 ]] && return 0
   local i pids=() failed=0
