@@ -13,6 +13,7 @@
 #include <absl/container/flat_hash_set.h>
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
+#include <absl/strings/str_join.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -871,16 +872,8 @@ class RelayTextPrinter {
       std::string result = take_result();
       std::vector<std::string> lines = std::move(scopes_.back());
       scopes_.pop_back();
-      std::size_t size = result.size();
-      for (const std::string& line : lines) size += line.size() + 1;
-      std::string text;
-      text.reserve(size);
-      for (const std::string& line : lines) {
-        text += line;
-        text += '\n';
-      }
-      text += result;
-      results_.push_back(std::move(text));
+      lines.push_back(std::move(result));
+      results_.push_back(absl::StrJoin(lines, "\n"));  // sized once, unlike fmt::join
     });
     start_print_expr(body, /*try_inline=*/true);
   }
