@@ -64,6 +64,47 @@ inline std::optional<IntegerType> integer_type(std::string_view dtype) {
   return std::nullopt;
 }
 
+/// Where a reference sits, as an error names it (`root`, `nodes[3]`, `nodes[3].attrs.shape`,
+/// `nodes[3].data[2]`): kept in parts and written out only when an error is made, since the
+/// reader passes a place along with every reference it follows.
+class Place {
+ public:
+  // Implicit: a place written out (`root`, `b64ndarrays[2]`), which must outlive the Place.
+  Place(const char* text) : text_(text) {}
+  Place(std::string_view text) : text_(text) {}
+  static Place node(std::uint32_t index) { return {Kind::kNode, index, {}, 0}; }
+  static Place field(std::uint32_t index, std::string_view name) {
+    return {Kind::kField, index, name, 0};
+  }
+  static Place data(std::uint32_t index, std::size_t position) {
+    return {Kind::kData, index, {}, position};
+  }
+
+  [[nodiscard]] std::string str() const {
+    switch (kind_) {
+      case Kind::kNode:
+        return fmt::format("nodes[{}]", node_);
+      case Kind::kField:
+        return fmt::format("nodes[{}].attrs.{}", node_, text_);
+      case Kind::kData:
+        return fmt::format("nodes[{}].data[{}]", node_, position_);
+      case Kind::kText:
+        break;
+    }
+    return std::string(text_);
+  }
+
+ private:
+  enum class Kind { kText, kNode, kField, kData };
+  Place(Kind kind, std::uint32_t node, std::string_view text, std::size_t position)
+      : kind_(kind), text_(text), node_(node), position_(position) {}
+
+  Kind kind_ = Kind::kText;
+  std::string_view text_;  // kText: the place; kField: the field's name
+  std::uint32_t node_ = 0;
+  std::size_t position_ = 0;
+};
+
 class JsonReader {
  public:
   JsonReader(ProvenanceData& provenance, relay::Module& module, const InputLimits& limits)
@@ -109,25 +150,23 @@ class JsonReader {
  private:
   // ----- locations and raw field access -------------------------------------------------------
 
-  static std::string at(std::uint32_t index, std::string_view field) {
-    return fmt::format("nodes[{}].attrs.{}", index, field);
-  }
-  static std::string at_node(std::uint32_t index) { return fmt::format("nodes[{}]", index); }
-  static std::string at_data(std::uint32_t index, std::size_t position) {
-    return fmt::format("nodes[{}].data[{}]", index, position);
+  static Place at(std::uint32_t index, std::string_view field) { return Place::field(index, field); }
+  static Place at_node(std::uint32_t index) { return Place::node(index); }
+  static Place at_data(std::uint32_t index, std::size_t position) {
+    return Place::data(index, position);
   }
 
   absl::StatusOr<std::string_view> text(std::uint32_t index, std::string_view field) {
     std::optional<std::string_view> value = doc_.field(index, field);
     if (!value) {
-      return json_error("missing_field", at(index, field),
+      return json_error("missing_field", at(index, field).str(),
                         fmt::format("a {} needs this field", doc_.type_key(index)));
     }
     return *value;
   }
 
-  absl::Status dangling(std::string_view where, std::uint64_t target) const {
-    return json_error("dangling_reference", where,
+  absl::Status dangling(const Place& where, std::uint64_t target) const {
+    return json_error("dangling_reference", where.str(),
                       fmt::format("refers to node {}, but there are {} nodes", target,
                                   doc_.size()));
   }
@@ -138,7 +177,7 @@ class JsonReader {
     std::optional<std::string_view> value = doc_.field(index, field);
     if (!value) {
       if (field == "virtual_device_" || field == "attrs" || field == "span") return 0u;
-      return json_error("missing_field", at(index, field),
+      return json_error("missing_field", at(index, field).str(),
                         fmt::format("a {} needs this field", doc_.type_key(index)));
     }
     return ref_of_text(index, field, *value);
@@ -150,7 +189,7 @@ class JsonReader {
                                             std::string_view value) const {
     std::optional<std::uint64_t> target = parse_decimal<std::uint64_t>(value);
     if (!target) {
-      return json_error("bad_value", at(index, field),
+      return json_error("bad_value", at(index, field).str(),
                         fmt::format("\"{}\" is not a node index", value));
     }
     if (*target >= doc_.size()) return dangling(at(index, field), *target);
@@ -161,7 +200,7 @@ class JsonReader {
     GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
     std::optional<std::int64_t> parsed = parse_decimal<std::int64_t>(value);
     if (!parsed) {
-      return json_error("bad_value", at(index, field),
+      return json_error("bad_value", at(index, field).str(),
                         fmt::format("\"{}\" is not a decimal integer", value));
     }
     return *parsed;
@@ -172,7 +211,7 @@ class JsonReader {
     GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t value, integer(index, field));
     if (value < std::numeric_limits<std::int32_t>::min() ||
         value > std::numeric_limits<std::int32_t>::max()) {
-      return json_error("bad_value", at(index, field),
+      return json_error("bad_value", at(index, field).str(),
                         fmt::format("{} does not fit in a 32-bit int", value));
     }
     return static_cast<std::int32_t>(value);
@@ -181,7 +220,7 @@ class JsonReader {
   absl::StatusOr<bool> boolean(std::uint32_t index, std::string_view field) {
     GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
     if (value != "0" && value != "1") {
-      return json_error("bad_value", at(index, field),
+      return json_error("bad_value", at(index, field).str(),
                         fmt::format("\"{}\" is not a boolean (\"0\" or \"1\")", value));
     }
     return value == "1";
@@ -191,16 +230,16 @@ class JsonReader {
     GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
     std::optional<double> parsed = parse_double(value);
     if (!parsed) {
-      return json_error("bad_value", at(index, field),
+      return json_error("bad_value", at(index, field).str(),
                         fmt::format("\"{}\" is not a number", value));
     }
     return *parsed;
   }
 
-  absl::Status expect_key(std::uint32_t index, std::string_view where,
+  absl::Status expect_key(std::uint32_t index, const Place& where,
                           std::string_view expected) const {
     if (doc_.type_key(index) == expected) return absl::OkStatus();
-    return json_error("unexpected_type", where,
+    return json_error("unexpected_type", where.str(),
                       fmt::format("refers to node {}, a {}, where a {} is required", index,
                                   describe(index), expected));
   }
@@ -286,9 +325,9 @@ class JsonReader {
       std::uint32_t from = frame.node;
       if (edge.target == 0 || state[edge.target] == kDone) continue;
       if (state[edge.target] == kOnPath) {
-        std::string where = edge.in_data ? at_data(from, edge.label)
+        Place where = edge.in_data ? at_data(from, edge.label)
                                          : at(from, doc_.names.view(StringId(edge.label)));
-        return json_error("cyclic_reference", where,
+        return json_error("cyclic_reference", where.str(),
                           fmt::format("refers to node {}, which refers back to node {}: node {} "
                                       "is reachable from itself",
                                       edge.target, from, edge.target));
@@ -304,12 +343,12 @@ class JsonReader {
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t functions, ref(index, "functions"));
     GRAPHPAT_RETURN_IF_ERROR(expect_key(functions, at(index, "functions"), "Map"));
     if (!doc_.keys_of(functions).empty()) {
-      return json_error("unexpected_type", at_node(functions),
+      return json_error("unexpected_type", at_node(functions).str(),
                         "IRModule.functions must be keyed by GlobalVars, not strings");
     }
     auto data = doc_.data_of(functions);
     if (data.size() % 2 != 0) {
-      return json_error("bad_value", at_node(functions),
+      return json_error("bad_value", at_node(functions).str(),
                         "a Map's data must hold key, value pairs (odd length)");
     }
     for (std::size_t i = 0; i < data.size(); i += 2) {
@@ -319,7 +358,7 @@ class JsonReader {
       GRAPHPAT_RETURN_IF_ERROR(expect_key(value, at_data(functions, i + 1), "relay.Function"));
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(key, "name_hint"));
       if (module_.find(name)) {
-        return json_error("duplicate_definition", at_data(functions, i),
+        return json_error("duplicate_definition", at_data(functions, i).str(),
                           fmt::format("@{} is defined twice", name));
       }
       GRAPHPAT_ASSIGN_OR_RETURN(NodeId function, expression(value));
@@ -331,7 +370,7 @@ class JsonReader {
     GRAPHPAT_RETURN_IF_ERROR(check_globals_defined());
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t definitions, ref(index, "type_definitions"));
     if (definitions != 0 && !doc_.data_of(definitions).empty()) {
-      return json_error("unsupported", at(index, "type_definitions"),
+      return json_error("unsupported", at(index, "type_definitions").str(),
                         "type definitions (ADTs) are not supported by graphpat's IR");
     }
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t attrs, ref(index, "attrs"));
@@ -350,21 +389,21 @@ class JsonReader {
     auto keys = doc_.keys_of(map);
     auto data = doc_.data_of(map);
     if (keys.size() != data.size()) {
-      return json_error("unexpected_type", at_node(map),
+      return json_error("unexpected_type", at_node(map).str(),
                         "IRModule.global_var_map_ must be keyed by strings");
     }
     absl::flat_hash_set<std::string_view> names;
     for (std::size_t i = 0; i < keys.size(); ++i) {
       auto target = static_cast<std::uint32_t>(data[i]);
       if (!names.insert(doc_.view(keys[i])).second) {
-        return json_error("duplicate_key", fmt::format("{}.keys[{}]", at_node(map), i),
+        return json_error("duplicate_key", fmt::format("{}.keys[{}]", at_node(map).str(), i),
                           "appears twice");
       }
       GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at_data(map, i), "GlobalVar"));
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(target, "name_hint"));
       std::string_view key = doc_.view(keys[i]);
       if (name != key || !module_.find(key)) {
-        return json_error("bad_value", at_data(map, i),
+        return json_error("bad_value", at_data(map, i).str(),
                           name != key ? fmt::format("maps \"{}\" to the GlobalVar @{}", key, name)
                                       : fmt::format("maps \"{}\", but the module has no function "
                                                     "@{}",
@@ -372,7 +411,7 @@ class JsonReader {
       }
     }
     if (keys.size() != module_.functions().size()) {
-      return json_error("bad_value", at_node(map),
+      return json_error("bad_value", at_node(map).str(),
                         fmt::format("IRModule.global_var_map_ has {} entries, but the module "
                                     "has {} functions",
                                     keys.size(), module_.functions().size()));
@@ -387,7 +426,7 @@ class JsonReader {
       if (!prov_.node_of[index].valid() || doc_.type_key(index) != "GlobalVar") continue;
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(index, "name_hint"));
       if (!module_.find(name)) {
-        return json_error("undefined_global", at(index, "name_hint"),
+        return json_error("undefined_global", at(index, "name_hint").str(),
                           fmt::format("@{} is not a function of the module", name));
       }
     }
@@ -397,19 +436,19 @@ class JsonReader {
   // ----- expressions -------------------------------------------------------------------------
 
   /// Checks that `index`, referred to from `where`, is an expression graphpat can hold.
-  absl::Status expect_expression(std::uint32_t index, std::string_view where) const {
+  absl::Status expect_expression(std::uint32_t index, const Place& where) const {
     std::string_view key = doc_.type_key(index);
     if (index == 0) {
-      return json_error("null_reference", where, "is null where a Relay expression is required");
+      return json_error("null_reference", where.str(), "is null where a Relay expression is required");
     }
     if (!is_expression_key(key)) {
-      return json_error("unexpected_type", where,
+      return json_error("unexpected_type", where.str(),
                         fmt::format("refers to node {}, a {}, where a Relay expression is "
                                     "required",
                                     index, key));
     }
     if (key == "relay.Match" || key.starts_with("relay.Ref") || key == "relay.Constructor") {
-      return json_error("unsupported", at_node(index),
+      return json_error("unsupported", at_node(index).str(),
                         fmt::format("{} (ADTs and references) has no graphpat node kind", key));
     }
     return absl::OkStatus();
@@ -446,7 +485,7 @@ class JsonReader {
       auto [seen, inserted] = first.try_emplace(params[i], i);
       if (inserted) continue;
       GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t list, ref(function, "params"));
-      return json_error("duplicate_param", at_data(list, i),
+      return json_error("duplicate_param", at_data(list, i).str(),
                         fmt::format("refers to node {}, the Var of parameter {} again (a "
                                     "function binds a Var once)",
                                     params[i], seen->second));
@@ -532,7 +571,7 @@ class JsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(TypeId element_type,
                                  type(static_cast<std::uint32_t>(element), at(index, field), 0));
       if (!element_type.valid()) {
-        return json_error("null_reference", at(index, field), "holds a null type");
+        return json_error("null_reference", at(index, field).str(), "holds a null type");
       }
       types.push_back(element_type);
     }
@@ -546,7 +585,7 @@ class JsonReader {
     for (std::uint32_t operand : operand_indices) operands.push_back(prov_.node_of[operand]);
     if (key == "Op") {
       if (doc_.repr(index).empty()) {
-        return json_error("bad_value", at_node(index), "an Op needs its name as repr_str");
+        return json_error("bad_value", at_node(index).str(), "an Op needs its name as repr_str");
       }
       return builder_.opaque_op(doc_.repr(index));
     }
@@ -580,7 +619,7 @@ class JsonReader {
     if (key == "relay.TupleGetItem") {
       GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t item, integer(index, "index"));
       if (item < 0 || item >= std::numeric_limits<std::uint32_t>::max()) {
-        return json_error("bad_value", at(index, "index"),
+        return json_error("bad_value", at(index, "index").str(),
                           fmt::format("{} is not a tuple index", item));
       }
       return builder_.tuple_get_item(operands[0], static_cast<std::uint32_t>(item), options);
@@ -599,7 +638,7 @@ class JsonReader {
     if (key == "relay.If") {
       return builder_.if_then_else(operands[0], operands[1], operands[2], options);
     }
-    return json_error("unexpected_type", at_node(index),
+    return json_error("unexpected_type", at_node(index).str(),
                       fmt::format("{} is not a Relay expression", key));
   }
 
@@ -609,12 +648,12 @@ class JsonReader {
     return static_cast<std::uint32_t>(depth) > limits_.max_depth;
   }
   absl::Status too_deep(std::uint32_t index) const {
-    return json_error("too_deep", at_node(index),
+    return json_error("too_deep", at_node(index).str(),
                       graphpat::detail::too_deep_problem(limits_.max_depth));
   }
 
   /// The type node `index` denotes (none for null); `where` is the referring field.
-  absl::StatusOr<TypeId> type(std::uint32_t index, std::string_view where, int depth) {
+  absl::StatusOr<TypeId> type(std::uint32_t index, const Place& where, int depth) {
     if (index == 0) return TypeId();
     if (prov_.type_of[index].valid()) return prov_.type_of[index];
     if (over_depth(depth)) return too_deep(index);
@@ -627,7 +666,7 @@ class JsonReader {
         GRAPHPAT_ASSIGN_OR_RETURN(
             TypeId element_type, type(static_cast<std::uint32_t>(element), at(index, field), depth + 1));
         if (!element_type.valid()) {
-          return json_error("null_reference", at(index, field), "holds a null type");
+          return json_error("null_reference", at(index, field).str(), "holds a null type");
         }
         result.push_back(element_type);
       }
@@ -637,7 +676,7 @@ class JsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref(index, field));
       GRAPHPAT_ASSIGN_OR_RETURN(TypeId result, type(target, at(index, field), depth + 1));
       if (!result.valid()) {
-        return json_error("null_reference", at(index, field), "is null where a type is required");
+        return json_error("null_reference", at(index, field).str(), "is null where a type is required");
       }
       return result;
     };
@@ -645,7 +684,7 @@ class JsonReader {
     if (key == "relay.TensorType") {
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view dtype, text(index, "dtype"));
       if (auto problem = dtype_problem(dtype)) {
-        return json_error("bad_value", at(index, "dtype"), *problem);
+        return json_error("bad_value", at(index, "dtype").str(), *problem);
       }
       GRAPHPAT_ASSIGN_OR_RETURN(auto shape, array(index, "shape"));
       std::vector<DimId> dims;
@@ -679,7 +718,7 @@ class JsonReader {
       result = types.incomplete(kind);
     } else if (is_expression_key(key) || key == "Array" || key == "Map" || has_repr_bytes(key) ||
                key.starts_with("relay.attrs.")) {
-      return json_error("unexpected_type", where,
+      return json_error("unexpected_type", where.str(),
                         fmt::format("refers to node {}, a {}, where a type is required", index, key));
     } else {
       // A type graphpat does not model (PrimType, TypeRelation, ...): carried through by
@@ -704,7 +743,7 @@ class JsonReader {
     }
     const Layout* layout = layouts_.find(key);
     if (layout == nullptr || !key.starts_with("tir.") || !doc_.field(index, "a")) {
-      return json_error("unexpected_type", at_node(index),
+      return json_error("unexpected_type", at_node(index).str(),
                         fmt::format("a {} is not a shape dimension", key));
     }
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t a, ref(index, "a"));
@@ -714,7 +753,7 @@ class JsonReader {
     return fmt::format("{}({}, {})", key.substr(4), left, right);
   }
 
-  absl::StatusOr<DimId> dim(std::uint32_t index, std::string_view where, int depth) {
+  absl::StatusOr<DimId> dim(std::uint32_t index, const Place& where, int depth) {
     auto found = dims_.find(index);
     if (found != dims_.end()) return found->second;
     std::string_view key = doc_.type_key(index);
@@ -725,23 +764,23 @@ class JsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t value, integer(index, "value"));
       std::optional<IntegerType> width = integer_type(dtype);
       if (!width) {
-        return json_error("bad_value", at(index, "dtype"),
+        return json_error("bad_value", at(index, "dtype").str(),
                           fmt::format("\"{}\" is not an integer dtype", dtype));
       }
       // A dimension keeps only its width (Relay text has no unsigned literal), so an unsigned
       // one would come back signed.
       if (width->is_unsigned) {
-        return json_error("bad_value", at(index, "dtype"),
+        return json_error("bad_value", at(index, "dtype").str(),
                           fmt::format("a shape dimension of dtype \"{}\": dimensions are "
                                       "signed integers",
                                       dtype));
       }
       DataType dim_type{DataType::Code::kInt, width->bits, 1};
       if (auto problem = integer_problem(value, dim_type)) {
-        return json_error("bad_value", at(index, "value"), *problem);
+        return json_error("bad_value", at(index, "value").str(), *problem);
       }
       if (auto problem = extent_problem(value)) {
-        return json_error("bad_value", at(index, "value"), *problem);
+        return json_error("bad_value", at(index, "value").str(), *problem);
       }
       result = types.dim(value, width->bits);
     } else if (key == "tir.Any") {
@@ -750,7 +789,7 @@ class JsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(std::string name, render_dim(index, depth));
       result = types.symbolic_dim(name, key);
     } else {
-      return json_error("unexpected_type", where,
+      return json_error("unexpected_type", where.str(),
                         fmt::format("refers to node {}, a {}, where a shape dimension is "
                                     "required",
                                     index, describe(index)));
@@ -761,12 +800,12 @@ class JsonReader {
 
   // ----- spans -------------------------------------------------------------------------------
 
-  absl::StatusOr<SpanId> span(std::uint32_t index, std::string_view where) {
+  absl::StatusOr<SpanId> span(std::uint32_t index, const Place& where) {
     if (index == 0) return SpanId();
     if (prov_.span_of[index].valid()) return prov_.span_of[index];
     std::string_view key = doc_.type_key(index);
     if (key != "Span" && key != "SequentialSpan") {
-      return json_error("unexpected_type", where,
+      return json_error("unexpected_type", where.str(),
                         fmt::format("refers to node {}, a {}, where a Span is required", index,
                                     key));
     }
@@ -787,9 +826,9 @@ class JsonReader {
 
   // ----- tensors -------------------------------------------------------------------------------
 
-  absl::StatusOr<TensorId> tensor(std::int64_t blob, std::string_view where) {
+  absl::StatusOr<TensorId> tensor(std::int64_t blob, const Place& where) {
     if (blob < 0 || static_cast<std::uint64_t>(blob) >= tensors_.size()) {
-      return json_error("dangling_reference", where,
+      return json_error("dangling_reference", where.str(),
                         fmt::format("refers to b64ndarrays[{}], but there are {} arrays", blob,
                                     tensors_.size()));
     }
@@ -820,11 +859,11 @@ class JsonReader {
   // ----- attribute values ----------------------------------------------------------------------
 
   /// An attrs object (call attrs, function DictAttrs, module attrs), or none for null.
-  absl::StatusOr<AttrValueId> object_value(std::uint32_t index, std::string_view where) {
+  absl::StatusOr<AttrValueId> object_value(std::uint32_t index, const Place& where) {
     if (index == 0) return AttrValueId();
     GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId result, value(index, 0));
     if (context_.attrs.kind(result) != AttrKind::kObject) {
-      return json_error("unexpected_type", where,
+      return json_error("unexpected_type", where.str(),
                         fmt::format("refers to node {}, a {}, where an attributes object is "
                                     "required",
                                     index, doc_.type_key(index)));
@@ -880,24 +919,24 @@ class JsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view dtype, text(index, "dtype"));
       std::optional<DataType> parsed = parse_dtype(dtype);
       if (!parsed) {
-        return json_error("bad_value", at(index, "dtype"),
+        return json_error("bad_value", at(index, "dtype").str(),
                           dtype_problem(dtype).value_or(fmt::format(
                               "'{}' is not a scalar dtype of {}", dtype, key)));
       }
       if (auto problem = scalar_dtype_problem(*parsed)) {
-        return json_error("bad_value", at(index, "dtype"), *problem);
+        return json_error("bad_value", at(index, "dtype").str(), *problem);
       }
       auto bits = static_cast<std::uint8_t>(parsed->bits);
       if (key == "FloatImm") {
         GRAPHPAT_ASSIGN_OR_RETURN(double number, real(index, "value"));
         if (auto problem = float_problem(number, *parsed)) {
-          return json_error("bad_value", at(index, "value"), *problem);
+          return json_error("bad_value", at(index, "value").str(), *problem);
         }
         result = attrs.floating(number, bits);
       } else {
         GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t number, integer(index, "value"));
         if (auto problem = integer_problem(number, *parsed)) {
-          return json_error("bad_value", at(index, "value"), *problem);
+          return json_error("bad_value", at(index, "value").str(), *problem);
         }
         result = parsed->code == DataType::Code::kBool
                      ? attrs.boolean(number != 0)
@@ -926,7 +965,7 @@ class JsonReader {
         std::vector<AttrField> fields;
         for (auto [entry_key, entry_value] : entries) {
           if (attrs.kind(entry_key) != AttrKind::kString) {
-            return json_error("unexpected_type", at_node(map), "DictAttrs keys must be strings");
+            return json_error("unexpected_type", at_node(map).str(), "DictAttrs keys must be strings");
           }
           fields.push_back({context_.strings.intern(attrs.text(entry_key)), entry_value});
         }
@@ -998,7 +1037,7 @@ class JsonReader {
     auto data = doc_.data_of(map);
     if (!keys.empty()) {
       if (keys.size() != data.size()) {
-        return json_error("bad_value", at_node(map),
+        return json_error("bad_value", at_node(map).str(),
                           fmt::format("a Map with {} keys and {} values", keys.size(),
                                       data.size()));
       }
@@ -1006,7 +1045,7 @@ class JsonReader {
       for (std::size_t i = 0; i < keys.size(); ++i) {
         AttrValueId entry_key = context_.attrs.string(doc_.view(keys[i]));
         if (!seen.insert(entry_key).second) {
-          return json_error("duplicate_key", fmt::format("{}.keys[{}]", at_node(map), i),
+          return json_error("duplicate_key", fmt::format("{}.keys[{}]", at_node(map).str(), i),
                             "appears twice");
         }
         GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_value,
@@ -1016,7 +1055,7 @@ class JsonReader {
       return entries;
     }
     if (data.size() % 2 != 0) {
-      return json_error("bad_value", at_node(map),
+      return json_error("bad_value", at_node(map).str(),
                         "a Map's data must hold key, value pairs (odd length)");
     }
     absl::flat_hash_set<AttrValueId> seen;
@@ -1024,7 +1063,7 @@ class JsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_key,
                                  value(static_cast<std::uint32_t>(data[i]), depth + 1));
       if (!seen.insert(entry_key).second) {
-        return json_error("duplicate_key", at_data(map, i), "appears twice");
+        return json_error("duplicate_key", at_data(map, i).str(), "appears twice");
       }
       GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_value,
                                  value(static_cast<std::uint32_t>(data[i + 1]), depth + 1));
