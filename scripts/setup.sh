@@ -34,6 +34,7 @@ APT_PACKAGES=(
   libabsl-dev
   libfmt-dev
   nlohmann-json3-dev
+  libsimdjson-dev
   catch2
   libcli11-dev
   libbenchmark-dev

@@ -1,10 +1,13 @@
 // libFuzzer target for the TVM JSON reader and writer: any bytes given to load_json must give
 // a module or an error, never a crash; whatever loads must save (with its provenance and
 // without, where it can be written: a save may refuse only what relay_json.hpp documents), and
-// what is saved must load again into a structurally equal module.
+// what is saved must load again into a structurally equal module. Every input also goes through
+// both readers of the envelope: the fast one (simdjson) takes only what the SAX one takes, as it
+// takes it.
 #include <graphpat/analysis/structural_equal.hpp>
 #include <graphpat/analysis/verify.hpp>
 #include <graphpat/io/relay_json.hpp>
+#include <graphpat/io/relay_json/fast_document.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -42,10 +45,24 @@ void require_ambiguous_text(const absl::Status& status, std::string_view what) {
           message(status));
 }
 
+/// The fast reader (simdjson) takes a file only as the SAX reader does: into the same table.
+void check_fast_reader(std::string_view json) {
+  graphpat::relay::detail::JsonDocument fast;
+  if (!graphpat::relay::detail::FastDocumentReader(fast, graphpat::kDefaultLimits.max_nodes)
+           .read(json)) {
+    return;
+  }
+  graphpat::relay::detail::JsonDocument sax;
+  require_ok(graphpat::relay::detail::parse_document(json, sax),
+             "the fast reader took a file the SAX reader refuses");
+  require(fast.same_table(sax), "the fast and the SAX reader read different tables");
+}
+
 }  // namespace
 
 GRAPHPAT_FUZZ_TARGET(fuzz_relay_json) {
   std::string_view json(reinterpret_cast<const char*>(data), size);
+  check_fast_reader(json);
   absl::StatusOr<graphpat::relay::LoadedJson> loaded = graphpat::relay::load_json(json);
   if (!loaded.ok()) {
     require_error_id(loaded.status());

@@ -13,6 +13,7 @@
 #include <graphpat/analysis/structural_equal.hpp>
 #include <graphpat/analysis/verify.hpp>
 #include <graphpat/io/relay_json.hpp>
+#include <graphpat/io/relay_json/fast_document.hpp>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -103,6 +104,65 @@ TEST_CASE("every TVM JSON file of the corpus loads and saves back byte for byte"
     ++round_trips;
   }
   CHECK(round_trips == 107);
+}
+
+TEST_CASE("the fast reader reads every corpus file into the table the SAX reader reads",
+          "[relay_json][corpus]") {
+  for (const fs::path& file : corpus_json_files()) {
+    INFO(case_name(file));
+    std::string text = read_file(file);
+    relay::detail::JsonDocument fast;
+    relay::detail::JsonDocument sax;
+    REQUIRE(relay::detail::FastDocumentReader(fast, kDefaultLimits.max_nodes).read(text));
+    REQUIRE(relay::detail::parse_document(text, sax).ok());
+    CHECK(fast.same_table(sax));
+    CHECK(fast.size() > 1);
+  }
+}
+
+TEST_CASE("a file the fast reader does not take as the SAX reader would is left to the SAX reader",
+          "[relay_json][errors]") {
+  const std::string relu = read_file(kCorpus / "golden/json_untyped_relu_module/save_json.json");
+  struct Case {
+    std::string name;
+    std::string text;
+    std::uint64_t max_nodes = kDefaultLimits.max_nodes;
+    std::string message;  // the SAX reader's; empty: it reads the file
+  };
+  const std::vector<Case> cases = {
+      // nlohmann skips a byte-order mark, simdjson refuses it
+      {"a byte-order mark", "\xEF\xBB\xBF" + relu, kDefaultLimits.max_nodes, ""},
+      // nlohmann would stop at the NUL and drop what follows
+      {"a NUL after the document", relu + std::string("\0{}", 3), kDefaultLimits.max_nodes,
+       fmt::format("byte {}: a NUL byte after the document", relu.size())},
+      {"a duplicated attribute",
+       replace_first(relu, "\"attrs\": \"0\", ", "\"attrs\": \"0\", \"attrs\": \"0\", "),
+       kDefaultLimits.max_nodes, "nodes[1].attrs.attrs: appears twice"},
+      {"a fractional root", replace_first(relu, "\"root\": 1", "\"root\": 1.0"),
+       kDefaultLimits.max_nodes, "root: expected a non-negative integer, found a fractional number"},
+      {"a lone surrogate", replace_first(relu, "\"main\"", "\"\\udc00\""),
+       kDefaultLimits.max_nodes, "surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF"},
+      {"more nodes than the limit", relu, 3, "nodes[3]: "},
+      {"a root past the nodes", replace_first(relu, "\"root\": 1", "\"root\": 99"),
+       kDefaultLimits.max_nodes, "root: refers to node 99, but there are"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    relay::detail::JsonDocument fast;
+    CHECK_FALSE(relay::detail::FastDocumentReader(fast, c.max_nodes).read(c.text));
+    relay::detail::JsonDocument sax;
+    absl::Status sax_status = relay::detail::parse_document(c.text, sax, c.max_nodes);
+    relay::detail::JsonDocument loaded;
+    absl::Status status = relay::detail::load_document(c.text, loaded, c.max_nodes);
+    CHECK(status == sax_status);
+    if (c.message.empty()) {
+      REQUIRE(status.ok());
+      CHECK(loaded.same_table(sax));
+    } else {
+      REQUIRE_FALSE(status.ok());
+      CHECK_THAT(message(status), Catch::Contains(c.message));
+    }
+  }
 }
 
 TEST_CASE("a double NaN, which TVM writes but cannot load, round-trips", "[relay_json][corpus]") {

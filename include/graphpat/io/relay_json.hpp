@@ -149,6 +149,7 @@ GRAPHPAT_ENTRY absl::StatusOr<std::string> save_json(const LoadedJson& loaded);
 #if GRAPHPAT_ENTRY_DEFINITIONS
 #include "graphpat/io/relay_json/document.hpp"
 #include "graphpat/io/relay_json/emitter.hpp"
+#include "graphpat/io/relay_json/fast_document.hpp"
 #include "graphpat/io/relay_json/provenance.hpp"
 #include "graphpat/io/relay_json/reader.hpp"
 #include "graphpat/io/relay_json/upgrade.hpp"
@@ -169,7 +170,7 @@ GRAPHPAT_ENTRY absl::StatusOr<LoadedJson> load_json(std::string_view json,
                                                     const JsonLoadOptions& options) {
   auto data = std::make_shared<detail::ProvenanceData>();
   InputLimits limits = options.limits.or_defaults(kJsonDefaultLimits);
-  GRAPHPAT_RETURN_IF_ERROR(detail::parse_document(json, data->document, limits.max_nodes));
+  GRAPHPAT_RETURN_IF_ERROR(detail::load_document(json, data->document, limits.max_nodes));
   GRAPHPAT_RETURN_IF_ERROR(detail::upgrade_document(data->document));
   LoadedJson loaded;
   detail::JsonReader reader(*data, loaded.module, limits);

@@ -47,6 +47,12 @@ inline std::string escape_unprintable(std::string_view text) {
   return out;
 }
 
+/// What a JSON reader says of a NUL byte after a complete document: nlohmann's parser takes the
+/// byte for the end of the input and would accept the document, silently dropping whatever
+/// follows, so a reader looks for a NUL once its parse has succeeded (a NUL anywhere else is a
+/// syntax error nlohmann words itself).
+inline constexpr std::string_view kJsonNulByteProblem = "a NUL byte after the document";
+
 /// `path` (a JSON Pointer such as `/functions/0/nodes/3`, or a TVM JSON place such as
 /// `nodes[3].attrs.op`) short enough for the first line of a message: a segment (the text from
 /// one `/`, `.` or `[` to the next) longer than 40 bytes keeps its first 32 and `...`, and a

@@ -1,7 +1,9 @@
 // The node table of a TVM JSON file (`tvm.ir.save_json`), read with nlohmann/json's SAX parser
 // straight into flat arrays: no DOM, no recursion, memory proportional to the file. This is the
 // raw layer under relay_json.hpp: it checks the envelope (root, nodes, b64ndarrays, attrs and
-// the keys of each node entry) and leaves the meaning of node attributes to the reader.
+// the keys of each node entry) and leaves the meaning of node attributes to the reader. It is
+// the reader that judges a file and words its errors; load_document (fast_document.hpp) reads
+// a good file faster with simdjson into the same table and leaves any other to this one.
 //
 //   graphpat::relay::detail::JsonDocument document;
 //   absl::Status status = graphpat::relay::detail::parse_document(text, document);
@@ -123,6 +125,54 @@ struct JsonDocument {
       if (entry.key == key) return view(entry.value);
     }
     return std::nullopt;
+  }
+  /// Reserves the arrays from the input's size (TVM writes about 120 bytes per node, 60 per
+  /// field and 12 of JSON per byte of string, measured on the corpus), so that a big file's
+  /// arrays are not grown and copied as it is read; a file denser than that still grows them.
+  void reserve_for(std::size_t json_size) {
+    nodes.reserve(json_size / 100);
+    fields.reserve(json_size / 48);
+    text.reserve(json_size / 10);
+  }
+  /// Empties the table for another reading of the same file; `names` keeps its strings (a pool
+  /// only grows, and an id still names the same string).
+  void clear_table() {
+    root = 0;
+    nodes.clear();
+    fields.clear();
+    keys.clear();
+    data.clear();
+    b64ndarrays.clear();
+    attrs.clear();
+    text.clear();
+  }
+  /// Whether `other` holds the same table (each string compared by its text, so two documents
+  /// with pools of their own compare equal when they read the same file).
+  [[nodiscard]] bool same_table(const JsonDocument& other) const {
+    auto same_texts = [&](std::span<const TextSlice> mine, std::span<const TextSlice> theirs) {
+      return std::equal(mine.begin(), mine.end(), theirs.begin(), theirs.end(),
+                        [&](TextSlice a, TextSlice b) { return view(a) == other.view(b); });
+    };
+    if (root != other.root || size() != other.size() || attrs != other.attrs ||
+        !same_texts(b64ndarrays, other.b64ndarrays)) {
+      return false;
+    }
+    for (std::uint32_t i = 0; i < size(); ++i) {
+      std::span<const JsonField> mine = fields_of(i), theirs = other.fields_of(i);
+      bool same_fields = std::equal(
+          mine.begin(), mine.end(), theirs.begin(), theirs.end(),
+          [&](const JsonField& a, const JsonField& b) {
+            return names.view(a.key) == other.names.view(b.key) &&
+                   view(a.value) == other.view(b.value);
+          });
+      std::span<const std::uint64_t> my_data = data_of(i), their_data = other.data_of(i);
+      if (type_key(i) != other.type_key(i) || nodes[i].has_repr != other.nodes[i].has_repr ||
+          repr(i) != other.repr(i) || !same_fields || !same_texts(keys_of(i), other.keys_of(i)) ||
+          !std::equal(my_data.begin(), my_data.end(), their_data.begin(), their_data.end())) {
+        return false;
+      }
+    }
+    return true;
   }
   /// Replaces node `index`'s fields (appended to the field array; the old slice is left unused).
   void set_fields(std::uint32_t index, std::span<const JsonField> replacement) {
@@ -489,16 +539,14 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
 inline absl::Status parse_document(std::string_view json, JsonDocument& document,
                                    std::uint64_t max_nodes = kDefaultLimits.max_nodes) {
   DocumentBuilder builder(document, max_nodes);
-  // Reserved from the input's size (TVM writes about 120 bytes per node, 60 per field and 12
-  // of JSON per byte of string, measured on the corpus), so a big file's arrays are not grown
-  // and copied as it is read; a file denser than that still grows them.
-  document.nodes.reserve(json.size() / 100);
-  document.fields.reserve(json.size() / 48);
-  document.text.reserve(json.size() / 10);
+  document.reserve_for(json.size());
   bool ok = nlohmann::json::sax_parse(json.begin(), json.end(), &builder);
   if (!ok || !builder.status.ok()) {
     if (!builder.status.ok()) return builder.status;
     return json_error("not_json", "", "the parser stopped");
+  }
+  if (std::size_t nul = json.find('\0'); nul != std::string_view::npos) {
+    return json_error("not_json", fmt::format("byte {}", nul), graphpat::detail::kJsonNulByteProblem);
   }
   if (!builder.seen_root) return json_error("missing_field", "root", "the file has no root");
   if (!builder.seen_nodes) return json_error("missing_field", "nodes", "the file has no nodes");
