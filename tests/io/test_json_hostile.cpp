@@ -294,6 +294,26 @@ TEST_CASE("relay_json: numbers, types, nesting, keys and bytes no reader may tak
 
 // ----- class 8: inconsistent input ------------------------------------------------------------
 
+TEST_CASE("a NUL byte after a complete document is refused, not taken for the input's end",
+          "[graph_json][relay_json]") {
+  // nlohmann's parser stops at a NUL as at the end of the input: what follows would be dropped.
+  const std::string nul_and_more("\0{\"root\": 7}", 14);
+  REQUIRE(tvm_error(kReluModule) == "accepted");
+  CHECK(tvm_error(kReluModule + nul_and_more) ==
+        fmt::format("[graphpat.relay_json.not_json] byte {}: a NUL byte after the document",
+                    kReluModule.size()));
+  const std::string graph = graph_with(R"({"id": 1, "kind": "tuple", "inputs": [0]})");
+  REQUIRE(graph_error(graph) == "accepted");
+  // The NUL's line and column: one past the document's last byte.
+  std::size_t line = 1 + static_cast<std::size_t>(std::count(graph.begin(), graph.end(), '\n'));
+  std::size_t last_newline = graph.rfind('\n');
+  std::size_t column =
+      last_newline == std::string::npos ? graph.size() + 1 : graph.size() - last_newline;
+  CHECK(graph_error(graph + nul_and_more) ==
+        fmt::format("[graphpat.graph_json.bad_json] {}:{}: a NUL byte after the document",
+                    line, column));
+}
+
 TEST_CASE("graph_json: inconsistent modules are refused", "[graph_json]") {
   CHECK(graph_error(R"({"format": "graphpat.graph", "version": 1, "functions": [{"name": "main", )"
                     R"("params": [0, 0], "nodes": [{"id": 0, "kind": "var", "name": "x"}], )"

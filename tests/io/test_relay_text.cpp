@@ -737,6 +737,22 @@ TEST_CASE("a million-node model parses and prints", "[relay_text][large]") {
                    duration<double>(done - parsed).count()));
 }
 
+TEST_CASE("a NUL byte in the metadata section is refused, not taken for its end",
+          "[relay_text][errors]") {
+  const std::string json =
+      R"({"root": 1, "nodes": [{"type_key": ""}, {"type_key": "Map", "keys": [], "data": []}], )"
+      R"("b64ndarrays": []})";
+  const std::string text = "def @main(%x) { %x }\n#[metadata]\n" + json;
+  REQUIRE(graphpat::relay::parse_text(text).ok());
+  auto parsed = graphpat::relay::parse_text(text + std::string("\0{}", 3));
+  REQUIRE_FALSE(parsed.ok());
+  // The section is what follows `#[metadata]`: its newline, then the JSON, then the NUL.
+  CHECK(message(parsed.status()) ==
+        fmt::format("[graphpat.relay_text.bad_metadata] 2:1: #[metadata]: byte {} of the section: "
+                    "a NUL byte after the document",
+                    1 + json.size()));
+}
+
 // Found by fuzz_relay_text: astext() of a constant known only by its type wrote `#[metadata]`
 // and then the "omitted" comment, which does not read back; it writes what
 // astext(show_meta_data=False) writes instead.

@@ -110,6 +110,23 @@ class JsonStreamBuilder : public nlohmann::json_sax<GraphJson> {
     return false;
   }
 
+  /// A `graph_json.bad_json` error at line:column of the byte before `position` (nlohmann's
+  /// count of bytes read).
+  absl::Status syntax_error(std::size_t position, std::string_view what) const {
+    std::size_t byte = std::min<std::size_t>(position == 0 ? 0 : position - 1, text_.size());
+    std::size_t line =
+        1 + static_cast<std::size_t>(std::count(text_.begin(), text_.begin() + byte, '\n'));
+    std::size_t line_start = text_.rfind('\n', byte == 0 ? 0 : byte - 1);
+    std::size_t column =
+        line_start == std::string_view::npos || byte == 0 ? byte + 1 : byte - line_start;
+    // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: ...";
+    // it quotes the bytes it read last, which make_error escapes.
+    std::size_t colon = what.find(": ", what.find("parse error"));
+    if (colon != std::string_view::npos) what = what.substr(colon + 2);
+    return make_error(absl::StatusCode::kInvalidArgument, "graph_json.bad_json",
+                      fmt::format("{}:{}: {}", line, column, what));
+  }
+
  private:
   struct Frame {
     GraphJson value;
@@ -219,21 +236,6 @@ class JsonStreamBuilder : public nlohmann::json_sax<GraphJson> {
     return fmt::format("{}... ({} digits)", number.substr(0, kShown), number.size());
   }
 
-  absl::Status syntax_error(std::size_t position, std::string_view what) const {
-    std::size_t byte = std::min<std::size_t>(position == 0 ? 0 : position - 1, text_.size());
-    std::size_t line =
-        1 + static_cast<std::size_t>(std::count(text_.begin(), text_.begin() + byte, '\n'));
-    std::size_t line_start = text_.rfind('\n', byte == 0 ? 0 : byte - 1);
-    std::size_t column =
-        line_start == std::string_view::npos || byte == 0 ? byte + 1 : byte - line_start;
-    // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5: ...";
-    // it quotes the bytes it read last, which make_error escapes.
-    std::size_t colon = what.find(": ", what.find("parse error"));
-    if (colon != std::string_view::npos) what = what.substr(colon + 2);
-    return make_error(absl::StatusCode::kInvalidArgument, "graph_json.bad_json",
-                      fmt::format("{}:{}: {}", line, column, what));
-  }
-
   bool stop(absl::Status error) {
     status = std::move(error);
     return false;
@@ -257,6 +259,9 @@ inline absl::StatusOr<GraphJson> parse_json_stream(std::string_view text,
   bool ok = GraphJson::sax_parse(text.begin(), text.end(), &builder);
   if (!builder.status.ok()) return builder.status;
   if (!ok) return graph_json_error("bad_json", "/", "the parser stopped");
+  if (std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return builder.syntax_error(nul + 1, kJsonNulByteProblem);
+  }
   return std::move(builder.root);
 }
 

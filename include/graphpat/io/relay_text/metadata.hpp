@@ -58,6 +58,10 @@ inline absl::Status metadata_error(std::string_view why) {
 inline absl::StatusOr<MetadataSection> read_metadata(std::string_view text) {
   nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object()) return metadata_error("not a JSON object");
+  if (std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return metadata_error(fmt::format("byte {} of the section: {}", nul,
+                                      graphpat::detail::kJsonNulByteProblem));
+  }
   MetadataSection section;
   if (!json.contains("nodes") || !json["nodes"].is_array() || !json.contains("root")) {
     return metadata_error("no nodes or root");
