@@ -16,6 +16,7 @@
 #include <absl/status/status.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,14 +39,10 @@ class FastDocumentReader {
     simdjson::dom::parser parser;
     simdjson::dom::object top;
     if (parser.parse(json.data(), json.size()).get(top) != simdjson::SUCCESS) return false;
-    constexpr unsigned kRoot = 1, kNodes = 2, kB64 = 4, kAttrs = 8;  // bits of `seen`
+    constexpr unsigned kRoot = 1, kNodes = 2, kB64 = 4;  // bits of `seen` (attrs: 8)
     unsigned seen = 0;
     for (simdjson::dom::key_value_pair member : top) {
-      unsigned which = member.key == "root"          ? kRoot
-                       : member.key == "nodes"       ? kNodes
-                       : member.key == "b64ndarrays" ? kB64
-                       : member.key == "attrs"       ? kAttrs
-                                                     : 0;
+      unsigned which = member_bit(member.key, {"root", "nodes", "b64ndarrays", "attrs"});
       if (which == 0 || (seen & which) != 0) return false;
       seen |= which;
       bool ok = which == kRoot    ? member.value.get_uint64().get(doc_.root) == simdjson::SUCCESS
@@ -60,6 +57,16 @@ class FastDocumentReader {
   }
 
  private:
+  /// The bit of `key` in a `seen` mask: 1 << its position among `names`, or 0 if not there.
+  static unsigned member_bit(std::string_view key, std::initializer_list<std::string_view> names) {
+    unsigned bit = 1;
+    for (std::string_view name : names) {
+      if (key == name) return bit;
+      bit <<= 1;
+    }
+    return 0;
+  }
+
   bool read_nodes(simdjson::dom::element value) {
     simdjson::dom::array nodes;
     if (value.get(nodes) != simdjson::SUCCESS) return false;
@@ -76,18 +83,13 @@ class FastDocumentReader {
     node.first_field = static_cast<std::uint32_t>(doc_.fields.size());
     node.first_key = static_cast<std::uint32_t>(doc_.keys.size());
     node.first_data = static_cast<std::uint32_t>(doc_.data.size());
-    constexpr unsigned kTypeKey = 1, kReprStr = 2, kReprB64 = 4, kAttrs = 8, kKeys = 16, kData = 32,
-                       kGlobalKey = 64;  // bits of `seen`
+    // bits of `seen` (data: 32, read by the default case)
+    constexpr unsigned kTypeKey = 1, kReprStr = 2, kReprB64 = 4, kAttrs = 8, kKeys = 16,
+                       kGlobalKey = 64;
     unsigned seen = 0;
     for (simdjson::dom::key_value_pair member : members) {
-      unsigned which = member.key == "type_key"     ? kTypeKey
-                       : member.key == "repr_str"   ? kReprStr
-                       : member.key == "repr_b64"   ? kReprB64
-                       : member.key == "attrs"      ? kAttrs
-                       : member.key == "keys"       ? kKeys
-                       : member.key == "data"       ? kData
-                       : member.key == "global_key" ? kGlobalKey
-                                                    : 0;
+      unsigned which = member_bit(member.key, {"type_key", "repr_str", "repr_b64", "attrs", "keys",
+                                               "data", "global_key"});
       if (which == 0 || (seen & which) != 0) return false;
       seen |= which;
       bool ok = false;
