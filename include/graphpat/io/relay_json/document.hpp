@@ -119,7 +119,10 @@ struct JsonDocument {
   /// The value of attribute `name` of node `index`, if the node has it.
   [[nodiscard]] std::optional<std::string_view> field(std::uint32_t index,
                                                       std::string_view name) const {
-    StringId key = names.find(name);
+    return field(index, names.find(name));
+  }
+  /// The value of the attribute whose name has id `key` in `names`, if node `index` has it.
+  [[nodiscard]] std::optional<std::string_view> field(std::uint32_t index, StringId key) const {
     if (!key.valid()) return std::nullopt;
     for (const JsonField& entry : fields_of(index)) {
       if (entry.key == key) return view(entry.value);

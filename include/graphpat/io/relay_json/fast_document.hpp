@@ -136,10 +136,11 @@ class FastDocumentReader {
   bool read_node_attrs(simdjson::dom::element value) {
     simdjson::dom::object attrs;
     if (value.get(attrs) != simdjson::SUCCESS) return false;
+    std::size_t position = 0;
     for (simdjson::dom::key_value_pair attr : attrs) {
       std::string_view text;
       if (attr.value.get_string().get(text) != simdjson::SUCCESS) return false;
-      StringId key = doc_.names.intern(attr.key);
+      StringId key = field_name(doc_.nodes.back().type_key, position++, attr.key);
       // Which node last used each field name, as the SAX reader finds a duplicate.
       std::uint32_t slot = key.index();
       if (slot >= key_last_node_.size()) key_last_node_.resize(slot + 1);
@@ -149,6 +150,23 @@ class FastDocumentReader {
       ++doc_.nodes.back().field_count;
     }
     return true;
+  }
+
+  /// The id of `name`, field `position` of a node of type `type` (invalid when the node's
+  /// type_key comes after its attrs). Nodes of one type name their fields alike and in the
+  /// same order (TVM writes them sorted), so the name is compared with the one the last such
+  /// node had there before it is hashed.
+  StringId field_name(StringId type, std::size_t position, std::string_view name) {
+    if (!type.valid()) return doc_.names.intern(name);
+    if (type.index() >= names_by_type_.size()) names_by_type_.resize(type.index() + 1);
+    std::vector<StringId>& names = names_by_type_[type.index()];
+    if (position < names.size() && doc_.names.view(names[position]) == name) {
+      return names[position];
+    }
+    StringId id = doc_.names.intern(name);
+    if (position >= names.size()) names.resize(position + 1);
+    names[position] = id;
+    return id;
   }
 
   bool read_data(simdjson::dom::element value) {
@@ -195,6 +213,7 @@ class FastDocumentReader {
   JsonDocument& doc_;
   std::uint64_t max_nodes_;
   std::vector<std::size_t> key_last_node_;  // by field name id: 1 + the last node using it
+  std::vector<std::vector<StringId>> names_by_type_;  // by type key id: its fields' last names
 };
 
 /// The largest file the fast reader reads. simdjson's DOM holds about three times its input

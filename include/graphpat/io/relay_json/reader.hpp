@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -156,8 +157,18 @@ class JsonReader {
     return Place::data(index, position);
   }
 
+  /// Field `field` of node `index`. Its name's id is remembered by where the name's text lies:
+  /// the reader asks for the same few names (literals) again and again, and a hit costs a
+  /// compare of the name instead of hashing it.
+  std::optional<std::string_view> field_text(std::uint32_t index, std::string_view field) {
+    StringId& known = field_ids_[(reinterpret_cast<std::uintptr_t>(field.data()) >> 2) %
+                                 field_ids_.size()];
+    if (!known.valid() || doc_.names.view(known) != field) known = doc_.names.find(field);
+    return doc_.field(index, known);
+  }
+
   absl::StatusOr<std::string_view> text(std::uint32_t index, std::string_view field) {
-    std::optional<std::string_view> value = doc_.field(index, field);
+    std::optional<std::string_view> value = field_text(index, field);
     if (!value) {
       return json_error("missing_field", at(index, field).str(),
                         fmt::format("a {} needs this field", doc_.type_key(index)));
@@ -174,7 +185,7 @@ class JsonReader {
   /// A reference field; a missing `virtual_device_` or IRModule `attrs` reads as null, as
   /// json_compact.py makes it for files from before those fields existed.
   absl::StatusOr<std::uint32_t> ref(std::uint32_t index, std::string_view field) {
-    std::optional<std::string_view> value = doc_.field(index, field);
+    std::optional<std::string_view> value = field_text(index, field);
     if (!value) {
       if (field == "virtual_device_" || field == "attrs" || field == "span") return 0u;
       return json_error("missing_field", at(index, field).str(),
@@ -1106,6 +1117,7 @@ class JsonReader {
   LayoutCache layouts_;
   std::vector<TensorId> tensors_;
   absl::flat_hash_map<std::uint32_t, DimId> dims_;
+  std::array<StringId, 64> field_ids_{};  // field_text's ids of field names, by the text's address
 };
 
 }  // namespace graphpat::relay::detail
