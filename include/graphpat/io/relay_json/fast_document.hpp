@@ -2,9 +2,9 @@
 // running CPU, over 1 GB/s) walked into the same JsonDocument that document.hpp's nlohmann SAX
 // reader builds, in the same order, so the two tables are equal byte for byte. The fast reader
 // only ever accepts: a file it does not take exactly as the SAX reader would (any JSON error,
-// an unexpected shape or type, a duplicate key, too many nodes, a file simdjson cannot hold) is
-// read again by parse_document, which finds and words the error, so every message stays the
-// SAX reader's.
+// an unexpected shape or type, a duplicate key, too many nodes, a byte-order mark, a file
+// simdjson cannot hold) is read again by parse_document, which finds and words the error, so
+// every message stays the SAX reader's; so is a file over kFastReaderMaxBytes (memory).
 //
 //   graphpat::relay::detail::JsonDocument document;
 //   absl::Status status = graphpat::relay::detail::load_document(text, document);
