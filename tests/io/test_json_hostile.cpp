@@ -297,7 +297,8 @@ TEST_CASE("relay_json: numbers, types, nesting, keys and bytes no reader may tak
 TEST_CASE("a NUL byte after a complete document is refused, not taken for the input's end",
           "[graph_json][relay_json]") {
   // nlohmann's parser stops at a NUL as at the end of the input: what follows would be dropped.
-  const std::string nul_and_more("\0{\"root\": 7}", 14);
+  constexpr char kNulAndMore[] = "\0{\"root\": 7}";
+  const std::string nul_and_more(kNulAndMore, sizeof(kNulAndMore) - 1);
   REQUIRE(tvm_error(kReluModule) == "accepted");
   CHECK(tvm_error(kReluModule + nul_and_more) ==
         fmt::format("[graphpat.relay_json.not_json] byte {}: a NUL byte after the document",
