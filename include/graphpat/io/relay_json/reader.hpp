@@ -151,12 +151,6 @@ class JsonReader {
  private:
   // ----- locations and raw field access -------------------------------------------------------
 
-  static Place at(std::uint32_t index, std::string_view field) { return Place::field(index, field); }
-  static Place at_node(std::uint32_t index) { return Place::node(index); }
-  static Place at_data(std::uint32_t index, std::size_t position) {
-    return Place::data(index, position);
-  }
-
   /// Field `field` of node `index`. Its name's id is remembered by where the name's text lies:
   /// the reader asks for the same few names (literals) again and again, and a hit costs a
   /// compare of the name instead of hashing it.
@@ -170,7 +164,7 @@ class JsonReader {
   absl::StatusOr<std::string_view> text(std::uint32_t index, std::string_view field) {
     std::optional<std::string_view> value = field_text(index, field);
     if (!value) {
-      return json_error("missing_field", at(index, field).str(),
+      return json_error("missing_field", Place::field(index, field).str(),
                         fmt::format("a {} needs this field", doc_.type_key(index)));
     }
     return *value;
@@ -188,7 +182,7 @@ class JsonReader {
     std::optional<std::string_view> value = field_text(index, field);
     if (!value) {
       if (field == "virtual_device_" || field == "attrs" || field == "span") return 0u;
-      return json_error("missing_field", at(index, field).str(),
+      return json_error("missing_field", Place::field(index, field).str(),
                         fmt::format("a {} needs this field", doc_.type_key(index)));
     }
     return ref_of_text(index, field, *value);
@@ -200,10 +194,10 @@ class JsonReader {
                                             std::string_view value) const {
     std::optional<std::uint64_t> target = parse_decimal<std::uint64_t>(value);
     if (!target) {
-      return json_error("bad_value", at(index, field).str(),
+      return json_error("bad_value", Place::field(index, field).str(),
                         fmt::format("\"{}\" is not a node index", value));
     }
-    if (*target >= doc_.size()) return dangling(at(index, field), *target);
+    if (*target >= doc_.size()) return dangling(Place::field(index, field), *target);
     return static_cast<std::uint32_t>(*target);
   }
 
@@ -211,7 +205,7 @@ class JsonReader {
     GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
     std::optional<std::int64_t> parsed = parse_decimal<std::int64_t>(value);
     if (!parsed) {
-      return json_error("bad_value", at(index, field).str(),
+      return json_error("bad_value", Place::field(index, field).str(),
                         fmt::format("\"{}\" is not a decimal integer", value));
     }
     return *parsed;
@@ -222,7 +216,7 @@ class JsonReader {
     GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t value, integer(index, field));
     if (value < std::numeric_limits<std::int32_t>::min() ||
         value > std::numeric_limits<std::int32_t>::max()) {
-      return json_error("bad_value", at(index, field).str(),
+      return json_error("bad_value", Place::field(index, field).str(),
                         fmt::format("{} does not fit in a 32-bit int", value));
     }
     return static_cast<std::int32_t>(value);
@@ -231,7 +225,7 @@ class JsonReader {
   absl::StatusOr<bool> boolean(std::uint32_t index, std::string_view field) {
     GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
     if (value != "0" && value != "1") {
-      return json_error("bad_value", at(index, field).str(),
+      return json_error("bad_value", Place::field(index, field).str(),
                         fmt::format("\"{}\" is not a boolean (\"0\" or \"1\")", value));
     }
     return value == "1";
@@ -241,7 +235,7 @@ class JsonReader {
     GRAPHPAT_ASSIGN_OR_RETURN(std::string_view value, text(index, field));
     std::optional<double> parsed = parse_double(value);
     if (!parsed) {
-      return json_error("bad_value", at(index, field).str(),
+      return json_error("bad_value", Place::field(index, field).str(),
                         fmt::format("\"{}\" is not a number", value));
     }
     return *parsed;
@@ -263,14 +257,14 @@ class JsonReader {
   absl::StatusOr<std::span<const std::uint64_t>> array(std::uint32_t index,
                                                        std::string_view field) {
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref(index, field));
-    GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at(index, field), "Array"));
+    GRAPHPAT_RETURN_IF_ERROR(expect_key(target, Place::field(index, field), "Array"));
     return doc_.data_of(target);
   }
 
   /// The text of a runtime.String node (the reference is checked by the caller's location).
   absl::StatusOr<std::string_view> string_field(std::uint32_t index, std::string_view field) {
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref(index, field));
-    GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at(index, field), "runtime.String"));
+    GRAPHPAT_RETURN_IF_ERROR(expect_key(target, Place::field(index, field), "runtime.String"));
     return doc_.repr(target);
   }
 
@@ -290,7 +284,7 @@ class JsonReader {
     // for dangling references and cycles as the copy will follow them: original_children).
     auto data = doc_.data_of(index);
     for (std::size_t i = 0; i < data.size(); ++i) {
-      if (data[i] >= doc_.size()) return dangling(at_data(index, i), data[i]);
+      if (data[i] >= doc_.size()) return dangling(Place::data(index, i), data[i]);
       edges.push_back({static_cast<std::uint32_t>(data[i]), static_cast<std::uint32_t>(i), true});
     }
     ObjectFields object(doc_, layouts_, index);
@@ -336,8 +330,8 @@ class JsonReader {
       std::uint32_t from = frame.node;
       if (edge.target == 0 || state[edge.target] == kDone) continue;
       if (state[edge.target] == kOnPath) {
-        Place where = edge.in_data ? at_data(from, edge.label)
-                                         : at(from, doc_.names.view(StringId(edge.label)));
+        Place where = edge.in_data ? Place::data(from, edge.label)
+                                   : Place::field(from, doc_.names.view(StringId(edge.label)));
         return json_error("cyclic_reference", where.str(),
                           fmt::format("refers to node {}, which refers back to node {}: node {} "
                                       "is reachable from itself",
@@ -352,24 +346,24 @@ class JsonReader {
 
   absl::Status read_module(std::uint32_t index) {
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t functions, ref(index, "functions"));
-    GRAPHPAT_RETURN_IF_ERROR(expect_key(functions, at(index, "functions"), "Map"));
+    GRAPHPAT_RETURN_IF_ERROR(expect_key(functions, Place::field(index, "functions"), "Map"));
     if (!doc_.keys_of(functions).empty()) {
-      return json_error("unexpected_type", at_node(functions).str(),
+      return json_error("unexpected_type", Place::node(functions).str(),
                         "IRModule.functions must be keyed by GlobalVars, not strings");
     }
     auto data = doc_.data_of(functions);
     if (data.size() % 2 != 0) {
-      return json_error("bad_value", at_node(functions).str(),
+      return json_error("bad_value", Place::node(functions).str(),
                         "a Map's data must hold key, value pairs (odd length)");
     }
     for (std::size_t i = 0; i < data.size(); i += 2) {
       auto key = static_cast<std::uint32_t>(data[i]);
       auto value = static_cast<std::uint32_t>(data[i + 1]);
-      GRAPHPAT_RETURN_IF_ERROR(expect_key(key, at_data(functions, i), "GlobalVar"));
-      GRAPHPAT_RETURN_IF_ERROR(expect_key(value, at_data(functions, i + 1), "relay.Function"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_key(key, Place::data(functions, i), "GlobalVar"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_key(value, Place::data(functions, i + 1), "relay.Function"));
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(key, "name_hint"));
       if (module_.find(name)) {
-        return json_error("duplicate_definition", at_data(functions, i).str(),
+        return json_error("duplicate_definition", Place::data(functions, i).str(),
                           fmt::format("@{} is defined twice", name));
       }
       GRAPHPAT_ASSIGN_OR_RETURN(NodeId function, expression(value));
@@ -381,11 +375,11 @@ class JsonReader {
     GRAPHPAT_RETURN_IF_ERROR(check_globals_defined());
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t definitions, ref(index, "type_definitions"));
     if (definitions != 0 && !doc_.data_of(definitions).empty()) {
-      return json_error("unsupported", at(index, "type_definitions").str(),
+      return json_error("unsupported", Place::field(index, "type_definitions").str(),
                         "type definitions (ADTs) are not supported by graphpat's IR");
     }
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t attrs, ref(index, "attrs"));
-    GRAPHPAT_ASSIGN_OR_RETURN(module_.attrs, object_value(attrs, at(index, "attrs")));
+    GRAPHPAT_ASSIGN_OR_RETURN(module_.attrs, object_value(attrs, Place::field(index, "attrs")));
     return absl::OkStatus();
   }
 
@@ -396,25 +390,25 @@ class JsonReader {
     if (!doc_.field(module, "global_var_map_")) return absl::OkStatus();
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t map, ref(module, "global_var_map_"));
     if (map == 0) return absl::OkStatus();
-    GRAPHPAT_RETURN_IF_ERROR(expect_key(map, at(module, "global_var_map_"), "Map"));
+    GRAPHPAT_RETURN_IF_ERROR(expect_key(map, Place::field(module, "global_var_map_"), "Map"));
     auto keys = doc_.keys_of(map);
     auto data = doc_.data_of(map);
     if (keys.size() != data.size()) {
-      return json_error("unexpected_type", at_node(map).str(),
+      return json_error("unexpected_type", Place::node(map).str(),
                         "IRModule.global_var_map_ must be keyed by strings");
     }
     absl::flat_hash_set<std::string_view> names;
     for (std::size_t i = 0; i < keys.size(); ++i) {
       auto target = static_cast<std::uint32_t>(data[i]);
       if (!names.insert(doc_.view(keys[i])).second) {
-        return json_error("duplicate_key", fmt::format("{}.keys[{}]", at_node(map).str(), i),
+        return json_error("duplicate_key", fmt::format("{}.keys[{}]", Place::node(map).str(), i),
                           "appears twice");
       }
-      GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at_data(map, i), "GlobalVar"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_key(target, Place::data(map, i), "GlobalVar"));
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(target, "name_hint"));
       std::string_view key = doc_.view(keys[i]);
       if (name != key || !module_.find(key)) {
-        return json_error("bad_value", at_data(map, i).str(),
+        return json_error("bad_value", Place::data(map, i).str(),
                           name != key ? fmt::format("maps \"{}\" to the GlobalVar @{}", key, name)
                                       : fmt::format("maps \"{}\", but the module has no function "
                                                     "@{}",
@@ -422,7 +416,7 @@ class JsonReader {
       }
     }
     if (keys.size() != module_.functions().size()) {
-      return json_error("bad_value", at_node(map).str(),
+      return json_error("bad_value", Place::node(map).str(),
                         fmt::format("IRModule.global_var_map_ has {} entries, but the module "
                                     "has {} functions",
                                     keys.size(), module_.functions().size()));
@@ -437,7 +431,7 @@ class JsonReader {
       if (!prov_.node_of[index].valid() || doc_.type_key(index) != "GlobalVar") continue;
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(index, "name_hint"));
       if (!module_.find(name)) {
-        return json_error("undefined_global", at(index, "name_hint").str(),
+        return json_error("undefined_global", Place::field(index, "name_hint").str(),
                           fmt::format("@{} is not a function of the module", name));
       }
     }
@@ -459,7 +453,7 @@ class JsonReader {
                                     index, key));
     }
     if (key == "relay.Match" || key.starts_with("relay.Ref") || key == "relay.Constructor") {
-      return json_error("unsupported", at_node(index).str(),
+      return json_error("unsupported", Place::node(index).str(),
                         fmt::format("{} (ADTs and references) has no graphpat node kind", key));
     }
     return absl::OkStatus();
@@ -468,8 +462,9 @@ class JsonReader {
   absl::Status child(std::uint32_t index, std::string_view field, std::vector<std::uint32_t>& out,
                      std::string_view required = {}) {
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref(index, field));
-    GRAPHPAT_RETURN_IF_ERROR(expect_expression(target, at(index, field)));
-    if (!required.empty()) GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at(index, field), required));
+    GRAPHPAT_RETURN_IF_ERROR(expect_expression(target, Place::field(index, field)));
+    if (!required.empty())
+      GRAPHPAT_RETURN_IF_ERROR(expect_key(target, Place::field(index, field), required));
     out.push_back(target);
     return absl::OkStatus();
   }
@@ -477,12 +472,13 @@ class JsonReader {
   absl::Status children(std::uint32_t index, std::string_view field,
                         std::vector<std::uint32_t>& out, std::string_view required = {}) {
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t list, ref(index, field));
-    GRAPHPAT_RETURN_IF_ERROR(expect_key(list, at(index, field), "Array"));
+    GRAPHPAT_RETURN_IF_ERROR(expect_key(list, Place::field(index, field), "Array"));
     auto data = doc_.data_of(list);
     for (std::size_t i = 0; i < data.size(); ++i) {
       auto target = static_cast<std::uint32_t>(data[i]);
-      GRAPHPAT_RETURN_IF_ERROR(expect_expression(target, at_data(list, i)));
-      if (!required.empty()) GRAPHPAT_RETURN_IF_ERROR(expect_key(target, at_data(list, i), required));
+      GRAPHPAT_RETURN_IF_ERROR(expect_expression(target, Place::data(list, i)));
+      if (!required.empty())
+        GRAPHPAT_RETURN_IF_ERROR(expect_key(target, Place::data(list, i), required));
       out.push_back(target);
     }
     return absl::OkStatus();
@@ -496,7 +492,7 @@ class JsonReader {
       auto [seen, inserted] = first.try_emplace(params[i], i);
       if (inserted) continue;
       GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t list, ref(function, "params"));
-      return json_error("duplicate_param", at_data(list, i).str(),
+      return json_error("duplicate_param", Place::data(list, i).str(),
                         fmt::format("refers to node {}, the Var of parameter {} again (a "
                                     "function binds a Var once)",
                                     params[i], seen->second));
@@ -566,9 +562,10 @@ class JsonReader {
   absl::StatusOr<NodeOptions> node_options(std::uint32_t index) {
     NodeOptions options;
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t checked, ref(index, "_checked_type_"));
-    GRAPHPAT_ASSIGN_OR_RETURN(options.type, type(checked, at(index, "_checked_type_"), 0));
+    GRAPHPAT_ASSIGN_OR_RETURN(options.type,
+                              type(checked, Place::field(index, "_checked_type_"), 0));
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t span_index, ref(index, "span"));
-    GRAPHPAT_ASSIGN_OR_RETURN(options.span, span(span_index, at(index, "span")));
+    GRAPHPAT_ASSIGN_OR_RETURN(options.span, span(span_index, Place::field(index, "span")));
     options.fresh = true;
     return options;
   }
@@ -579,10 +576,10 @@ class JsonReader {
     if (elements.empty()) return TypeId();
     std::vector<TypeId> types;
     for (std::uint64_t element : elements) {
-      GRAPHPAT_ASSIGN_OR_RETURN(TypeId element_type,
-                                 type(static_cast<std::uint32_t>(element), at(index, field), 0));
+      GRAPHPAT_ASSIGN_OR_RETURN(TypeId element_type, type(static_cast<std::uint32_t>(element),
+                                                          Place::field(index, field), 0));
       if (!element_type.valid()) {
-        return json_error("null_reference", at(index, field).str(), "holds a null type");
+        return json_error("null_reference", Place::field(index, field).str(), "holds a null type");
       }
       types.push_back(element_type);
     }
@@ -596,18 +593,19 @@ class JsonReader {
     for (std::uint32_t operand : operand_indices) operands.push_back(prov_.node_of[operand]);
     if (key == "Op") {
       if (doc_.repr(index).empty()) {
-        return json_error("bad_value", at_node(index).str(), "an Op needs its name as repr_str");
+        return json_error("bad_value", Place::node(index).str(),
+                          "an Op needs its name as repr_str");
       }
       return builder_.opaque_op(doc_.repr(index));
     }
     GRAPHPAT_ASSIGN_OR_RETURN(NodeOptions options, node_options(index));
     if (key == "relay.Var") {
       GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t vid, ref(index, "vid"));
-      GRAPHPAT_RETURN_IF_ERROR(expect_key(vid, at(index, "vid"), "relay.Id"));
+      GRAPHPAT_RETURN_IF_ERROR(expect_key(vid, Place::field(index, "vid"), "relay.Id"));
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view name, string_field(vid, "name_hint"));
       GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t annotation, ref(index, "type_annotation"));
       GRAPHPAT_ASSIGN_OR_RETURN(TypeId annotation_type,
-                                 type(annotation, at(index, "type_annotation"), 0));
+                                type(annotation, Place::field(index, "type_annotation"), 0));
       return builder_.var(name, annotation_type, options);
     }
     if (key == "GlobalVar") {
@@ -616,13 +614,13 @@ class JsonReader {
     }
     if (key == "relay.Constant") {
       GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t blob, integer(index, "data"));
-      GRAPHPAT_ASSIGN_OR_RETURN(TensorId tensor_id, tensor(blob, at(index, "data")));
+      GRAPHPAT_ASSIGN_OR_RETURN(TensorId tensor_id, tensor(blob, Place::field(index, "data")));
       return builder_.constant(tensor_id, options);
     }
     if (key == "relay.Call") {
       CallOptions call{.type = options.type, .span = options.span, .fresh = true};
       GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t attrs, ref(index, "attrs"));
-      GRAPHPAT_ASSIGN_OR_RETURN(call.attrs, object_value(attrs, at(index, "attrs")));
+      GRAPHPAT_ASSIGN_OR_RETURN(call.attrs, object_value(attrs, Place::field(index, "attrs")));
       GRAPHPAT_ASSIGN_OR_RETURN(call.type_args, type_list(index, "type_args"));
       return builder_.call(operands[0], std::span(operands).subspan(1), call);
     }
@@ -630,7 +628,7 @@ class JsonReader {
     if (key == "relay.TupleGetItem") {
       GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t item, integer(index, "index"));
       if (item < 0 || item >= std::numeric_limits<std::uint32_t>::max()) {
-        return json_error("bad_value", at(index, "index").str(),
+        return json_error("bad_value", Place::field(index, "index").str(),
                           fmt::format("{} is not a tuple index", item));
       }
       return builder_.tuple_get_item(operands[0], static_cast<std::uint32_t>(item), options);
@@ -638,9 +636,10 @@ class JsonReader {
     if (key == "relay.Function") {
       FunctionOptions function{.type = options.type, .span = options.span, .fresh = true};
       GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t attrs, ref(index, "attrs"));
-      GRAPHPAT_ASSIGN_OR_RETURN(function.attrs, object_value(attrs, at(index, "attrs")));
+      GRAPHPAT_ASSIGN_OR_RETURN(function.attrs, object_value(attrs, Place::field(index, "attrs")));
       GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t result, ref(index, "ret_type"));
-      GRAPHPAT_ASSIGN_OR_RETURN(function.result_type, type(result, at(index, "ret_type"), 0));
+      GRAPHPAT_ASSIGN_OR_RETURN(function.result_type,
+                                type(result, Place::field(index, "ret_type"), 0));
       GRAPHPAT_ASSIGN_OR_RETURN(function.type_params, type_list(index, "type_params"));
       return builder_.function(std::span(operands).first(operands.size() - 1), operands.back(),
                                function);
@@ -649,7 +648,7 @@ class JsonReader {
     if (key == "relay.If") {
       return builder_.if_then_else(operands[0], operands[1], operands[2], options);
     }
-    return json_error("unexpected_type", at_node(index).str(),
+    return json_error("unexpected_type", Place::node(index).str(),
                       fmt::format("{} is not a Relay expression", key));
   }
 
@@ -659,7 +658,7 @@ class JsonReader {
     return static_cast<std::uint32_t>(depth) > limits_.max_depth;
   }
   absl::Status too_deep(std::uint32_t index) const {
-    return json_error("too_deep", at_node(index).str(),
+    return json_error("too_deep", Place::node(index).str(),
                       graphpat::detail::too_deep_problem(limits_.max_depth));
   }
 
@@ -674,10 +673,11 @@ class JsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(auto elements, array(index, field));
       std::vector<TypeId> result;
       for (std::uint64_t element : elements) {
-        GRAPHPAT_ASSIGN_OR_RETURN(
-            TypeId element_type, type(static_cast<std::uint32_t>(element), at(index, field), depth + 1));
+        GRAPHPAT_ASSIGN_OR_RETURN(TypeId element_type, type(static_cast<std::uint32_t>(element),
+                                                            Place::field(index, field), depth + 1));
         if (!element_type.valid()) {
-          return json_error("null_reference", at(index, field).str(), "holds a null type");
+          return json_error("null_reference", Place::field(index, field).str(),
+                            "holds a null type");
         }
         result.push_back(element_type);
       }
@@ -685,9 +685,10 @@ class JsonReader {
     };
     auto single = [&](std::string_view field) -> absl::StatusOr<TypeId> {
       GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref(index, field));
-      GRAPHPAT_ASSIGN_OR_RETURN(TypeId result, type(target, at(index, field), depth + 1));
+      GRAPHPAT_ASSIGN_OR_RETURN(TypeId result, type(target, Place::field(index, field), depth + 1));
       if (!result.valid()) {
-        return json_error("null_reference", at(index, field).str(), "is null where a type is required");
+        return json_error("null_reference", Place::field(index, field).str(),
+                          "is null where a type is required");
       }
       return result;
     };
@@ -695,13 +696,13 @@ class JsonReader {
     if (key == "relay.TensorType") {
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view dtype, text(index, "dtype"));
       if (auto problem = dtype_problem(dtype)) {
-        return json_error("bad_value", at(index, "dtype").str(), *problem);
+        return json_error("bad_value", Place::field(index, "dtype").str(), *problem);
       }
       GRAPHPAT_ASSIGN_OR_RETURN(auto shape, array(index, "shape"));
       std::vector<DimId> dims;
       for (std::uint64_t element : shape) {
-        GRAPHPAT_ASSIGN_OR_RETURN(DimId dim_id,
-                                   dim(static_cast<std::uint32_t>(element), at(index, "shape"), depth + 1));
+        GRAPHPAT_ASSIGN_OR_RETURN(DimId dim_id, dim(static_cast<std::uint32_t>(element),
+                                                    Place::field(index, "shape"), depth + 1));
         dims.push_back(dim_id);
       }
       result = types.tensor(dtype, dims);
@@ -754,7 +755,7 @@ class JsonReader {
     }
     const Layout* layout = layouts_.find(key);
     if (layout == nullptr || !key.starts_with("tir.") || !doc_.field(index, "a")) {
-      return json_error("unexpected_type", at_node(index).str(),
+      return json_error("unexpected_type", Place::node(index).str(),
                         fmt::format("a {} is not a shape dimension", key));
     }
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t a, ref(index, "a"));
@@ -775,23 +776,23 @@ class JsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t value, integer(index, "value"));
       std::optional<IntegerType> width = integer_type(dtype);
       if (!width) {
-        return json_error("bad_value", at(index, "dtype").str(),
+        return json_error("bad_value", Place::field(index, "dtype").str(),
                           fmt::format("\"{}\" is not an integer dtype", dtype));
       }
       // A dimension keeps only its width (Relay text has no unsigned literal), so an unsigned
       // one would come back signed.
       if (width->is_unsigned) {
-        return json_error("bad_value", at(index, "dtype").str(),
+        return json_error("bad_value", Place::field(index, "dtype").str(),
                           fmt::format("a shape dimension of dtype \"{}\": dimensions are "
                                       "signed integers",
                                       dtype));
       }
       DataType dim_type{DataType::Code::kInt, width->bits, 1};
       if (auto problem = integer_problem(value, dim_type)) {
-        return json_error("bad_value", at(index, "value").str(), *problem);
+        return json_error("bad_value", Place::field(index, "value").str(), *problem);
       }
       if (auto problem = extent_problem(value)) {
-        return json_error("bad_value", at(index, "value").str(), *problem);
+        return json_error("bad_value", Place::field(index, "value").str(), *problem);
       }
       result = types.dim(value, width->bits);
     } else if (key == "tir.Any") {
@@ -823,7 +824,8 @@ class JsonReader {
     Span result;
     GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t source, ref(index, "source_name"));
     if (source != 0) {
-      GRAPHPAT_RETURN_IF_ERROR(expect_key(source, at(index, "source_name"), "SourceName"));
+      GRAPHPAT_RETURN_IF_ERROR(
+          expect_key(source, Place::field(index, "source_name"), "SourceName"));
     }
     result.source = context_.strings.intern(source == 0 ? "" : doc_.repr(source));
     std::int32_t* slots[] = {&result.line, &result.column, &result.end_line, &result.end_column};
@@ -930,24 +932,24 @@ class JsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(std::string_view dtype, text(index, "dtype"));
       std::optional<DataType> parsed = parse_dtype(dtype);
       if (!parsed) {
-        return json_error("bad_value", at(index, "dtype").str(),
-                          dtype_problem(dtype).value_or(fmt::format(
-                              "'{}' is not a scalar dtype of {}", dtype, key)));
+        return json_error("bad_value", Place::field(index, "dtype").str(),
+                          dtype_problem(dtype).value_or(
+                              fmt::format("'{}' is not a scalar dtype of {}", dtype, key)));
       }
       if (auto problem = scalar_dtype_problem(*parsed)) {
-        return json_error("bad_value", at(index, "dtype").str(), *problem);
+        return json_error("bad_value", Place::field(index, "dtype").str(), *problem);
       }
       auto bits = static_cast<std::uint8_t>(parsed->bits);
       if (key == "FloatImm") {
         GRAPHPAT_ASSIGN_OR_RETURN(double number, real(index, "value"));
         if (auto problem = float_problem(number, *parsed)) {
-          return json_error("bad_value", at(index, "value").str(), *problem);
+          return json_error("bad_value", Place::field(index, "value").str(), *problem);
         }
         result = attrs.floating(number, bits);
       } else {
         GRAPHPAT_ASSIGN_OR_RETURN(std::int64_t number, integer(index, "value"));
         if (auto problem = integer_problem(number, *parsed)) {
-          return json_error("bad_value", at(index, "value").str(), *problem);
+          return json_error("bad_value", Place::field(index, "value").str(), *problem);
         }
         result = parsed->code == DataType::Code::kBool
                      ? attrs.boolean(number != 0)
@@ -967,7 +969,7 @@ class JsonReader {
       std::uint32_t map = index;
       if (key == "DictAttrs") {
         GRAPHPAT_ASSIGN_OR_RETURN(map, ref(index, "__dict__"));
-        GRAPHPAT_RETURN_IF_ERROR(expect_key(map, at(index, "__dict__"), "Map"));
+        GRAPHPAT_RETURN_IF_ERROR(expect_key(map, Place::field(index, "__dict__"), "Map"));
       }
       GRAPHPAT_ASSIGN_OR_RETURN(auto entries, map_entries(map, depth));
       if (key == "Map") {
@@ -976,7 +978,8 @@ class JsonReader {
         std::vector<AttrField> fields;
         for (auto [entry_key, entry_value] : entries) {
           if (attrs.kind(entry_key) != AttrKind::kString) {
-            return json_error("unexpected_type", at_node(map).str(), "DictAttrs keys must be strings");
+            return json_error("unexpected_type", Place::node(map).str(),
+                              "DictAttrs keys must be strings");
           }
           fields.push_back({context_.strings.intern(attrs.text(entry_key)), entry_value});
         }
@@ -1048,15 +1051,15 @@ class JsonReader {
     auto data = doc_.data_of(map);
     if (!keys.empty()) {
       if (keys.size() != data.size()) {
-        return json_error("bad_value", at_node(map).str(),
-                          fmt::format("a Map with {} keys and {} values", keys.size(),
-                                      data.size()));
+        return json_error(
+            "bad_value", Place::node(map).str(),
+            fmt::format("a Map with {} keys and {} values", keys.size(), data.size()));
       }
       absl::flat_hash_set<AttrValueId> seen;  // a Map holds a key once
       for (std::size_t i = 0; i < keys.size(); ++i) {
         AttrValueId entry_key = context_.attrs.string(doc_.view(keys[i]));
         if (!seen.insert(entry_key).second) {
-          return json_error("duplicate_key", fmt::format("{}.keys[{}]", at_node(map).str(), i),
+          return json_error("duplicate_key", fmt::format("{}.keys[{}]", Place::node(map).str(), i),
                             "appears twice");
         }
         GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_value,
@@ -1066,7 +1069,7 @@ class JsonReader {
       return entries;
     }
     if (data.size() % 2 != 0) {
-      return json_error("bad_value", at_node(map).str(),
+      return json_error("bad_value", Place::node(map).str(),
                         "a Map's data must hold key, value pairs (odd length)");
     }
     absl::flat_hash_set<AttrValueId> seen;
@@ -1074,7 +1077,7 @@ class JsonReader {
       GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_key,
                                  value(static_cast<std::uint32_t>(data[i]), depth + 1));
       if (!seen.insert(entry_key).second) {
-        return json_error("duplicate_key", at_data(map, i).str(), "appears twice");
+        return json_error("duplicate_key", Place::data(map, i).str(), "appears twice");
       }
       GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId entry_value,
                                  value(static_cast<std::uint32_t>(data[i + 1]), depth + 1));
