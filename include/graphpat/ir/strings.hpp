@@ -10,6 +10,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <deque>
@@ -82,6 +83,39 @@ class StringPool {
 };
 
 namespace detail {
+
+/// The ids of the few names a reader or writer asks one pool for again and again (literals such
+/// as "span" or "relay.Call"): each id is remembered by the address of the name's text, so that
+/// a hit costs a compare of the name instead of hashing it. Another name in the same slot is
+/// looked up in the pool and takes the slot.
+///
+///   graphpat::detail::NameCache cache;
+///   graphpat::StringId span = cache.intern(pool, "span");  // pool.intern("span")
+class NameCache {
+ public:
+  /// `pool.intern(name)`; `pool` is the same pool at every call.
+  StringId intern(StringPool& pool, std::string_view name) {
+    StringId& known = slot(name);
+    if (!known.valid() || pool.view(known) != name) known = pool.intern(name);
+    return known;
+  }
+  /// `pool.find(name)`; `pool` is the same pool at every call.
+  StringId find(const StringPool& pool, std::string_view name) {
+    StringId& known = slot(name);
+    if (!known.valid() || pool.view(known) != name) known = pool.find(name);
+    return known;
+  }
+
+ private:
+  StringId& slot(std::string_view name) {
+    // Fibonacci hashing of the address: literals lie a few bytes apart.
+    const std::uint64_t address = reinterpret_cast<std::uintptr_t>(name.data());
+    return ids_[(address * 0x9E3779B97F4A7C15ULL) >> (64 - kSlotBits)];
+  }
+
+  static constexpr int kSlotBits = 9;
+  std::array<StringId, std::size_t{1} << kSlotBits> ids_{};
+};
 
 /// Parses a whole decimal string into a number of type T (no sign for unsigned T); nullopt for
 /// anything else, including a value T cannot hold.

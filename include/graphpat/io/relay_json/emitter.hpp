@@ -789,7 +789,7 @@ class Emitter {
         TensorId tensor = graph_.tensor_id(id);
         auto [slot, inserted] = tensor_slots_.try_emplace(tensor, 0);
         if (inserted) slot->second = objects_.add_ndarray(tensor);
-        fields.push_back({objects_.names.intern("data"), OutKind::kNDArray, slot->second});
+        fields.push_back({objects_.name("data"), OutKind::kNDArray, slot->second});
         common();
         result = add_node("relay.Constant", k, fields);
         break;
@@ -831,7 +831,7 @@ class Emitter {
         fields.push_back(objects_.ref("span", span_field(k, graph_.span(id))));
         fields.push_back(objects_.ref("_checked_type_", type_field(k, "_checked_type_", graph_.type(id))));
         fields.push_back(objects_.ref("body", object_of(graph_.body(id))));
-        fields.push_back({objects_.names.intern("virtual_device_"), OutKind::kRefUntraversed, device});
+        fields.push_back({objects_.name("virtual_device_"), OutKind::kRefUntraversed, device});
         result = add_node("relay.Let", k, fields);
         break;
       }

@@ -87,21 +87,24 @@ class ObjectGraph {
     return std::string_view(arena_).substr(slice.offset, slice.size);
   }
 
+  /// The id of a type key or field name (interned in `names`).
+  StringId name(std::string_view text) { return name_ids_.intern(names, text); }
+
   OutField ref(std::string_view key, std::uint32_t object) {
-    return {names.intern(key), OutKind::kRef, object};
+    return {name(key), OutKind::kRef, object};
   }
   OutField inline_text(std::string_view key, std::string_view value) {
-    return {names.intern(key), OutKind::kInline, text(value)};
+    return {name(key), OutKind::kInline, text(value)};
   }
   OutField inline_text_by_looks(std::string_view key, std::string_view value) {
-    return {names.intern(key), OutKind::kInlineByLooks, text(value)};
+    return {name(key), OutKind::kInlineByLooks, text(value)};
   }
 
   std::uint32_t add(std::string_view type_key, std::span<const OutField> fields,
                     std::span<const std::uint32_t> key_texts = {},
                     std::span<const std::uint32_t> data = {}) {
     OutObject object;
-    object.type_key = names.intern(type_key);
+    object.type_key = name(type_key);
     object.first_field = static_cast<std::uint32_t>(fields_.size());
     object.field_count = static_cast<std::uint32_t>(fields.size());
     fields_.insert(fields_.end(), fields.begin(), fields.end());
@@ -151,6 +154,7 @@ class ObjectGraph {
   std::vector<std::uint32_t> data_;
   std::vector<TextSlice> texts_;
   std::string arena_;
+  graphpat::detail::NameCache name_ids_;
 };
 
 /// Appends `text` as a JSON string with dmlc's escapes (\r \n \\ \t \" only; other bytes raw),

@@ -19,7 +19,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -151,14 +150,9 @@ class JsonReader {
  private:
   // ----- locations and raw field access -------------------------------------------------------
 
-  /// Field `field` of node `index`. Its name's id is remembered by where the name's text lies:
-  /// the reader asks for the same few names (literals) again and again, and a hit costs a
-  /// compare of the name instead of hashing it.
+  /// Field `field` of node `index`.
   std::optional<std::string_view> field_text(std::uint32_t index, std::string_view field) {
-    StringId& known = field_ids_[(reinterpret_cast<std::uintptr_t>(field.data()) >> 2) %
-                                 field_ids_.size()];
-    if (!known.valid() || doc_.names.view(known) != field) known = doc_.names.find(field);
-    return doc_.field(index, known);
+    return doc_.field(index, field_ids_.find(doc_.names, field));
   }
 
   absl::StatusOr<std::string_view> text(std::uint32_t index, std::string_view field) {
@@ -1120,7 +1114,7 @@ class JsonReader {
   LayoutCache layouts_;
   std::vector<TensorId> tensors_;
   absl::flat_hash_map<std::uint32_t, DimId> dims_;
-  std::array<StringId, 64> field_ids_{};  // field_text's ids of field names, by the text's address
+  graphpat::detail::NameCache field_ids_;  // field_text's ids of field names (literals)
 };
 
 }  // namespace graphpat::relay::detail
