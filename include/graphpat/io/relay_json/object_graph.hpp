@@ -16,7 +16,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <span>
 #include <string>
@@ -157,6 +159,23 @@ class ObjectGraph {
   graphpat::detail::NameCache name_ids_;
 };
 
+/// Whether a byte is written other than as itself in a JSON string (dmlc's five escapes and the
+/// other control bytes), or starts a sequence whose UTF-8 must be checked (0x80 and above).
+inline constexpr std::array<bool, 256> kJsonSpecialByte = [] {
+  std::array<bool, 256> special{};
+  for (int byte = 0; byte < 256; ++byte) {
+    special[byte] = byte < 0x20 || byte == '"' || byte == '\\' || byte >= 0x80;
+  }
+  return special;
+}();
+
+/// The length of the start of `text` that a JSON string holds as is (no kJsonSpecialByte).
+inline std::size_t plain_json_prefix(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && !kJsonSpecialByte[static_cast<unsigned char>(text[i])]) ++i;
+  return i;
+}
+
 /// Appends `text` as a JSON string with dmlc's escapes (\r \n \\ \t \" only; other bytes raw),
 /// each run of bytes without an escape in one append. One departure: any other control byte
 /// (below 0x20) is written `\u00XX`. dmlc writes it raw, which no JSON reader but dmlc's takes
@@ -170,8 +189,9 @@ inline bool append_json_string(std::string& out, std::string_view text) {
   out += '"';
   std::size_t run_start = 0;
   bool ascii = true;
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  for (std::size_t i = plain_json_prefix(text); i < text.size(); ++i) {
     auto byte = static_cast<unsigned char>(text[i]);
+    if (!kJsonSpecialByte[byte]) continue;
     ascii = ascii && byte < 0x80;
     std::string_view escaped;
     switch (text[i]) {
@@ -196,13 +216,67 @@ inline bool append_json_string(std::string& out, std::string_view text) {
   return ascii || graphpat::detail::invalid_utf8_at(text) == std::string_view::npos;
 }
 
-/// Appends `number` in decimal, quoted when `quoted` (a reference is written as a string).
-inline void append_number(std::string& out, std::uint32_t number, bool quoted) {
-  fmt::format_int digits(number);
-  if (quoted) out += '"';
-  out.append(digits.data(), digits.size());
-  if (quoted) out += '"';
-}
+/// The bytes of the file write_json writes, in one buffer: an append is a bounds check and a
+/// copy at a cursor, where std::string's append is a call per piece. The buffer's bytes are made
+/// valid (zeroed) a chunk at a time ahead of the cursor, within the capacity asked for, and the
+/// capacity doubles when an append would pass it.
+class JsonOut {
+ public:
+  explicit JsonOut(std::size_t capacity) {
+    buffer_.reserve(capacity);
+    cursor_ = end_ = buffer_.data();
+  }
+
+  // Always inlined: write_json is too large for GCC to inline these by itself, and inlined, a
+  // literal's copy is a few moves instead of a call to memcpy.
+  [[gnu::always_inline]] void put(std::string_view bytes) {
+    if (static_cast<std::size_t>(end_ - cursor_) < bytes.size()) grow(bytes.size());
+    std::memcpy(cursor_, bytes.data(), bytes.size());
+    cursor_ += bytes.size();
+  }
+  [[gnu::always_inline]] void put(char byte) {
+    if (cursor_ == end_) grow(1);
+    *cursor_++ = byte;
+  }
+  /// `number` in decimal, quoted when `quoted` (a reference is written as a string).
+  void put_number(std::uint32_t number, bool quoted) {
+    fmt::format_int digits(number);
+    if (quoted) put('"');
+    put(std::string_view(digits.data(), digits.size()));
+    if (quoted) put('"');
+  }
+  /// `text` as append_json_string writes it, and whether it is UTF-8.
+  bool put_string(std::string_view text) {
+    if (plain_json_prefix(text) == text.size()) {
+      put('"');
+      put(text);
+      put('"');
+      return true;
+    }
+    std::string escaped;
+    bool utf8 = append_json_string(escaped, text);
+    put(escaped);
+    return utf8;
+  }
+  std::string take() && {
+    buffer_.resize(static_cast<std::size_t>(cursor_ - buffer_.data()));
+    return std::move(buffer_);
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 64 * 1024;
+
+  void grow(std::size_t bytes) {
+    const auto used = static_cast<std::size_t>(cursor_ - buffer_.data());
+    buffer_.resize(std::max(used + bytes, std::min(buffer_.capacity(), buffer_.size() + kChunk)));
+    cursor_ = buffer_.data() + used;
+    end_ = buffer_.data() + buffer_.size();
+  }
+
+  std::string buffer_;
+  char* cursor_;  // where the next byte goes
+  char* end_;     // the end of buffer_'s valid bytes
+};
 
 /// Numbers the objects reachable from `root` and writes the file.
 inline absl::StatusOr<std::string> write_json(
@@ -288,23 +362,49 @@ inline absl::StatusOr<std::string> write_json(
     estimate += 16 + (raw + 2) / 3 * 4;
   }
   for (const auto& [key, value] : top_attrs) estimate += 16 + key.size() + value.size();
-  std::string out;
-  out.reserve(estimate);
-  out += fmt::format("{{\n  \"root\": {}, \n  \"nodes\": [", number[root]);
+
+  // Type keys and field names are few: each one's JSON text (followed by ": "), whether it is
+  // UTF-8, and its rank in sorted order are worked out once, not at every object.
+  std::vector<std::string> name_json(graph.names.size());
+  std::vector<bool> name_utf8(graph.names.size());
+  std::vector<std::uint32_t> name_rank(graph.names.size());
+  {
+    std::vector<std::uint32_t> by_text(graph.names.size());
+    for (std::uint32_t i = 0; i < by_text.size(); ++i) {
+      by_text[i] = i;
+      name_utf8[i] = append_json_string(name_json[i], graph.names.view(StringId(i)));
+      name_json[i] += ": ";
+    }
+    std::sort(by_text.begin(), by_text.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return graph.names.view(StringId(a)) < graph.names.view(StringId(b));
+    });
+    for (std::uint32_t i = 0; i < by_text.size(); ++i) name_rank[by_text[i]] = i;
+  }
+  auto quoted_name = [&](StringId name) {
+    std::string_view text = name_json[name.index()];
+    return text.substr(0, text.size() - 2);
+  };
+
+  using namespace std::string_view_literals;
+  JsonOut out(estimate);
+  out.put("{\n  \"root\": "sv);
+  out.put_number(number[root], /*quoted=*/false);
+  out.put(", \n  \"nodes\": ["sv);
   std::vector<const OutField*> sorted;
   for (std::size_t position = 0; position < order.size(); ++position) {
     std::uint32_t id = order[position];
     const OutObject& object = graph.object(id);
-    out += position == 0 ? "\n    {\n      \"type_key\": " : ", \n    {\n      \"type_key\": ";
-    append_json_string(out, graph.names.view(object.type_key));
+    out.put(position == 0 ? "\n    {\n      \"type_key\": "sv
+                          : ", \n    {\n      \"type_key\": "sv);
+    out.put(quoted_name(object.type_key));
     if (object.has_repr && !graph.view(object.repr).empty()) {
       std::string_view repr = graph.view(object.repr);
       bool printable = std::all_of(repr.begin(), repr.end(), [](char c) {
         return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) <= 0x7E;
       });
       if (printable) {
-        out += ", \n      \"repr_str\": ";
-        append_json_string(out, repr);
+        out.put(", \n      \"repr_str\": "sv);
+        out.put_string(repr);
       } else {
         std::string raw;
         for (int i = 0; i < 8; ++i) {
@@ -313,8 +413,8 @@ inline absl::StatusOr<std::string> write_json(
         raw.append(repr);
         std::string encoded;
         absl::Base64Escape(absl::string_view(raw), &encoded);
-        out += ", \n      \"repr_b64\": ";
-        append_json_string(out, encoded);
+        out.put(", \n      \"repr_b64\": "sv);
+        out.put_string(encoded);
       }
     }
     auto fields = graph.fields_of(id);
@@ -322,30 +422,30 @@ inline absl::StatusOr<std::string> write_json(
       sorted.clear();
       for (const OutField& field : fields) sorted.push_back(&field);
       std::sort(sorted.begin(), sorted.end(), [&](const OutField* a, const OutField* b) {
-        return graph.names.view(a->key) < graph.names.view(b->key);
+        return name_rank[a->key.index()] < name_rank[b->key.index()];
       });
       bool multi_line = sorted.size() > 1;
-      out += ", \n      \"attrs\": {";
+      out.put(", \n      \"attrs\": {"sv);
       for (std::size_t i = 0; i < sorted.size(); ++i) {
         const OutField& field = *sorted[i];
         auto field_not_utf8 = [&] {
           return not_utf8(
               fmt::format("nodes[{}].attrs.{}", position, graph.names.view(field.key)));
         };
-        if (i > 0) out += ", ";
-        if (multi_line) out += "\n        ";
-        if (!append_json_string(out, graph.names.view(field.key))) return field_not_utf8();
-        out += ": ";
+        if (i > 0) out.put(", "sv);
+        if (multi_line) out.put("\n        "sv);
+        if (!name_utf8[field.key.index()]) return field_not_utf8();
+        out.put(name_json[field.key.index()]);
         switch (field.kind) {
           case OutKind::kRef:
           case OutKind::kRefUntraversed:
-            append_number(out, number[field.value], /*quoted=*/true);
+            out.put_number(number[field.value], /*quoted=*/true);
             break;
           case OutKind::kNDArray:
-            append_number(out, blob_of_slot[field.value], /*quoted=*/true);
+            out.put_number(blob_of_slot[field.value], /*quoted=*/true);
             break;
           case OutKind::kInline:
-            if (!append_json_string(out, graph.view(field.value))) return field_not_utf8();
+            if (!out.put_string(graph.view(field.value))) return field_not_utf8();
             break;
           case OutKind::kInlineByLooks:
             if (looks_like_reference(order.size(), graph.view(field.value))) {
@@ -358,37 +458,37 @@ inline absl::StatusOr<std::string> write_json(
                               graph.view(field.value), graph.view(field.value),
                               graph.names.view(object.type_key)));
             }
-            if (!append_json_string(out, graph.view(field.value))) return field_not_utf8();
+            if (!out.put_string(graph.view(field.value))) return field_not_utf8();
             break;
         }
       }
-      out += multi_line ? "\n      }" : "}";
+      out.put(multi_line ? "\n      }"sv : "}"sv);
     }
     auto keys = graph.keys_of(id);
     if (!keys.empty()) {
-      out += ", \n      \"keys\": [";
+      out.put(", \n      \"keys\": ["sv);
       for (std::size_t i = 0; i < keys.size(); ++i) {
-        out += i > 0 ? ", \n        " : "\n        ";
-        if (!append_json_string(out, graph.view(keys[i]))) {
+        out.put(i > 0 ? ", \n        "sv : "\n        "sv);
+        if (!out.put_string(graph.view(keys[i]))) {
           return not_utf8(fmt::format("nodes[{}].keys[{}]", position, i));
         }
       }
-      out += "\n      ]";
+      out.put("\n      ]"sv);
     }
     auto data = graph.data_of(id);
     if (!data.empty()) {
       bool multi_line = data.size() > 10;
-      out += ", \n      \"data\": [";
+      out.put(", \n      \"data\": ["sv);
       for (std::size_t i = 0; i < data.size(); ++i) {
-        if (i > 0) out += ", ";
-        if (multi_line) out += "\n        ";
-        append_number(out, number[data[i]], /*quoted=*/false);
+        if (i > 0) out.put(", "sv);
+        if (multi_line) out.put("\n        "sv);
+        out.put_number(number[data[i]], /*quoted=*/false);
       }
-      out += multi_line ? "\n      ]" : "]";
+      out.put(multi_line ? "\n      ]"sv : "]"sv);
     }
-    out += "\n    }";
+    out.put("\n    }"sv);
   }
-  out += "\n  ], \n  \"b64ndarrays\": [";
+  out.put("\n  ], \n  \"b64ndarrays\": ["sv);
   for (std::size_t i = 0; i < blobs.size(); ++i) {
     const Tensor& tensor = context.tensors.get(graph.ndarrays[blobs[i]]);
     std::string_view dtype = context.strings.view(tensor.dtype);
@@ -402,21 +502,21 @@ inline absl::StatusOr<std::string> write_json(
                         "a constant read without its data (Relay text without its metadata "
                         "section) cannot be written to JSON");
     }
-    out += i > 0 ? ", \n    \"" : "\n    \"";
-    out += encode_ndarray(*type, tensor.shape, tensor.data->view());
-    out += '"';
+    out.put(i > 0 ? ", \n    \""sv : "\n    \""sv);
+    out.put(encode_ndarray(*type, tensor.shape, tensor.data->view()));
+    out.put('"');
   }
-  out += blobs.empty() ? "]" : "\n  ]";
-  out += ", \n  \"attrs\": {";
+  out.put(blobs.empty() ? "]"sv : "\n  ]"sv);
+  out.put(", \n  \"attrs\": {"sv);
   for (std::size_t i = 0; i < top_attrs.size(); ++i) {
-    if (i > 0) out += ", ";
-    if (top_attrs.size() > 1) out += "\n    ";
-    append_json_string(out, top_attrs[i].first);
-    out += ": ";
-    append_json_string(out, top_attrs[i].second);
+    if (i > 0) out.put(", "sv);
+    if (top_attrs.size() > 1) out.put("\n    "sv);
+    out.put_string(top_attrs[i].first);
+    out.put(": "sv);
+    out.put_string(top_attrs[i].second);
   }
-  out += top_attrs.size() > 1 ? "\n  }\n}" : "}\n}";
-  return out;
+  out.put(top_attrs.size() > 1 ? "\n  }\n}"sv : "}\n}"sv);
+  return std::move(out).take();
 }
 
 }  // namespace graphpat::relay::detail
