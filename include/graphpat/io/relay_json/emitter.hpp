@@ -405,17 +405,31 @@ class Emitter {
     if (status_.ok()) status_ = std::move(status);
   }
 
+  /// Field `key` holding `number` in decimal.
+  template <class Integer>
+  OutField decimal_field(std::string_view key, Integer number) {
+    fmt::format_int digits(number);
+    return objects_.inline_text(key, std::string_view(digits.data(), digits.size()));
+  }
+
+  /// The dtype of an integer of `bits` bits: "int32", "uint8", ...
+  static std::string int_dtype(unsigned bits, bool is_unsigned) {
+    fmt::format_int digits(bits);
+    std::string dtype(is_unsigned ? "uint" : "int");
+    dtype.append(digits.data(), digits.size());
+    return dtype;
+  }
+
   std::uint32_t int_imm(std::string_view dtype, std::int64_t value) {
     return objects_.add("IntImm", {objects_.inline_text("dtype", dtype),
-                                   objects_.inline_text("value", fmt::format("{}", value)),
-                                   objects_.ref("span", 0)});
+                                   decimal_field("value", value), objects_.ref("span", 0)});
   }
 
   std::uint32_t new_dim(DimId id) {
     const Dim& dim = context_.types.get_dim(id);
     switch (dim.kind) {
       case Dim::Kind::kInt:
-        return int_imm(fmt::format("int{}", dim.bits), dim.value);
+        return int_imm(int_dtype(dim.bits, false), dim.value);
       case Dim::Kind::kAny:
         return objects_.add("tir.Any",
                             {objects_.inline_text("dtype", "int32"), objects_.ref("span", 0)});
@@ -454,7 +468,7 @@ class Emitter {
     const TypeTable& types = context_.types;
     const TypeRecord& record = types.get(id);
     auto name = [&] { return objects_.add_repr("runtime.String", context_.strings.view(record.name)); };
-    auto kind = [&] { return objects_.inline_text("kind", fmt::format("{}", record.extra)); };
+    auto kind = [&] { return decimal_field("kind", record.extra); };
     switch (record.kind) {
       case TypeKind::kTensor: {
         std::vector<std::uint32_t> dims;
@@ -511,12 +525,10 @@ class Emitter {
     if (source == 0) {
       source = objects_.add_repr("SourceName", context_.strings.view(span.source));
     }
-    return objects_.add("Span", {objects_.ref("source_name", source),
-                                 objects_.inline_text("line", fmt::format("{}", span.line)),
-                                 objects_.inline_text("column", fmt::format("{}", span.column)),
-                                 objects_.inline_text("end_line", fmt::format("{}", span.end_line)),
-                                 objects_.inline_text("end_column",
-                                                      fmt::format("{}", span.end_column))});
+    return objects_.add(
+        "Span", {objects_.ref("source_name", source), decimal_field("line", span.line),
+                 decimal_field("column", span.column), decimal_field("end_line", span.end_line),
+                 decimal_field("end_column", span.end_column)});
   }
 
   /// The inline text of field `name` of an object of type `key`, declared of kind `kind`, or a
@@ -563,8 +575,7 @@ class Emitter {
       case AttrKind::kBool:
         return int_imm("bool", attrs.as_bool(id) ? 1 : 0);
       case AttrKind::kInt:
-        return int_imm(fmt::format("{}int{}", record.is_unsigned ? "u" : "", record.bits),
-                       attrs.as_int(id));
+        return int_imm(int_dtype(record.bits, record.is_unsigned), attrs.as_int(id));
       case AttrKind::kFloat:
         if (record.bits == 0) {  // Relay text's `1.5`, read without a width (literals.hpp)
           fail(json_error("unsupported", emitting_where(),
@@ -809,7 +820,7 @@ class Emitter {
         break;
       case NodeKind::kTupleGetItem:
         fields.push_back(objects_.ref("tuple_value", object_of(graph_.tuple(id))));
-        fields.push_back(objects_.inline_text("index", fmt::format("{}", graph_.index(id))));
+        fields.push_back(decimal_field("index", graph_.index(id)));
         common();
         result = add_node("relay.TupleGetItem", k, fields);
         break;
