@@ -2,10 +2,12 @@
 // bytes; the printed (Relay) forms of types and values; the op registry of the Relay dialect.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <graphpat/ir.hpp>
 #include <graphpat/relay/dialect.hpp>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "support/arith_dialect.hpp"
@@ -50,6 +52,32 @@ TEST_CASE("a pool knows which control bytes its strings hold, its base's include
     CHECK(base.holds_control_byte(static_cast<unsigned char>(byte)) ==
           (byte == '\t' || byte == 0x7F));
   }
+}
+
+TEST_CASE("a name cache answers what its pool answers, whatever an address held before",
+          "[strings]") {
+  StringPool pool;
+  detail::NameCache cache;
+  // One buffer rewritten between calls: the same address holds another name each time.
+  char buffer[] = "span";
+  const StringId span = cache.intern(pool, std::string_view(buffer, 4));
+  CHECK(pool.view(span) == "span");
+  std::memcpy(buffer, "name", 4);
+  const StringId name = cache.intern(pool, std::string_view(buffer, 4));
+  CHECK(pool.view(name) == "name");
+  CHECK(name != span);
+  CHECK(!cache.find(pool, std::string_view(buffer, 3)).valid());  // "nam" was never interned
+  CHECK(cache.find(pool, std::string_view(buffer, 4)) == name);
+  std::memcpy(buffer, "span", 4);
+  CHECK(cache.find(pool, std::string_view(buffer, 4)) == span);
+  // Four times more names than the cache has slots, each at its own address, asked twice.
+  std::vector<std::string> names;
+  for (int i = 0; i < 2048; ++i) names.push_back("field_" + std::to_string(i));
+  std::size_t wrong = 0;
+  for (const std::string& text : names) wrong += pool.view(cache.intern(pool, text)) != text;
+  for (const std::string& text : names) wrong += cache.find(pool, text) != pool.find(text);
+  CHECK(wrong == 0);
+  CHECK(pool.size() == 2 + names.size());
 }
 
 TEST_CASE("dtypes parse into code, bits and lanes", "[tensor]") {
