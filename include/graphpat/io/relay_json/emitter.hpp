@@ -16,6 +16,7 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
@@ -66,6 +67,11 @@ constexpr std::string_view expression_key(NodeKind kind) {
 class Emitter {
  public:
   static constexpr std::uint32_t kNone = Id<void>::kNone;
+
+  // An object's fields and an Array's elements, kept off the heap at their usual sizes (a call
+  // has about ten fields, a shape four dims).
+  using OutFields = absl::InlinedVector<OutField, 16>;
+  using ObjectIds = absl::InlinedVector<std::uint32_t, 8>;
 
   /// `provenance` may be null, or belong to another context (then it is ignored).
   Emitter(const relay::Graph& graph, const ProvenanceData* provenance)
@@ -245,7 +251,7 @@ class Emitter {
     }
     std::vector<std::uint32_t> keys;
     for (TextSlice slice : doc().keys_of(index)) keys.push_back(objects_.text(doc().view(slice)));
-    std::vector<OutField> fields;
+    OutFields fields;
     ObjectFields object(doc(), layouts_, index);
     if (const Layout* layout = object.trusted()) {
       for (const LayoutField& field : layout->fields) {
@@ -284,7 +290,7 @@ class Emitter {
 
   // The fields original `index` has that `layout` does not declare, as text (as the reader
   // keeps them).
-  void append_undeclared(std::uint32_t index, const Layout& layout, std::vector<OutField>& fields) {
+  void append_undeclared(std::uint32_t index, const Layout& layout, OutFields& fields) {
     for (const JsonField& field : doc().fields_of(index)) {
       std::string_view name = doc().names.view(field.key);
       if (!layout.declares(name)) fields.push_back(objects_.inline_text(name, doc().view(field.value)));
@@ -294,7 +300,7 @@ class Emitter {
   // Node object `key` with `fields`, and the fields its original `k` (kNone: none) has that
   // the type does not declare: a GlobalVar that attrs also refer to is one object, and an
   // attrs value keeps such fields.
-  std::uint32_t add_node(std::string_view key, std::uint32_t k, std::vector<OutField>& fields) {
+  std::uint32_t add_node(std::string_view key, std::uint32_t k, OutFields& fields) {
     if (const Layout* layout = layouts_.find(key); k != kNone && layout != nullptr) {
       append_undeclared(k, *layout, fields);
     }
@@ -365,7 +371,7 @@ class Emitter {
       }
       if (same) return copy(k);
     }
-    std::vector<std::uint32_t> elements;
+    ObjectIds elements;
     for (NodeId node : nodes) elements.push_back(out_of_node_[node.index()]);
     return objects_.add("Array", {}, {}, elements);
   }
@@ -385,7 +391,7 @@ class Emitter {
       }
       if (same) return copy(k);
     }
-    std::vector<std::uint32_t> elements;
+    ObjectIds elements;
     for (TypeId type : types) elements.push_back(new_type(type));
     return objects_.add("Array", {}, {}, elements);
   }
@@ -457,7 +463,7 @@ class Emitter {
   }
 
   std::uint32_t new_types(graphpat::detail::IdSpan<TypeId> types) {
-    std::vector<std::uint32_t> elements;
+    ObjectIds elements;
     for (TypeId type : types) elements.push_back(new_type(type));
     return objects_.add("Array", {}, {}, elements);
   }
@@ -471,7 +477,7 @@ class Emitter {
     auto kind = [&] { return decimal_field("kind", record.extra); };
     switch (record.kind) {
       case TypeKind::kTensor: {
-        std::vector<std::uint32_t> dims;
+        ObjectIds dims;
         for (DimId dim : types.dims(id)) dims.push_back(new_dim(dim));
         std::uint32_t shape = objects_.add("Array", {}, {}, dims);
         return objects_.add("relay.TensorType",
@@ -592,7 +598,7 @@ class Emitter {
       case AttrKind::kDataType:
         return objects_.add_repr("runtime.String", attrs.text(id));
       case AttrKind::kArray: {
-        std::vector<std::uint32_t> elements;
+        ObjectIds elements;
         for (AttrValueId element : attrs.elements(id)) elements.push_back(new_value(element));
         return objects_.add("Array", {}, {}, elements);
       }
@@ -637,7 +643,7 @@ class Emitter {
       std::optional<AttrValueId> repr = attrs.find_field(id, "repr");
       return objects_.add_repr(key, repr ? attrs.text(*repr) : std::string_view());
     }
-    std::vector<OutField> fields;
+    OutFields fields;
     // As the reader takes the object (ObjectFields): through its type's layout when it fits,
     // else field by field, a declared field by its declared kind and any other as read (text
     // inline, anything else as an object).
@@ -739,7 +745,7 @@ class Emitter {
     emitting_ = id;
     std::uint32_t k = provenance_of(id);
     NodeKind kind = graph_.kind(id);
-    std::vector<OutField> fields;
+    OutFields fields;
     auto common = [&] {
       fields.push_back(objects_.ref("virtual_device_", device_field(k, kind)));
       fields.push_back(objects_.ref("span", span_field(k, graph_.span(id))));
