@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -26,12 +27,12 @@
 #include <utility>
 #include <vector>
 
-#include "graphpat/relay/text/attributes.hpp"
-#include "graphpat/relay/text/literals.hpp"
 #include "graphpat/io/relay_text/metadata.hpp"
 #include "graphpat/io/relay_text/metadata_writer.hpp"
 #include "graphpat/io/relay_text/options.hpp"
 #include "graphpat/relay/dialect.hpp"
+#include "graphpat/relay/text/attributes.hpp"
+#include "graphpat/relay/text/literals.hpp"
 
 namespace graphpat::detail {
 
@@ -69,6 +70,9 @@ class BlockIndenter {
       in_ = static_cast<char>(byte);
     }
     if (out_ == 0) in_ = 0;  // fewer than two are free
+    stops_[static_cast<unsigned char>(in_)] = true;
+    stops_[static_cast<unsigned char>(out_)] = true;
+    stops_['\n'] = true;
   }
 
   /// Appends a line feed and `text` to `out` as a block indented by two more spaces after each
@@ -95,9 +99,7 @@ class BlockIndenter {
     std::size_t start = 0;
     while (start < text.size()) {  // whole runs of plain bytes at a time
       std::size_t stop = start;
-      while (stop < text.size() && text[stop] != in_ && text[stop] != out_ && text[stop] != '\n') {
-        ++stop;
-      }
+      while (stop < text.size() && !stops_[static_cast<unsigned char>(text[stop])]) ++stop;
       out.append(text.substr(start, stop - start));
       if (stop == text.size()) break;
       if (text[stop] == in_) {
@@ -130,6 +132,7 @@ class BlockIndenter {
 
   char in_ = 0;  // 0: no marker bytes free, blocks are indented as built
   char out_ = 0;
+  std::array<bool, 256> stops_{};  // the bytes expand() stops at: in_, out_ and line feeds
 };
 
 class RelayTextPrinter {
@@ -483,7 +486,10 @@ class RelayTextPrinter {
     SpanId span = graph_.span(node);
     if (!type.valid() && !span.valid()) return {};
     std::string out = " /*";
-    if (type.valid()) out += " ty=" + type_text(type, node);
+    if (type.valid()) {
+      out += " ty=";
+      out += type_text(type, node);
+    }
     if (span.valid()) {
       const Span& s = context_.spans.get(span);
       std::string_view source = context_.strings.view(s.source);
@@ -538,7 +544,10 @@ class RelayTextPrinter {
     var_names_[var.index()] = name;
     declared_.insert(var.index());
     std::string out = name;
-    if (graph_.annotation(var).valid()) out += ": " + type_text(graph_.annotation(var), var);
+    if (graph_.annotation(var).valid()) {
+      out += ": ";
+      out += type_text(graph_.annotation(var), var);
+    }
     out += annotation(var);
     return out;
   }
@@ -596,7 +605,8 @@ class RelayTextPrinter {
         declared_.insert(node.index());
         std::string decl = var_names_[node.index()];
         if (graph_.annotation(node).valid()) {
-          decl += ": " + type_text(graph_.annotation(node), node);
+          decl += ": ";
+          decl += type_text(graph_.annotation(node), node);
         }
         decl += annotation(node);
         emit("free_var " + decl + ";");
@@ -761,8 +771,16 @@ class RelayTextPrinter {
   }
 
   std::string call_text(NodeId node) {
-    std::vector<std::string> args;
-    for (NodeId arg : graph_.args(node)) args.push_back(print_expr(arg, false));
+    // The arguments are printed before the callee (which may bind lines of its own), into one
+    // string, each after a ", ".
+    std::string args;
+    bool first = true;
+    auto add_arg = [&](std::string_view arg) {
+      if (!first) args += ", ";
+      first = false;
+      args += arg;
+    };
+    for (NodeId arg : graph_.args(node)) add_arg(print_expr(arg, false));
     AttrValueId attrs = graph_.attrs(node);
     if (attrs.valid()) {
       const AttrTable& table = context_.attrs;
@@ -776,7 +794,7 @@ class RelayTextPrinter {
       if (auto index = cache_.meta_index(attrs)) {
         check_meta_text(node, "attributes", cache_.value_text(attrs));
         note_meta_text(cache_.value_text(attrs));
-        args.push_back(cache_.value_text(attrs));
+        add_arg(cache_.value_text(attrs));
       } else if (!matches && graph_.kind(callee) == NodeKind::kOp &&
                  envelope_ == relay::TextEnvelope::kAstext &&
                  context_.ops.find_schema(key) != nullptr) {
@@ -784,13 +802,13 @@ class RelayTextPrinter {
         auto [slot, inserted] = meta_attrs_.try_emplace(
             attrs, static_cast<std::uint32_t>(counted == meta_counts_.end() ? 0 : counted->second));
         if (inserted) note_meta_key(std::string(key));
-        args.push_back(fmt::format("meta[{}][{}]", key, slot->second));
+        add_arg(fmt::format("meta[{}][{}]", key, slot->second));
       } else {
         check_attrs(node, attrs, /*call=*/true);
         if (matches) {
           if (auto problem = cache_.unreadable_field(attrs, *op_schema)) refuse(node, *problem);
         }
-        for (const std::string& field : cache_.field_texts(attrs)) args.push_back(field);
+        for (const std::string& field : cache_.field_texts(attrs)) add_arg(field);
         // TVM names the struct of a call whose callee is not an op. An op's call names it too
         // when it is a struct no registry knows (a vendor's, or `on(attrs_type_key="DictA")`
         // read from text): TVM has no such call, and without the name the reader would give
@@ -798,7 +816,7 @@ class RelayTextPrinter {
         bool names_struct = graph_.kind(callee) != NodeKind::kOp ||
                             (!matches && context_.ops.find_schema(key) == nullptr);
         if (names_struct && key != kUnknownAttrsKey) {
-          args.push_back(fmt::format("attrs_type_key=\"{}\"", escape_string(key)));
+          add_arg(fmt::format("attrs_type_key=\"{}\"", escape_string(key)));
         }
       }
     } else if (graph_.kind(graph_.callee(node)) == NodeKind::kOp) {
@@ -812,8 +830,11 @@ class RelayTextPrinter {
                                  context_.strings.view(op_schema->type_key)));
       }
     }
-    std::string callee = print_expr(graph_.callee(node), false);
-    return fmt::format("{}({})", callee, fmt::join(args, ", "));
+    std::string text = print_expr(graph_.callee(node), false);
+    text += '(';
+    text += args;
+    text += ')';
+    return text;
   }
 
   std::string function_text(NodeId function, std::string_view prefix, bool nested) {
