@@ -230,6 +230,7 @@ class JsonOut {
   // Always inlined: write_json is too large for GCC to inline these by itself, and inlined, a
   // literal's copy is a few moves instead of a call to memcpy.
   [[gnu::always_inline]] void put(std::string_view bytes) {
+    if (bytes.empty()) return;  // an empty view's data may be null, which memcpy may not take
     if (static_cast<std::size_t>(end_ - cursor_) < bytes.size()) grow(bytes.size());
     std::memcpy(cursor_, bytes.data(), bytes.size());
     cursor_ += bytes.size();
