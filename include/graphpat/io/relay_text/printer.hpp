@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -316,6 +317,9 @@ class RelayTextPrinter {
   // takes as the struct's name) or function attributes (dotted), and every name inside their
   // values: object fields `{k=v}` and global names `'g'` (identifiers), meta references.
   void check_attrs(NodeId node, AttrValueId attrs, bool call) {
+    // What it finds depends on the attributes alone, and only the first refusal is kept:
+    // interned attributes shared by many calls are checked once.
+    if (!checked_attrs_.insert(2 * std::uint64_t{attrs.index()} + (call ? 1 : 0)).second) return;
     const AttrTable& table = context_.attrs;
     std::vector<AttrValueId> values;
     for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
@@ -481,11 +485,12 @@ class RelayTextPrinter {
     return types.tensor(tensor.dtype, dims);
   }
 
-  std::string annotation(NodeId node) {
+  /// Appends the ` /* ty=... span=... */` comment of `node` (nothing when it has neither).
+  void append_annotation(std::string& out, NodeId node) {
     TypeId type = printed_type(node);
     SpanId span = graph_.span(node);
-    if (!type.valid() && !span.valid()) return {};
-    std::string out = " /*";
+    if (!type.valid() && !span.valid()) return;
+    out += " /*";
     if (type.valid()) {
       out += " ty=";
       out += type_text(type, node);
@@ -502,10 +507,9 @@ class RelayTextPrinter {
         refuse(node, "span source name", source,
                "text without a line feed, '/*' or '*/' that does not start with a blank");
       }
-      out += fmt::format(" span={}:{}:{}", source, s.line, s.column);
+      fmt::format_to(std::back_inserter(out), " span={}:{}:{}", source, s.line, s.column);
     }
     out += " */";
-    return out;
   }
 
   std::string allocate_name(std::string_view hint) {
@@ -548,7 +552,7 @@ class RelayTextPrinter {
       out += ": ";
       out += type_text(graph_.annotation(var), var);
     }
-    out += annotation(var);
+    append_annotation(out, var);
     return out;
   }
 
@@ -608,7 +612,7 @@ class RelayTextPrinter {
           decl += ": ";
           decl += type_text(graph_.annotation(node), node);
         }
-        decl += annotation(node);
+        append_annotation(decl, node);
         emit("free_var " + decl + ";");
       }
       results_.push_back(var_names_[node.index()]);
@@ -634,11 +638,19 @@ class RelayTextPrinter {
       wrapped += "\n)";
       text = std::move(wrapped);
     }
-    if (annotated_.insert(node.index()).second) text += annotation(node);
+    if (annotated_.insert(node.index()).second) append_annotation(text, node);
     if (inline_it) return text;
     std::uint32_t number = counter_++;
     temps_[node.index()] = number;
-    emit(fmt::format("%{} = {};", number, text));
+    std::string line;
+    fmt::format_int digits(number);
+    line.reserve(digits.size() + text.size() + 5);
+    line += '%';
+    line.append(digits.data(), digits.size());
+    line += " = ";
+    line += text;
+    line += ';';
+    emit(std::move(line));
     return fmt::format("%{}", number);
   }
 
@@ -728,7 +740,8 @@ class RelayTextPrinter {
         text = fmt::format("@{}", graph_.name(node));
         break;
       case NodeKind::kConstant:
-        text = constant_text(node) + annotation(node);
+        text = constant_text(node);
+        append_annotation(text, node);
         break;
       case NodeKind::kCall:
         text = call_text(node);
@@ -805,7 +818,8 @@ class RelayTextPrinter {
         add_arg(fmt::format("meta[{}][{}]", key, slot->second));
       } else {
         check_attrs(node, attrs, /*call=*/true);
-        if (matches) {
+        // Once per attributes and struct, as check_attrs: only the first refusal is kept.
+        if (matches && checked_fields_.insert({attrs.index(), op_schema}).second) {
           if (auto problem = cache_.unreadable_field(attrs, *op_schema)) refuse(node, *problem);
         }
         for (const std::string& field : cache_.field_texts(attrs)) add_arg(field);
@@ -831,6 +845,7 @@ class RelayTextPrinter {
       }
     }
     std::string text = print_expr(graph_.callee(node), false);
+    text.reserve(text.size() + args.size() + 2);
     text += '(';
     text += args;
     text += ')';
@@ -879,7 +894,7 @@ class RelayTextPrinter {
       out += "\n}";
       if (nested) {
         annotated_.insert(function.index());
-        out += annotation(function);
+        append_annotation(out, function);
       }
       results_.push_back(std::move(out));
     });
@@ -978,6 +993,8 @@ class RelayTextPrinter {
   absl::flat_hash_map<std::uint32_t, std::uint32_t> temps_;
   absl::flat_hash_map<std::uint32_t, std::string> leaf_texts_;
   absl::flat_hash_set<std::uint32_t> annotated_;
+  absl::flat_hash_set<std::uint64_t> checked_attrs_;  // check_attrs's: 2 * attrs + call
+  absl::flat_hash_set<std::pair<std::uint32_t, const AttrSchema*>> checked_fields_;
   absl::flat_hash_map<std::uint32_t, std::uint32_t> meta_index_;
   std::vector<NodeId> meta_constants_;
   absl::flat_hash_map<AttrValueId, std::uint32_t> meta_attrs_;
