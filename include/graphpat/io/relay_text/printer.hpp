@@ -319,7 +319,7 @@ class RelayTextPrinter {
   void check_attrs(NodeId node, AttrValueId attrs, bool call) {
     // What it finds depends on the attributes alone, and only the first refusal is kept:
     // interned attributes shared by many calls are checked once.
-    if (!checked_attrs_.insert(2 * std::uint64_t{attrs.index()} + (call ? 1 : 0)).second) return;
+    if (!checked_attrs_.insert({attrs.index(), call}).second) return;
     const AttrTable& table = context_.attrs;
     std::vector<AttrValueId> values;
     for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
@@ -993,7 +993,7 @@ class RelayTextPrinter {
   absl::flat_hash_map<std::uint32_t, std::uint32_t> temps_;
   absl::flat_hash_map<std::uint32_t, std::string> leaf_texts_;
   absl::flat_hash_set<std::uint32_t> annotated_;
-  absl::flat_hash_set<std::uint64_t> checked_attrs_;  // check_attrs's: 2 * attrs + call
+  absl::flat_hash_set<std::pair<std::uint32_t, bool>> checked_attrs_;  // check_attrs's
   absl::flat_hash_set<std::pair<std::uint32_t, const AttrSchema*>> checked_fields_;
   absl::flat_hash_map<std::uint32_t, std::uint32_t> meta_index_;
   std::vector<NodeId> meta_constants_;
