@@ -25,18 +25,26 @@ namespace graphpat {
 /// The name of `dtype` ("int8", "uint1", "float16x4", "bool").
 inline std::string dtype_name(const DataType& dtype) {
   std::string name;
+  auto append_number = [&name](unsigned number) {
+    fmt::format_int digits(number);
+    name.append(digits.data(), digits.size());
+  };
   switch (dtype.code) {
     case DataType::Code::kInt:
-      name = fmt::format("int{}", dtype.bits);
+      name = "int";
+      append_number(dtype.bits);
       break;
     case DataType::Code::kUInt:
-      name = fmt::format("uint{}", dtype.bits);
+      name = "uint";
+      append_number(dtype.bits);
       break;
     case DataType::Code::kFloat:
-      name = fmt::format("float{}", dtype.bits);
+      name = "float";
+      append_number(dtype.bits);
       break;
     case DataType::Code::kBFloat:
-      name = fmt::format("bfloat{}", dtype.bits);
+      name = "bfloat";
+      append_number(dtype.bits);
       break;
     case DataType::Code::kHandle:
       name = "handle";
@@ -45,7 +53,10 @@ inline std::string dtype_name(const DataType& dtype) {
       name = "bool";
       break;
   }
-  if (dtype.lanes != 1) name += fmt::format("x{}", dtype.lanes);
+  if (dtype.lanes != 1) {
+    name += 'x';
+    append_number(dtype.lanes);
+  }
   return name;
 }
 

@@ -33,6 +33,7 @@
 #include "graphpat/io/relay_json/provenance.hpp"
 #include "graphpat/io/relay_json/upgrade.hpp"
 #include "graphpat/ir/format.hpp"
+#include "graphpat/ir/validation.hpp"
 #include "graphpat/relay/dialect.hpp"
 
 namespace graphpat::relay::detail {
@@ -418,14 +419,6 @@ class Emitter {
     return objects_.inline_text(key, std::string_view(digits.data(), digits.size()));
   }
 
-  /// The dtype of an integer of `bits` bits: "int32", "uint8", ...
-  static std::string int_dtype(unsigned bits, bool is_unsigned) {
-    fmt::format_int digits(bits);
-    std::string dtype(is_unsigned ? "uint" : "int");
-    dtype.append(digits.data(), digits.size());
-    return dtype;
-  }
-
   std::uint32_t int_imm(std::string_view dtype, std::int64_t value) {
     return objects_.add("IntImm", {objects_.inline_text("dtype", dtype),
                                    decimal_field("value", value), objects_.ref("span", 0)});
@@ -435,7 +428,7 @@ class Emitter {
     const Dim& dim = context_.types.get_dim(id);
     switch (dim.kind) {
       case Dim::Kind::kInt:
-        return int_imm(int_dtype(dim.bits, false), dim.value);
+        return int_imm(graphpat::dtype_name({DataType::Code::kInt, dim.bits, 1}), dim.value);
       case Dim::Kind::kAny:
         return objects_.add("tir.Any",
                             {objects_.inline_text("dtype", "int32"), objects_.ref("span", 0)});
@@ -581,7 +574,10 @@ class Emitter {
       case AttrKind::kBool:
         return int_imm("bool", attrs.as_bool(id) ? 1 : 0);
       case AttrKind::kInt:
-        return int_imm(int_dtype(record.bits, record.is_unsigned), attrs.as_int(id));
+        return int_imm(
+            graphpat::dtype_name({record.is_unsigned ? DataType::Code::kUInt : DataType::Code::kInt,
+                                  record.bits, 1}),
+            attrs.as_int(id));
       case AttrKind::kFloat:
         if (record.bits == 0) {  // Relay text's `1.5`, read without a width (literals.hpp)
           fail(json_error("unsupported", emitting_where(),
