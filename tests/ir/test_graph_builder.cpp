@@ -183,6 +183,18 @@ TEST_CASE("copy re-creates nodes in another graph of the same context", "[builde
   CHECK(copier.copy(source, second, operands, Sharing::kHashCons) == map[first.index()]);
   // Vars stay fresh whatever is asked.
   CHECK(copier.copy(source, x, {}, Sharing::kHashCons) != map[x.index()]);
+  // kHashConsIfNew keeps an equal node apart, out of the table...
+  std::uint32_t size_before = target.size();
+  NodeId apart = copier.copy(source, second, operands, Sharing::kHashConsIfNew);
+  CHECK(apart.index() == size_before);
+  CHECK(target.is_fresh(apart));
+  CHECK(target.find_existing({NodeKind::kTupleGetItem, target.node(apart).payload, TypeId(),
+                              operands}) == map[first.index()]);
+  // ...and joins the table when no equal node is there.
+  NodeId other_item = b.tuple_get_item(bn, 1, {.fresh = true});
+  NodeId joined = copier.copy(source, other_item, operands, Sharing::kHashConsIfNew);
+  CHECK_FALSE(target.is_fresh(joined));
+  CHECK(copier.copy(source, other_item, operands, Sharing::kHashCons) == joined);
   CHECK(verify(target).ok());
 }
 

@@ -246,6 +246,45 @@ TEST_CASE("cse scoping: nested functions reuse outer nodes, never the reverse", 
   }
 }
 
+TEST_CASE("cse scoping: each branch's nested function reuses its own branch's node",
+          "[cse][scope]") {
+  // if (%c) { (relu(%x), fn (%y) { add(relu(%x), %y) }) } else { the same with %z }: relu(%x)
+  // has a representative in each branch, and each nested relu merges into its own branch's.
+  relay::Module input;
+  relay::Builder b(input.graph);
+  NodeId c = b.var("c");
+  NodeId x = b.var("x");
+  NodeId then_relu = b.call("nn.relu", {x}, {.fresh = true});
+  NodeId else_relu = b.call("nn.relu", {x}, {.fresh = true});
+  NodeId then_inner = b.call("nn.relu", {x}, {.fresh = true});
+  NodeId else_inner = b.call("nn.relu", {x}, {.fresh = true});
+  NodeId y = b.var("y");
+  NodeId z = b.var("z");
+  NodeId then_fn = b.function({y}, b.call("add", {then_inner, y}));
+  NodeId else_fn = b.function({z}, b.call("add", {else_inner, z}));
+  add_main(input, {c, x},
+           b.if_then_else(c, b.tuple({then_relu, then_fn}), b.tuple({else_relu, else_fn})));
+
+  CseResult<relay::Dialect> result = cse(input, false);
+  CHECK(result.report.merged == 2);
+  const relay::Graph& g = result.module.graph;
+  NodeId branch = g.body(*result.module.find("main"));
+  for (NodeId side : {g.then_branch(branch), g.else_branch(branch)}) {
+    NodeId relu = g.fields(side)[0];
+    NodeId add = g.body(g.fields(side)[1]);
+    CHECK(g.args(add)[0] == relu);
+  }
+  NodeId kept_then = g.fields(g.then_branch(branch))[0];
+  NodeId kept_else = g.fields(g.else_branch(branch))[0];
+  CHECK(kept_then != kept_else);
+  // The first joins the hash-consing table; the second, equal to it, stays out of it (a
+  // builder must not merge them later).
+  CHECK_FALSE(g.is_fresh(kept_then));
+  CHECK(g.is_fresh(kept_else));
+
+  CHECK(cse(input, true).report.merged == 3);  // TVM: one table for the whole module
+}
+
 TEST_CASE("cse default mode merges constants equal by type and bytes, not those without bytes", "[cse]") {
   relay::Module input;
   relay::Builder b(input.graph);

@@ -21,19 +21,19 @@ class InternTable {
 
   /// The id of (record, children), adding it on first use.
   IdType intern(const Record& record, std::span<const std::uint32_t> children) {
-    Key key{&record, children};
+    Key key{&record, children, hash_of(record, children)};
     auto found = index_.find(key);
     if (found != index_.end()) return *found;
     IdType id(static_cast<std::uint32_t>(entries_.size()));
     entries_.push_back({record, static_cast<std::uint32_t>(slots_.size()),
-                        static_cast<std::uint32_t>(children.size())});
+                        static_cast<std::uint32_t>(children.size()), key.hash});
     slots_.insert(slots_.end(), children.begin(), children.end());
     index_.insert(id);
     return id;
   }
 
-  /// Makes room for `records` entries: the index keeps ids only, so each growth hashes every
-  /// entry again.
+  /// Makes room for `records` entries (the index keeps ids, rehashed on growth from the hash
+  /// each entry keeps).
   void reserve(std::size_t records) {
     entries_.reserve(records);
     index_.reserve(records);
@@ -41,7 +41,7 @@ class InternTable {
 
   /// The id of (record, children) if it was interned, else an invalid id.
   [[nodiscard]] IdType find(const Record& record, std::span<const std::uint32_t> children) const {
-    auto found = index_.find(Key{&record, children});
+    auto found = index_.find(Key{&record, children, hash_of(record, children)});
     return found == index_.end() ? IdType() : *found;
   }
 
@@ -58,10 +58,13 @@ class InternTable {
     Record record;
     std::uint32_t first;
     std::uint32_t count;
+    std::size_t hash;  // hash_of(record, children), so that neither an insert nor a growth of
+                       // the index hashes the entry again
   };
   struct Key {
     const Record* record;
     std::span<const std::uint32_t> children;
+    std::size_t hash;
   };
   static std::size_t hash_of(const Record& record, std::span<const std::uint32_t> children) {
     return absl::HashOf(record, absl::MakeSpan(children.data(), children.size()));
@@ -69,21 +72,21 @@ class InternTable {
   struct Hash {
     using is_transparent = void;
     const InternTable* table;
-    std::size_t operator()(IdType id) const {
-      return hash_of(table->record(id), table->children(id));
-    }
-    std::size_t operator()(const Key& key) const { return hash_of(*key.record, key.children); }
+    std::size_t operator()(IdType id) const { return table->entries_[id.index()].hash; }
+    std::size_t operator()(const Key& key) const { return key.hash; }
   };
   struct Equal {
     using is_transparent = void;
     const InternTable* table;
-    Key key_of(IdType id) const { return {&table->record(id), table->children(id)}; }
+    Key key_of(IdType id) const {
+      return {&table->record(id), table->children(id), table->entries_[id.index()].hash};
+    }
     static const Key& key_of(const Key& key) { return key; }
     template <class A, class B>
     bool operator()(const A& a, const B& b) const {
       Key left = key_of(a);
       Key right = key_of(b);
-      return *left.record == *right.record &&
+      return left.hash == right.hash && *left.record == *right.record &&
              std::equal(left.children.begin(), left.children.end(), right.children.begin(),
                         right.children.end());
     }

@@ -54,9 +54,11 @@ struct FunctionOptions {
 
 /// How a node copied from another graph is shared (see Builder::copy).
 enum class Sharing {
-  kAsSource,  // fresh iff it was fresh in the source graph
-  kHashCons,  // through the table, whatever the source said (stateful calls stay fresh)
-  kFresh,     // a new node, kept out of the table (a node a pass must not merge)
+  kAsSource,       // fresh iff it was fresh in the source graph
+  kHashCons,       // through the table, whatever the source said (stateful calls stay fresh)
+  kFresh,          // a new node, kept out of the table (a node a pass must not merge)
+  kHashConsIfNew,  // through the table unless an equal node is already in it, then as kFresh
+                   // (a pass that keeps two equal nodes apart: CSE across scopes)
 };
 
 template <Dialect D>
@@ -175,7 +177,8 @@ class Builder {
         context().ops.info(graph_.op(operands.front())).stateful) {
       fresh = true;
     }
-    return add(node.kind, node.payload, operands, {node.type, node.span, fresh});
+    return add(node.kind, node.payload, operands, {node.type, node.span, fresh},
+               /*reuse_equal=*/sharing != Sharing::kHashConsIfNew);
   }
 
  private:
@@ -187,8 +190,10 @@ class Builder {
     return scratch_;
   }
 
+  // A new node, or with `reuse_equal` an equal one already in the table; without it, a node
+  // equal to one in the table is made fresh.
   NodeId add(NodeKind kind, std::array<std::uint32_t, 3> payload, std::span<const NodeId> operands,
-             NodeOptions options) {
+             NodeOptions options, bool reuse_equal = true) {
     detail::GraphStorage& storage = *graph_.storage_;
     for ([[maybe_unused]] NodeId operand : operands) assert(graph_.contains(operand));
     std::uint32_t hash = 0;
@@ -196,7 +201,10 @@ class Builder {
       detail::NodeKey key{kind, payload, options.type, operands};
       hash = detail::NodeMemo::hash_of(key);
       NodeId existing = graph_.memo_->find(key, hash);
-      if (existing.valid()) return existing;
+      if (existing.valid()) {
+        if (reuse_equal) return existing;
+        options.fresh = true;
+      }
     }
     const NodeId* storage_begin = storage.operands.data();
     if (!operands.empty() && operands.data() >= storage_begin &&

@@ -74,16 +74,16 @@ struct CseResult {
 
 namespace detail {
 
-/// What makes two candidates the same, besides their operand classes.
+/// What makes two candidates the same, besides their operand classes (their scopes decide
+/// whether one may be merged into the other).
 struct CseKeyRecord {
   NodeKind kind = NodeKind::kCall;
   std::array<std::uint32_t, 3> payload = {};
-  std::uint32_t scope = 0;
 
   friend bool operator==(const CseKeyRecord&, const CseKeyRecord&) = default;
   template <class H>
   friend H AbslHashValue(H state, const CseKeyRecord& record) {
-    return H::combine(std::move(state), record.kind, record.payload, record.scope);
+    return H::combine(std::move(state), record.kind, record.payload);
   }
 };
 using CseKeyId = Id<struct CseKeyTag>;
@@ -161,6 +161,8 @@ class CommonSubexprEliminator {
     }
     output_.reserve(live_nodes, live_operands);
     keys_.reserve(live_nodes);
+    first_representative_.reserve(live_nodes);
+    representatives_.reserve(live_nodes);
     old_to_new_.assign(input_.size(), NodeId());
     value_class_.clear();
     std::vector<NodeId> operands;
@@ -185,47 +187,48 @@ class CommonSubexprEliminator {
     if (!build_key(old_id, operands)) {
       // Kept as it is; a non-fresh node must not fall into an equal one through the builder's
       // table now that its operands may have been merged.
-      bool collides = !input_.is_fresh(old_id) &&
-                      output_.find_existing(proposed_key(old_id, operands)).valid();
-      return remember(builder_.copy(input_, old_id, operands,
-                                    collides ? Sharing::kFresh : Sharing::kAsSource));
+      return remember(
+          builder_.copy(input_, old_id, operands,
+                        input_.is_fresh(old_id) ? Sharing::kFresh : Sharing::kHashConsIfNew));
     }
     std::uint32_t scope = options_.relay_compat ? 0 : scopes_.scope(old_id);
+    CseKeyId key = keys_.intern(key_, key_operands_);
+    if (key.index() == first_representative_.size()) {
+      first_representative_.push_back(kNoRepresentative);
+    } else if (NodeId found = representative(key, scope); found.valid()) {
+      count_merge(old_id);
+      return found;
+    }
+    // The first of its kind in its scope joins the builder's table unless an equal node is
+    // already there (one of a scope that does not enclose this one), so the output stays
+    // hash-consed wherever that is sound.
+    NodeId created = remember(builder_.copy(input_, old_id, operands, Sharing::kHashConsIfNew));
+    representatives_.push_back({created, scope, first_representative_[key.index()]});
+    first_representative_[key.index()] = static_cast<std::uint32_t>(representatives_.size() - 1);
+    return created;
+  }
+
+  // The node of `key` a node in `scope` merges into: the representative of the innermost scope
+  // enclosing it (itself included) that has one, else none.
+  NodeId representative(CseKeyId key, std::uint32_t scope) const {
     for (std::uint32_t s = scope; s != ScopeTree::kUnset; s = scopes_parent(s)) {
-      key_.scope = s;
-      CseKeyId found = keys_.find(key_, key_operands_);
-      if (found.valid()) {
-        count_merge(old_id);
-        return representatives_[found.index()];
+      for (std::uint32_t r = first_representative_[key.index()]; r != kNoRepresentative;
+           r = representatives_[r].next) {
+        if (representatives_[r].scope == s) return representatives_[r].node;
       }
     }
-    key_.scope = scope;
-    [[maybe_unused]] CseKeyId key = keys_.intern(key_, key_operands_);
-    assert(key.index() == representatives_.size());
-    // The first of its kind joins the builder's table unless an equal node is already there
-    // (one of a scope that does not enclose this one), so the output stays hash-consed wherever
-    // that is sound.
-    bool collides = output_.find_existing(proposed_key(old_id, operands)).valid();
-    NodeId created = remember(builder_.copy(input_, old_id, operands,
-                                            collides ? Sharing::kFresh : Sharing::kHashCons));
-    representatives_.push_back(created);
-    return created;
+    return NodeId();
   }
 
   std::uint32_t scopes_parent(std::uint32_t scope) const {
     return options_.relay_compat ? ScopeTree::kUnset : scopes_.parent(scope);
   }
 
-  detail::NodeKey proposed_key(NodeId old_id, std::span<const NodeId> operands) const {
-    const Node& node = input_.node(old_id);
-    return {node.kind, node.payload, node.type, operands};
-  }
-
   // Fills key_/key_operands_ for a node that may be merged; false when it may not.
   bool build_key(NodeId old_id, std::span<const NodeId> operands) {
     const Node& node = input_.node(old_id);
     const Context& context = input_.context();
-    key_ = {node.kind, node.payload, 0};
+    key_ = {node.kind, node.payload};
     key_operands_.clear();
     switch (node.kind) {
       case NodeKind::kCall: {
@@ -325,8 +328,17 @@ class CommonSubexprEliminator {
   Builder<D> builder_;
   ScopeTree scopes_;
   std::vector<NodeId> old_to_new_;
+  // A key's representatives, one per scope that has one (a scope's first node of the key):
+  // a list through `next`, from first_representative_ (by CseKeyId) on.
+  struct Representative {
+    NodeId node;
+    std::uint32_t scope;
+    std::uint32_t next;
+  };
+  static constexpr std::uint32_t kNoRepresentative = NodeId::kNone;
   InternTable<CseKeyRecord, CseKeyId> keys_;
-  std::vector<NodeId> representatives_;  // by CseKeyId
+  std::vector<std::uint32_t> first_representative_;
+  std::vector<Representative> representatives_;
   CseKeyRecord key_;
   std::vector<std::uint32_t> key_operands_;
   absl::flat_hash_map<NodeId, std::uint32_t> value_class_;
