@@ -50,12 +50,7 @@ class StringPool {
 
   /// The id of `text` if it was interned, else an invalid id.
   [[nodiscard]] StringId find(std::string_view text) const {
-    if (base_ != nullptr) {
-      StringId in_base = base_->find(text);
-      if (in_base.valid()) return in_base;
-    }
-    auto found = index_.find(text);
-    return found == index_.end() ? StringId() : found->second;
+    return find(text, index_.hash_function()(text));
   }
 
   [[nodiscard]] std::string_view view(StringId id) const {
@@ -74,6 +69,16 @@ class StringPool {
  private:
   // Bit 0-31 for bytes 0x00-0x1F, bit 32 for 0x7F, -1 for a byte that is not a control byte.
   static int control_bit(unsigned char byte) { return byte < 0x20 ? byte : byte == 0x7F ? 32 : -1; }
+
+  // find() with the text hashed once for this pool and its base (their indexes hash alike).
+  [[nodiscard]] StringId find(std::string_view text, std::size_t hash) const {
+    if (base_ != nullptr) {
+      StringId in_base = base_->find(text, hash);
+      if (in_base.valid()) return in_base;
+    }
+    auto found = index_.find(text, hash);
+    return found == index_.end() ? StringId() : found->second;
+  }
 
   const StringPool* base_ = nullptr;
   std::size_t base_size_ = 0;

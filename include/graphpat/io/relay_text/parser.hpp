@@ -113,12 +113,16 @@ class RelayTextParser {
   }
 
  private:
+  // The last `#[metadata]` that starts a line, or npos. Searched forwards: find() skips to
+  // each '#' with memchr, where rfind() compares the marker at every position from the end.
   static std::size_t find_metadata(std::string_view text) {
-    std::size_t at = text.rfind("#[metadata]");
-    while (at != std::string_view::npos && at > 0 && text[at - 1] != '\n') {
-      at = at == 0 ? std::string_view::npos : text.rfind("#[metadata]", at - 1);
+    constexpr std::string_view kMarker = "#[metadata]";
+    std::size_t last = std::string_view::npos;
+    for (std::size_t at = text.find(kMarker); at != std::string_view::npos;
+         at = text.find(kMarker, at + kMarker.size())) {
+      if (at == 0 || text[at - 1] == '\n') last = at;
     }
-    return at;
+    return last;
   }
 
   RelayLexer& lexer() { return *lexer_; }

@@ -383,7 +383,7 @@ class RelayLexer {
       lex_number_body();
       return make(TokenKind::kNumber, start, line, column);
     }
-    if (text_.substr(pos_).starts_with("meta[")) return lex_meta(line, column);
+    if (c == 'm' && text_.substr(pos_).starts_with("meta[")) return lex_meta(line, column);
     if (c == '#') return lex_attribute(line, column);
     if (c == '%') {
       advance();
@@ -433,7 +433,9 @@ class RelayLexer {
   // A numeric literal: a run of [0-9.eE+-], then an optional `f`/`i` width suffix (§1.2), or
   // the words inf/nan with their `f` suffix.
   void lex_number_body() {
-    if (text_.substr(pos_).starts_with("inf") || text_.substr(pos_).starts_with("nan")) {
+    char first = at(pos_);
+    if ((first == 'i' || first == 'n') &&
+        (text_.substr(pos_).starts_with("inf") || text_.substr(pos_).starts_with("nan"))) {
       advance(3);
     } else {
       advance_while(is_number_char);

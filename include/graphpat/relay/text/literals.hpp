@@ -111,9 +111,8 @@ inline std::optional<NumberLiteral> read_number(std::string_view text, std::stri
     bits = 64;
   }
   DataType dtype{DataType::Code::kInt, static_cast<std::uint16_t>(bits), 1};
-  std::string written = fmt::format("{}{}", negative ? "-" : "", body);
   if (beyond_64_bits) {
-    error = out_of_range_problem(written, dtype_name(dtype));
+    error = out_of_range_problem(fmt::format("{}{}", negative ? "-" : "", body), dtype_name(dtype));
     return std::nullopt;
   }
   literal.bits = static_cast<std::uint8_t>(bits);
