@@ -84,10 +84,12 @@ inline std::string format_float(double value, std::uint8_t bits) {
 
 /// An integer as Relay prints it: int64 `5i64`, int16 `5i16`, every other width plain.
 inline std::string format_int(std::int64_t value, std::uint8_t bits, bool is_unsigned) {
-  if (is_unsigned) return fmt::format("{}", static_cast<std::uint64_t>(value));
-  if (bits == 64) return fmt::format("{}i64", value);
-  if (bits == 16) return fmt::format("{}i16", value);
-  return fmt::format("{}", value);
+  fmt::format_int digits =
+      is_unsigned ? fmt::format_int(static_cast<std::uint64_t>(value)) : fmt::format_int(value);
+  std::string text(digits.data(), digits.size());
+  if (!is_unsigned && bits == 64) text += "i64";
+  if (!is_unsigned && bits == 16) text += "i16";
+  return text;
 }
 
 namespace detail {

@@ -517,18 +517,24 @@ class RelayTextPrinter {
     if (name.empty() || !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'))) {
       name = "v" + name;
     }
-    auto found = names_.find(name);
-    if (found != names_.end()) {
+    auto [found, added] = names_.try_emplace(name, 0);
+    if (!added) {
       while (true) {
-        std::string candidate = fmt::format("{}{}", name, ++found->second);
+        std::string candidate = name;
+        fmt::format_int number(++found->second);
+        candidate.append(number.data(), number.size());
         if (!names_.contains(candidate)) {
-          name = candidate;
+          name = std::move(candidate);
           break;
         }
       }
+      names_.emplace(name, 0);
     }
-    names_[name] = 0;
-    return "%" + name;
+    std::string text;
+    text.reserve(name.size() + 1);
+    text += '%';
+    text += name;
+    return text;
   }
 
   // `%name` for `var`: TVM's renaming (a `v` before a name that does not start with a letter,
@@ -592,7 +598,7 @@ class RelayTextPrinter {
 
   void start_print_expr(NodeId node, bool try_inline) {
     if (auto temp = temps_.find(node.index()); temp != temps_.end()) {
-      results_.push_back(fmt::format("%{}", temp->second));
+      results_.push_back(temp_text(temp->second));
       return;
     }
     if (graph_.kind(node) == NodeKind::kVar) {
@@ -642,16 +648,25 @@ class RelayTextPrinter {
     if (inline_it) return text;
     std::uint32_t number = counter_++;
     temps_[node.index()] = number;
+    std::string name = temp_text(number);
     std::string line;
-    fmt::format_int digits(number);
-    line.reserve(digits.size() + text.size() + 5);
-    line += '%';
-    line.append(digits.data(), digits.size());
+    line.reserve(name.size() + text.size() + 4);
+    line += name;
     line += " = ";
     line += text;
     line += ';';
     emit(std::move(line));
-    return fmt::format("%{}", number);
+    return name;
+  }
+
+  // `%N`, how a binding is read.
+  static std::string temp_text(std::uint32_t number) {
+    fmt::format_int digits(number);
+    std::string text;
+    text.reserve(digits.size() + 1);
+    text += '%';
+    text.append(digits.data(), digits.size());
+    return text;
   }
 
   [[nodiscard]] bool visited(NodeId node) const {
@@ -715,7 +730,7 @@ class RelayTextPrinter {
   std::string leaf_text(NodeId node) {
     if (graph_.kind(node) == NodeKind::kVar) return var_names_[node.index()];
     if (auto temp = temps_.find(node.index()); temp != temps_.end()) {
-      return fmt::format("%{}", temp->second);
+      return temp_text(temp->second);
     }
     return leaf_texts_[node.index()];
   }
@@ -756,11 +771,15 @@ class RelayTextPrinter {
         std::string tuple = print_expr(graph_.tuple(node), false);
         // `%t.0` reads as a variable named `t.0` when there is one (ONNX names), so a
         // projection of `%t` is bracketed then: `(%t).0`.
-        if (tuple.starts_with('%') &&
-            names_.contains(fmt::format("{}.{}", tuple.substr(1), graph_.index(node)))) {
-          tuple = "(" + tuple + ")";
+        fmt::format_int index(graph_.index(node));
+        text = std::move(tuple);
+        text += '.';
+        text.append(index.data(), index.size());
+        if (text.starts_with('%') &&
+            names_.contains(absl::string_view(text.data() + 1, text.size() - 1))) {
+          text.insert(text.size() - index.size() - 1, ")");
+          text.insert(0, "(");
         }
-        text = fmt::format("{}.{}", tuple, graph_.index(node));
         break;
       }
       case NodeKind::kFunction:
@@ -879,11 +898,18 @@ class RelayTextPrinter {
       for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
         std::string value = cache_.value_text(table.entry_value(attrs, i));
         if (cache_.meta_index(table.entry_value(attrs, i))) note_meta_text(value);
-        params.push_back(
-            fmt::format("{}={}", context_.strings.view(table.field_key(attrs, i)), value));
+        std::string param(context_.strings.view(table.field_key(attrs, i)));
+        param += '=';
+        param += value;
+        params.push_back(std::move(param));
       }
     }
-    out += fmt::format("({}) ", fmt::join(params, ", "));
+    out += '(';
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (i != 0) out += ", ";
+      out += params[i];
+    }
+    out += ") ";
     if (graph_.result_type(function).valid()) {
       out += "-> " + type_text(graph_.result_type(function), function) + " ";
     }

@@ -476,8 +476,10 @@ class AttrSchemaCache {
         const auto& fallback = (*declared_defaults)[i];
         if (fallback && equal_to_default(*kind, value, *fallback)) continue;
       }
-      texts.push_back(fmt::format("{}={}", context_.strings.view(table.field_key(attrs, i)),
-                                  value_text(value, kind)));
+      std::string text(context_.strings.view(table.field_key(attrs, i)));
+      text += '=';
+      text += value_text(value, kind);
+      texts.push_back(std::move(text));
     }
     return texts;
   }
