@@ -1,17 +1,19 @@
 // CSE on graphs built by hand: TVM's four EliminateCommonSubexpr tests (docs/semantics.md §10),
 // the origin case, stateful ops, skip, the scoping rule of the default mode, what each mode
 // merges beyond the other, what the output keeps, idempotence, and a 1e6-node graph.
-#include <cstring>
-#include <random>
-#include <vector>
-
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstring>
+#include <ctime>
 #include <graphpat/analysis/structural_equal.hpp>
 #include <graphpat/analysis/verify.hpp>
 #include <graphpat/cse.hpp>
 #include <graphpat/relay/dialect.hpp>
+#include <random>
+#include <vector>
 
 #include "support/arith_dialect.hpp"
+#include "support/timing.hpp"
 
 using namespace graphpat;
 
@@ -283,6 +285,38 @@ TEST_CASE("cse scoping: each branch's nested function reuses its own branch's no
   CHECK(g.is_fresh(kept_else));
 
   CHECK(cse(input, true).report.merged == 3);  // TVM: one table for the whole module
+}
+
+TEST_CASE("cse is linear in sibling scopes that compute one node", "[cse][scope][timing]") {
+  graphpat::testing::keep_freed_memory();
+  // fn (%c, %x) { (if (%c) { relu(%x) } else { %x }, ... n times) }: relu(%x) has a
+  // representative in each of n sibling branches, which a later relu must not walk through.
+  // time(10 n) / time(n) stays far below the 100 of a quadratic pass (processor time, best of
+  // three and two runs; ctest runs [timing] tests alone).
+  auto seconds = [](std::size_t n, int runs) {
+    relay::Module input;
+    relay::Builder b(input.graph);
+    NodeId c = b.var("c");
+    NodeId x = b.var("x");
+    std::vector<NodeId> branches;
+    for (std::size_t i = 0; i < n; ++i) {
+      branches.push_back(b.if_then_else(c, b.call("nn.relu", {x}, {.fresh = true}), x));
+    }
+    add_main(input, {c, x}, b.tuple(branches));
+    double best = 1e9;
+    for (int run = 0; run < runs; ++run) {
+      std::clock_t start = std::clock();
+      CseResult<relay::Dialect> result = eliminate_common_subexpr(input);
+      best = std::min(best, static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC);
+      REQUIRE(result.report.merged == 0);
+      REQUIRE(result.module.graph.size() == input.graph.size());
+    }
+    return best;
+  };
+  double small = seconds(20'000, 3);
+  double large = seconds(200'000, 2);
+  WARN(small << " s at 20,000 branches, " << large << " s at 200,000");
+  CHECK(large / std::max(small, 1e-4) < 30);
 }
 
 TEST_CASE("cse default mode merges constants equal by type and bytes, not those without bytes", "[cse]") {

@@ -162,7 +162,6 @@ class CommonSubexprEliminator {
     output_.reserve(live_nodes, live_operands);
     keys_.reserve(live_nodes);
     first_representative_.reserve(live_nodes);
-    representatives_.reserve(live_nodes);
     old_to_new_.assign(input_.size(), NodeId());
     value_class_.clear();
     std::vector<NodeId> operands;
@@ -193,29 +192,34 @@ class CommonSubexprEliminator {
     }
     std::uint32_t scope = options_.relay_compat ? 0 : scopes_.scope(old_id);
     CseKeyId key = keys_.intern(key_, key_operands_);
-    if (key.index() == first_representative_.size()) {
-      first_representative_.push_back(kNoRepresentative);
-    } else if (NodeId found = representative(key, scope); found.valid()) {
-      count_merge(old_id);
-      return found;
+    const bool new_key = key.index() == first_representative_.size();
+    if (!new_key) {
+      if (NodeId found = representative(key, scope); found.valid()) {
+        count_merge(old_id);
+        return found;
+      }
     }
     // The first of its kind in its scope joins the builder's table unless an equal node is
     // already there (one of a scope that does not enclose this one), so the output stays
     // hash-consed wherever that is sound.
     NodeId created = remember(builder_.copy(input_, old_id, operands, Sharing::kHashConsIfNew));
-    representatives_.push_back({created, scope, first_representative_[key.index()]});
-    first_representative_[key.index()] = static_cast<std::uint32_t>(representatives_.size() - 1);
+    if (new_key) {
+      first_representative_.push_back({created, scope});
+    } else {
+      later_representatives_.emplace(std::pair(key.index(), scope), created);
+    }
     return created;
   }
 
   // The node of `key` a node in `scope` merges into: the representative of the innermost scope
   // enclosing it (itself included) that has one, else none.
   NodeId representative(CseKeyId key, std::uint32_t scope) const {
+    const Representative& first = first_representative_[key.index()];
     for (std::uint32_t s = scope; s != ScopeTree::kUnset; s = scopes_parent(s)) {
-      for (std::uint32_t r = first_representative_[key.index()]; r != kNoRepresentative;
-           r = representatives_[r].next) {
-        if (representatives_[r].scope == s) return representatives_[r].node;
-      }
+      if (first.scope == s) return first.node;
+      if (later_representatives_.empty()) continue;
+      auto later = later_representatives_.find(std::pair(key.index(), s));
+      if (later != later_representatives_.end()) return later->second;
     }
     return NodeId();
   }
@@ -329,16 +333,15 @@ class CommonSubexprEliminator {
   ScopeTree scopes_;
   std::vector<NodeId> old_to_new_;
   // A key's representatives, one per scope that has one (a scope's first node of the key):
-  // a list through `next`, from first_representative_ (by CseKeyId) on.
+  // the first scope's by CseKeyId, any other's by (key, scope), so that a key met in many
+  // sibling scopes (if-branches) costs one probe per enclosing scope, not a walk of them all.
   struct Representative {
     NodeId node;
     std::uint32_t scope;
-    std::uint32_t next;
   };
-  static constexpr std::uint32_t kNoRepresentative = NodeId::kNone;
   InternTable<CseKeyRecord, CseKeyId> keys_;
-  std::vector<std::uint32_t> first_representative_;
-  std::vector<Representative> representatives_;
+  std::vector<Representative> first_representative_;
+  absl::flat_hash_map<std::pair<std::uint32_t, std::uint32_t>, NodeId> later_representatives_;
   CseKeyRecord key_;
   std::vector<std::uint32_t> key_operands_;
   absl::flat_hash_map<NodeId, std::uint32_t> value_class_;
