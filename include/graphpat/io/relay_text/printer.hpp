@@ -905,10 +905,7 @@ class RelayTextPrinter {
       }
     }
     out += '(';
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      if (i != 0) out += ", ";
-      out += params[i];
-    }
+    out += absl::StrJoin(params, ", ");
     out += ") ";
     if (graph_.result_type(function).valid()) {
       out += "-> " + type_text(graph_.result_type(function), function) + " ";
