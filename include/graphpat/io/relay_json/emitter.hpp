@@ -236,7 +236,7 @@ class Emitter {
     ObjectFields object(doc(), layouts_, index);
     for (const JsonField& field : doc().fields_of(index)) {
       std::string_view value = doc().view(field.value);
-      if (object.use(doc().names.view(field.key), value) == FieldUse::kReference) {
+      if (object.use(field.key, value) == FieldUse::kReference) {
         out.push_back(referenced_node(value));
       }
     }
@@ -271,7 +271,7 @@ class Emitter {
       for (const JsonField& field : doc().fields_of(index)) {
         std::string_view name = doc().names.view(field.key);
         std::string_view value = doc().view(field.value);
-        switch (object.use(name, value)) {
+        switch (object.use(field.key, value)) {
           case FieldUse::kReference:
             refs.emplace_back(referenced_node(value), name);
             break;
@@ -644,9 +644,9 @@ class Emitter {
     // else field by field, a declared field by its declared kind and any other as read (text
     // inline, anything else as an object).
     const Layout* layout = layouts_.find(key);
-    bool fits = layout != nullptr && layout->fits(count, [&](std::string_view name) {
-                  return attrs.find_field(id, name).has_value();
-                });
+    bool fits = layout != nullptr && layout->fits(count, [&](std::size_t position) {
+      return attrs.find_field(id, layout->fields[position].name).has_value();
+    });
     // The reader keeps the fields of an object no layout orders in name order, the order they
     // are written in: any other order would read back as another object.
     for (std::size_t i = 1; !fits && i < count; ++i) {

@@ -15,6 +15,7 @@
 #include <absl/container/flat_hash_set.h>
 #include <absl/status/status.h>
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -97,7 +98,7 @@ class FastDocumentReader {
         case kTypeKey: {
           std::string_view type_key;
           ok = member.value.get_string().get(type_key) == simdjson::SUCCESS;
-          if (ok) doc_.nodes.back().type_key = doc_.names.intern(type_key);
+          if (ok) doc_.nodes.back().type_key = type_key_id(type_key);
           break;
         }
         case kReprStr:
@@ -150,6 +151,17 @@ class FastDocumentReader {
       ++doc_.nodes.back().field_count;
     }
     return true;
+  }
+
+  /// The id of type key `key`. A file names a few dozen types, so the id last met for the
+  /// key's length and last letter is compared with it before the key is hashed.
+  StringId type_key_id(std::string_view key) {
+    if (key.empty()) return doc_.names.intern(key);
+    StringId& recent =
+        recent_type_keys_[(key.size() * 31 + static_cast<unsigned char>(key.back())) %
+                          recent_type_keys_.size()];
+    if (!recent.valid() || doc_.names.view(recent) != key) recent = doc_.names.intern(key);
+    return recent;
   }
 
   /// The id of `name`, field `position` of a node of type `type` (invalid when the node's
@@ -214,6 +226,7 @@ class FastDocumentReader {
   std::uint64_t max_nodes_;
   std::vector<std::size_t> key_last_node_;  // by field name id: 1 + the last node using it
   std::vector<std::vector<StringId>> names_by_type_;  // by type key id: its fields' last names
+  std::array<StringId, 64> recent_type_keys_{};       // see type_key_id
 };
 
 /// The largest file the fast reader reads. simdjson's DOM holds about three times its input

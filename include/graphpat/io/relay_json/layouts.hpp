@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -119,15 +120,18 @@ struct Layout {
     return std::nullopt;
   }
 
-  /// Whether an object with `count` fields, `has(name)` telling which, may be read and written
-  /// through this layout: any object of a plain type; an attribute struct only when its fields
-  /// are exactly the declared ones (another TVM version's struct is carried field by field).
+  /// Whether an object with `count` fields, `has(i)` telling whether it has fields[i], may be
+  /// read and written through this layout: any object of a plain type; an attribute struct
+  /// only when its fields are exactly the declared ones (another TVM version's struct is
+  /// carried field by field).
   template <class HasField>
   [[nodiscard]] bool fits(std::size_t count, HasField has) const {
-    return !is_attrs_struct ||
-           (count == fields.size() &&
-            std::all_of(fields.begin(), fields.end(),
-                        [&](const LayoutField& field) { return has(field.name); }));
+    if (!is_attrs_struct) return true;
+    if (count != fields.size()) return false;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      if (!has(i)) return false;
+    }
+    return true;
   }
 };
 
@@ -256,6 +260,17 @@ inline bool has_repr_bytes(std::string_view type_key) {
          type_key == "runtime.NDArray" || type_key == "runtime.Module";
 }
 
+/// What a reader or writer of one document needs to know of a type key, found once per key:
+/// its layout, and each declared field's name as an id of the document's name pool (invalid
+/// when no field of the document has that name), so that a node's fields are matched to the
+/// layout by id rather than by text.
+struct DocLayout {
+  const Layout* layout = nullptr;   // nullptr: graphpat does not know the type
+  std::vector<StringId> field_ids;  // layout->fields[i].name in the document's pool
+  bool container = false;           // Array or Map: every field is text
+  bool repr_bytes = false;          // has_repr_bytes
+};
+
 /// Finds layouts by type key: the builtin TVM types, then the op registry's attribute structs.
 class LayoutCache {
  public:
@@ -282,11 +297,42 @@ class LayoutCache {
     return result;
   }
 
+  /// What `doc`'s type key `type_key` (an id of doc.names) is; it stays valid as long as the
+  /// cache. The answers hold for one document and one state of its names (a name added later
+  /// may be one a layout declares), and are found again when either changes.
+  const DocLayout& of(const JsonDocument& doc, StringId type_key) {
+    if (doc_names_ != &doc.names || doc_names_size_ != doc.names.size()) {
+      doc_names_ = &doc.names;
+      doc_names_size_ = doc.names.size();
+      by_type_key_.clear();
+    }
+    if (type_key.index() >= by_type_key_.size()) by_type_key_.resize(type_key.index() + 1);
+    const DocLayout*& known = by_type_key_[type_key.index()];
+    if (known == nullptr) {
+      std::string_view key = doc.names.view(type_key);
+      DocLayout& found = doc_layouts_.emplace_back();
+      found.repr_bytes = has_repr_bytes(key);
+      found.container = key == "Array" || key == "Map";
+      found.layout = found.container ? nullptr : find(key);
+      if (found.layout != nullptr) {
+        for (const LayoutField& field : found.layout->fields) {
+          found.field_ids.push_back(doc.names.find(field.name));
+        }
+      }
+      known = &found;
+    }
+    return *known;
+  }
+
  private:
   const OpRegistry& ops_;
   const StringPool& strings_;
   absl::flat_hash_map<std::string_view, const Layout*> index_;
   std::vector<std::unique_ptr<Layout>> owned_;
+  const StringPool* doc_names_ = nullptr;
+  std::size_t doc_names_size_ = 0;
+  std::deque<DocLayout> doc_layouts_;          // never moved: ObjectFields hold them
+  std::vector<const DocLayout*> by_type_key_;  // by type key id in *doc_names_
 };
 
 /// Relay expression type keys (what may stand where a Relay expression is required).
@@ -323,35 +369,46 @@ enum class FieldUse : std::uint8_t {
 ///   index — and text otherwise (kTextByLooks: a saved file must not make it look like one).
 ///
 ///   ObjectFields fields(doc, layouts, index);
-///   if (fields.use(name, value) == FieldUse::kReference) follow(*parse_decimal<std::uint32_t>(value));
+///   if (fields.use(field.key, text) == FieldUse::kReference) {
+///     follow(*parse_decimal<std::uint32_t>(text));
+///   }
 class ObjectFields {
  public:
   ObjectFields(const JsonDocument& doc, LayoutCache& layouts, std::uint32_t index)
-      : doc_(doc) {
-    std::string_view key = doc.type_key(index);
-    container_ = key == "Array" || key == "Map";
-    if (container_) return;  // no layout: every field is text
-    layout_ = layouts.find(key);
-    fits_ = layout_ != nullptr && layout_->fits(doc.fields_of(index).size(), [&](std::string_view name) {
-              return doc.field(index, name).has_value();
-            });
+      : doc_(doc), type_(layouts.of(doc, doc.nodes[index].type_key)) {
+    const Layout* layout = type_.layout;
+    if (layout == nullptr) return;
+    std::span<const JsonField> fields = doc.fields_of(index);
+    fits_ = layout->fits(fields.size(), [&](std::size_t position) {
+      StringId name = type_.field_ids[position];
+      return name.valid() && std::any_of(fields.begin(), fields.end(),
+                                         [&](const JsonField& field) { return field.key == name; });
+    });
   }
 
   /// The layout the object is read and written through, or nullptr: it is then carried
   /// through field by field, each taken by use().
-  [[nodiscard]] const Layout* trusted() const { return fits_ ? layout_ : nullptr; }
+  [[nodiscard]] const Layout* trusted() const { return fits_ ? type_.layout : nullptr; }
 
-  /// The kind the layout declares for field `name`, fitting or not (nullopt: no layout, or a
-  /// field it does not declare).
-  [[nodiscard]] std::optional<FieldKind> declared_kind(std::string_view name) const {
-    return layout_ != nullptr ? layout_->kind_of(name) : std::nullopt;
+  /// The id of the layout's field `position` in the document's names (invalid when no field
+  /// of the document has that name).
+  [[nodiscard]] StringId field_id(std::size_t position) const { return type_.field_ids[position]; }
+
+  /// The kind the layout declares for field `name` (an id of the document's names), fitting or
+  /// not (nullopt: no layout, or a field it does not declare).
+  [[nodiscard]] std::optional<FieldKind> declared_kind(StringId name) const {
+    if (!name.valid()) return std::nullopt;
+    for (std::size_t i = 0; i < type_.field_ids.size(); ++i) {
+      if (type_.field_ids[i] == name) return type_.layout->fields[i].kind;
+    }
+    return std::nullopt;
   }
 
-  /// How field `name`, whose JSON text is `value`, is taken.
-  [[nodiscard]] FieldUse use(std::string_view name, std::string_view value) const {
-    if (container_) return FieldUse::kText;
-    if (layout_ != nullptr) {
-      if (std::optional<FieldKind> kind = layout_->kind_of(name)) {
+  /// How field `name` (an id of the document's names), whose JSON text is `value`, is taken.
+  [[nodiscard]] FieldUse use(StringId name, std::string_view value) const {
+    if (type_.container) return FieldUse::kText;
+    if (type_.layout != nullptr) {
+      if (std::optional<FieldKind> kind = declared_kind(name)) {
         return *kind == FieldKind::kRef ? FieldUse::kReference : FieldUse::kText;
       }
       if (fits_) return FieldUse::kText;
@@ -362,8 +419,7 @@ class ObjectFields {
 
  private:
   const JsonDocument& doc_;
-  const Layout* layout_ = nullptr;
-  bool container_ = false;
+  const DocLayout& type_;
   bool fits_ = false;
 };
 

@@ -271,8 +271,7 @@ class JsonReader {
   };
 
   absl::Status collect_edges(std::uint32_t index, std::vector<Edge>& edges) {
-    std::string_view key = doc_.type_key(index);
-    if (has_repr_bytes(key)) return absl::OkStatus();
+    if (layouts_.of(doc_, doc_.nodes[index].type_key).repr_bytes) return absl::OkStatus();
     // Elements: an Array's or a Map's, and those of any other object that has them (TVM reads
     // them for containers only, but a save with provenance copies them, so they are checked
     // for dangling references and cycles as the copy will follow them: original_children).
@@ -283,10 +282,10 @@ class JsonReader {
     }
     ObjectFields object(doc_, layouts_, index);
     for (const JsonField& field : doc_.fields_of(index)) {
-      std::string_view name = doc_.names.view(field.key);
       std::string_view text_value = doc_.view(field.value);
-      if (object.use(name, text_value) != FieldUse::kReference) continue;
-      GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref_of_text(index, name, text_value));
+      if (object.use(field.key, text_value) != FieldUse::kReference) continue;
+      GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target,
+                                ref_of_text(index, doc_.names.view(field.key), text_value));
       edges.push_back({target, field.key.value, false});
     }
     return absl::OkStatus();
@@ -987,8 +986,9 @@ class JsonReader {
       std::size_t declared = 0;  // fields in the layout's order, before the others
       ObjectFields object(doc_, layouts_, index);
       if (const Layout* layout = object.trusted()) {
-        for (const LayoutField& field : layout->fields) {
-          if (!doc_.field(index, field.name)) {
+        for (std::size_t i = 0; i < layout->fields.size(); ++i) {
+          const LayoutField& field = layout->fields[i];
+          if (!doc_.field(index, object.field_id(i))) {
             // A missing reference is a null one, which is how the writer writes it back.
             if (field.kind == FieldKind::kRef) {
               fields.push_back({context_.strings.intern(field.name), attrs.null()});
@@ -1003,9 +1003,9 @@ class JsonReader {
         // A field the layout does not declare is kept as its text (the reference walk did not
         // follow it either), and written back so.
         for (const JsonField& field : doc_.fields_of(index)) {
-          std::string_view name = doc_.names.view(field.key);
-          if (!layout->declares(name)) {
-            fields.push_back({context_.strings.intern(name), attrs.string(doc_.view(field.value))});
+          if (!object.declared_kind(field.key)) {
+            fields.push_back({context_.strings.intern(doc_.names.view(field.key)),
+                              attrs.string(doc_.view(field.value))});
           }
         }
       } else {
@@ -1013,11 +1013,11 @@ class JsonReader {
           std::string_view name = doc_.names.view(field.key);
           std::string_view text_value = doc_.view(field.value);
           AttrValueId field_value;
-          std::optional<FieldKind> declared = object.declared_kind(name);
+          std::optional<FieldKind> declared = object.declared_kind(field.key);
           if (declared && *declared != FieldKind::kRef) {
             // A field the layout declares is read as declared, even among others it does not.
             GRAPHPAT_ASSIGN_OR_RETURN(field_value, inline_value(index, name, *declared));
-          } else if (object.use(name, text_value) == FieldUse::kReference) {
+          } else if (object.use(field.key, text_value) == FieldUse::kReference) {
             GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target, ref_of_text(index, name, text_value));
             GRAPHPAT_ASSIGN_OR_RETURN(field_value, value(target, depth + 1));
           } else {
