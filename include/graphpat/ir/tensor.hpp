@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graphpat/detail/literal.hpp"
 #include "graphpat/ir/ids.hpp"
 
 namespace graphpat {
@@ -40,33 +41,37 @@ struct DataType {
 /// Parses a dtype string ("float32", "int8", "uint1", "bool", "bfloat16", "float16x4",
 /// "handle"); nullopt for anything else, including the void dtype "".
 inline std::optional<DataType> parse_dtype(std::string_view text) {
-  struct Prefix {
-    std::string_view name;
-    DataType::Code code;
-  };
-  if (text == "bool") return DataType{DataType::Code::kBool, 1, 1};
-  if (text == "handle") return DataType{DataType::Code::kHandle, 64, 1};
-  static constexpr Prefix kPrefixes[] = {{"bfloat", DataType::Code::kBFloat},
-                                         {"float", DataType::Code::kFloat},
-                                         {"uint", DataType::Code::kUInt},
-                                         {"int", DataType::Code::kInt}};
-  for (const Prefix& prefix : kPrefixes) {
-    if (!text.starts_with(prefix.name)) continue;
-    std::string_view rest = text.substr(prefix.name.size());
-    auto parse_number = [](std::string_view digits, std::uint16_t& out) {
-      if (digits.empty()) return false;
-      auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
-      return error == std::errc() && end == digits.data() + digits.size() && out > 0;
-    };
-    std::size_t x = rest.find('x');
-    DataType type{prefix.code, 0, 1};
-    if (!parse_number(rest.substr(0, x), type.bits)) return std::nullopt;
-    if (x != std::string_view::npos && !parse_number(rest.substr(x + 1), type.lanes)) {
-      return std::nullopt;
-    }
-    return type;
+  using detail::is_literal;
+  using detail::starts_with_literal;
+  if (is_literal(text, "bool")) return DataType{DataType::Code::kBool, 1, 1};
+  if (is_literal(text, "handle")) return DataType{DataType::Code::kHandle, 64, 1};
+  DataType type{DataType::Code::kInt, 0, 1};
+  std::string_view rest;
+  if (starts_with_literal(text, "bfloat")) {
+    type.code = DataType::Code::kBFloat;
+    rest = text.substr(6);
+  } else if (starts_with_literal(text, "float")) {
+    type.code = DataType::Code::kFloat;
+    rest = text.substr(5);
+  } else if (starts_with_literal(text, "uint")) {
+    type.code = DataType::Code::kUInt;
+    rest = text.substr(4);
+  } else if (starts_with_literal(text, "int")) {
+    rest = text.substr(3);
+  } else {
+    return std::nullopt;
   }
-  return std::nullopt;
+  auto parse_number = [](std::string_view digits, std::uint16_t& out) {
+    if (digits.empty()) return false;
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+    return error == std::errc() && end == digits.data() + digits.size() && out > 0;
+  };
+  std::size_t x = rest.find('x');
+  if (!parse_number(rest.substr(0, x), type.bits)) return std::nullopt;
+  if (x != std::string_view::npos && !parse_number(rest.substr(x + 1), type.lanes)) {
+    return std::nullopt;
+  }
+  return type;
 }
 
 /// The bytes a tensor of `shape` with `element_bytes`-byte elements takes, checked: nullopt

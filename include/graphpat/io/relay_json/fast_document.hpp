@@ -17,12 +17,12 @@
 
 #include <array>
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "graphpat/detail/literal.hpp"
 #include "graphpat/io/relay_json/document.hpp"
 #include "graphpat/ir/limits.hpp"
 
@@ -43,7 +43,7 @@ class FastDocumentReader {
     constexpr unsigned kRoot = 1, kNodes = 2, kB64 = 4;  // bits of `seen` (attrs: 8)
     unsigned seen = 0;
     for (simdjson::dom::key_value_pair member : top) {
-      unsigned which = member_bit(member.key, {"root", "nodes", "b64ndarrays", "attrs"});
+      unsigned which = member_bit(member.key, "root", "nodes", "b64ndarrays", "attrs");
       if (which == 0 || (seen & which) != 0) return false;
       seen |= which;
       bool ok = which == kRoot    ? member.value.get_uint64().get(doc_.root) == simdjson::SUCCESS
@@ -59,13 +59,13 @@ class FastDocumentReader {
 
  private:
   /// The bit of `key` in a `seen` mask: 1 << its position among `names`, or 0 if not there.
-  static unsigned member_bit(std::string_view key, std::initializer_list<std::string_view> names) {
+  template <std::size_t... N>
+  static unsigned member_bit(std::string_view key, const char (&... names)[N]) {
     unsigned bit = 1;
-    for (std::string_view name : names) {
-      if (key == name) return bit;
-      bit <<= 1;
-    }
-    return 0;
+    unsigned found = 0;
+    ((found = found == 0 && graphpat::detail::is_literal(key, names) ? bit : found, bit <<= 1),
+     ...);
+    return found;
   }
 
   bool read_nodes(simdjson::dom::element value) {
@@ -89,8 +89,8 @@ class FastDocumentReader {
                        kGlobalKey = 64;
     unsigned seen = 0;
     for (simdjson::dom::key_value_pair member : members) {
-      unsigned which = member_bit(member.key, {"type_key", "repr_str", "repr_b64", "attrs", "keys",
-                                               "data", "global_key"});
+      unsigned which = member_bit(member.key, "type_key", "repr_str", "repr_b64", "attrs", "keys",
+                                  "data", "global_key");
       if (which == 0 || (seen & which) != 0) return false;
       seen |= which;
       bool ok = false;
