@@ -97,6 +97,28 @@ TEST_CASE("dtypes parse into code, bits and lanes", "[tensor]") {
   CHECK_FALSE(parse_dtype("float0").has_value());
   CHECK_FALSE(parse_dtype("int32 ").has_value());
   CHECK_FALSE(parse_dtype("complex64").has_value());
+  CHECK(parse_dtype("handle") == DataType{Code::kHandle, 64, 1});
+  CHECK(parse_dtype("int") == std::nullopt);  // a prefix alone, or shorter than one
+  CHECK(parse_dtype("in") == std::nullopt);
+  CHECK(parse_dtype("boo") == std::nullopt);
+  CHECK(parse_dtype("bools") == std::nullopt);
+  CHECK(parse_dtype("bfloat") == std::nullopt);
+}
+
+TEST_CASE("text compares with a literal by length and bytes", "[strings]") {
+  using graphpat::detail::is_literal;
+  using graphpat::detail::starts_with_literal;
+  CHECK(is_literal("type_key", "type_key"));
+  CHECK_FALSE(is_literal("type_ke", "type_key"));
+  CHECK_FALSE(is_literal("type_keys", "type_key"));
+  CHECK_FALSE(is_literal("type_kez", "type_key"));
+  CHECK(is_literal(std::string_view(), ""));  // a null view, never passed to memcmp
+  CHECK_FALSE(is_literal(std::string_view(), "type_key"));
+  CHECK(starts_with_literal(std::string_view(), ""));
+  CHECK(starts_with_literal("float32", "float"));
+  CHECK(starts_with_literal("float", "float"));
+  CHECK_FALSE(starts_with_literal("flo", "float"));
+  CHECK_FALSE(starts_with_literal("bfloat16", "float"));
 }
 
 TEST_CASE("tensor bytes are shared, not copied", "[tensor]") {

@@ -15,13 +15,21 @@ namespace graphpat::detail {
 /// Whether `text` is `literal`.
 template <std::size_t N>
 bool is_literal(std::string_view text, const char (&literal)[N]) {
-  return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
+  if constexpr (N == 1) {
+    return text.empty();  // an empty view's data may be null, which memcmp may not take
+  } else {
+    return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
+  }
 }
 
 /// Whether `text` starts with `literal`.
 template <std::size_t N>
 bool starts_with_literal(std::string_view text, const char (&literal)[N]) {
-  return text.size() >= N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
+  if constexpr (N == 1) {
+    return true;
+  } else {
+    return text.size() >= N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
+  }
 }
 
 }  // namespace graphpat::detail

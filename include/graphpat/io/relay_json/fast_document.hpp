@@ -63,7 +63,8 @@ class FastDocumentReader {
   static unsigned member_bit(std::string_view key, const char (&... names)[N]) {
     unsigned bit = 1;
     unsigned found = 0;
-    ((found = found == 0 && graphpat::detail::is_literal(key, names) ? bit : found, bit <<= 1),
+    // For each name in turn: take its bit if none matched before, then move to the next bit.
+    ((found = (found == 0 && graphpat::detail::is_literal(key, names)) ? bit : found, bit <<= 1),
      ...);
     return found;
   }
