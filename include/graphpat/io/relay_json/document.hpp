@@ -52,9 +52,22 @@ inline absl::Status json_error(std::string_view what, std::string_view where,
                         : fmt::format("{}: {}", graphpat::detail::short_json_path(where), problem));
 }
 
-/// Bytes of the document's text arena.
+/// Bytes of the document's text arena. The offset is kept as two 32-bit halves so that a slice
+/// is 12 bytes aligned to 4, not 16 aligned to 8, and a JsonField 16 bytes, not 24: the field
+/// table is the largest array a reader fills (1.5 entries per node), and filling it was 5% of a
+/// load's time.
 struct TextSlice {
-  std::uint64_t offset = 0;
+  TextSlice() = default;
+  TextSlice(std::uint64_t offset, std::uint32_t bytes)
+      : offset_low(static_cast<std::uint32_t>(offset)),
+        offset_high(static_cast<std::uint32_t>(offset >> 32)),
+        size(bytes) {}
+  [[nodiscard]] std::uint64_t offset() const {
+    return (std::uint64_t{offset_high} << 32) | offset_low;
+  }
+
+  std::uint32_t offset_low = 0;
+  std::uint32_t offset_high = 0;
   std::uint32_t size = 0;
 };
 
@@ -63,6 +76,7 @@ struct JsonField {
   StringId key;
   TextSlice value;
 };
+static_assert(sizeof(JsonField) == 16);
 
 /// One entry of `nodes`; its fields, keys and data are slices of the document's arrays.
 struct JsonNode {
@@ -91,7 +105,7 @@ struct JsonDocument {
 
   [[nodiscard]] std::uint32_t size() const { return static_cast<std::uint32_t>(nodes.size()); }
   [[nodiscard]] std::string_view view(TextSlice slice) const {
-    return std::string_view(text).substr(slice.offset, slice.size);
+    return std::string_view(text).substr(slice.offset(), slice.size);
   }
   TextSlice store(std::string_view bytes) {
     TextSlice slice{text.size(), static_cast<std::uint32_t>(bytes.size())};

@@ -86,7 +86,7 @@ class ObjectGraph {
   }
   [[nodiscard]] std::string_view view(std::uint32_t text_id) const {
     TextSlice slice = texts_[text_id];
-    return std::string_view(arena_).substr(slice.offset, slice.size);
+    return std::string_view(arena_).substr(slice.offset(), slice.size);
   }
 
   /// The id of a type key or field name (interned in `names`).
