@@ -14,6 +14,7 @@
 #include <functional>
 #include <graphpat/io/graph_json.hpp>
 #include <graphpat/io/relay_json.hpp>
+#include <graphpat/io/relay_json/document.hpp>
 #include <graphpat/ir/errors.hpp>
 #include <string>
 #include <vector>
@@ -290,6 +291,16 @@ TEST_CASE("relay_json: numbers, types, nesting, keys and bytes no reader may tak
                             R"("value": "8", ")" + std::string(500, 'f') + R"(": 7)")) ==
         "[graphpat.relay_json.wrong_type] nodes[13].attrs." + std::string(31, 'f') +
             "...: expected a string, found a number");
+}
+
+TEST_CASE("relay_json: a string longer than a document's text slice holds is refused, not cut",
+          "[relay_json]") {
+  // A string of 4 GiB cannot be made in a test; the SAX builder refuses one with this error
+  // (checked by hand on a 4.3 GB file) where it used to keep the size modulo 2^32.
+  CHECK(graphpat::relay::detail::kMaxJsonStringBytes == 4'294'967'295);
+  CHECK(message(graphpat::relay::detail::string_too_long(4'294'967'296, "b64ndarrays[0]")) ==
+        "[graphpat.relay_json.string_too_long] b64ndarrays[0]: a string of 4294967296 bytes, "
+        "longer than the 4294967295 bytes one string of a TVM JSON file may hold");
 }
 
 // ----- class 8: inconsistent input ------------------------------------------------------------

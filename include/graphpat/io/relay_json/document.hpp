@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -71,6 +72,21 @@ struct TextSlice {
   std::uint32_t size = 0;
 };
 
+/// The longest string a document holds, 4 GiB - 1 bytes (a slice's size is 32 bits). The SAX
+/// builder refuses a longer one (`string_too_long`); load_document (fast_document.hpp) never
+/// meets one, as simdjson reads documents under 4 GiB only and leaves larger ones to the SAX
+/// builder.
+inline constexpr std::uint64_t kMaxJsonStringBytes =
+    std::numeric_limits<decltype(TextSlice::size)>::max();
+
+/// The error of a string of `bytes` bytes at `where`, longer than kMaxJsonStringBytes.
+inline absl::Status string_too_long(std::uint64_t bytes, std::string_view where) {
+  return json_error("string_too_long", where,
+                    fmt::format("a string of {} bytes, longer than the {} bytes one string of a "
+                                "TVM JSON file may hold",
+                                bytes, kMaxJsonStringBytes));
+}
+
 /// One entry of a node's `attrs` object: field name and its (always string) value.
 struct JsonField {
   StringId key;
@@ -107,6 +123,7 @@ struct JsonDocument {
   [[nodiscard]] std::string_view view(TextSlice slice) const {
     return std::string_view(text).substr(slice.offset(), slice.size);
   }
+  /// Appends `bytes` (at most kMaxJsonStringBytes) to the text arena.
   TextSlice store(std::string_view bytes) {
     TextSlice slice{text.size(), static_cast<std::uint32_t>(bytes.size())};
     text.append(bytes);
@@ -241,6 +258,7 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
   bool binary(binary_t&) override { return unexpected("binary data"); }
 
   bool string(string_t& value) override {
+    if (value.size() > kMaxJsonStringBytes) return fail(string_too_long(value.size(), path()));
     switch (state_) {
       case State::kNodeMember:
         if (member_ == "type_key") {
