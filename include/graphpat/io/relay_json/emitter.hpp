@@ -255,8 +255,9 @@ class Emitter {
     OutFields fields;
     ObjectFields object(doc(), layouts_, index);
     if (const Layout* layout = object.trusted()) {
-      for (const LayoutField& field : layout->fields) {
-        std::optional<std::string_view> value = doc().field(index, field.name);
+      for (std::size_t i = 0; i < layout->fields.size(); ++i) {
+        const LayoutField& field = layout->fields[i];
+        std::optional<std::string_view> value = doc().field(index, object.field_id(i));
         if (field.kind == FieldKind::kRef) {
           fields.push_back(objects_.ref(field.name, copy(referenced_node(value))));
         } else if (value) {
