@@ -27,15 +27,16 @@ class InternTable {
     IdType id(static_cast<std::uint32_t>(entries_.size()));
     entries_.push_back({record, static_cast<std::uint32_t>(slots_.size()),
                         static_cast<std::uint32_t>(children.size()), key.hash});
-    slots_.insert(slots_.end(), children.begin(), children.end());
+    for (std::uint32_t child : children) slots_.push_back(child);  // cheaper than insert for a few
     index_.insert(id);
     return id;
   }
 
-  /// Makes room for `records` entries (the index keeps ids, rehashed on growth from the hash
-  /// each entry keeps).
-  void reserve(std::size_t records) {
+  /// Makes room for `records` entries holding `slots` children in all (the index keeps ids,
+  /// rehashed on growth from the hash each entry keeps).
+  void reserve(std::size_t records, std::size_t slots = 0) {
     entries_.reserve(records);
+    slots_.reserve(slots);
     index_.reserve(records);
   }
 
