@@ -160,10 +160,10 @@ class CommonSubexprEliminator {
       live_operands += input_.operands(NodeId(i)).size();
     }
     output_.reserve(live_nodes, live_operands);
-    keys_.reserve(live_nodes);
+    keys_.reserve(live_nodes, live_operands);  // a call's key holds its operands' classes
     first_representative_.reserve(live_nodes);
     old_to_new_.assign(input_.size(), NodeId());
-    value_class_.clear();
+    value_class_.assign(options_.relay_compat ? live_nodes : 0, kNoClass);
     std::vector<NodeId> operands;
     for (std::uint32_t i = 0; i < input_.size(); ++i) {
       if (!live[i]) continue;
@@ -285,35 +285,45 @@ class CommonSubexprEliminator {
   // and tuples themselves, so the argument's own id is its class there.
   std::uint32_t argument_class(NodeId arg) {
     if (!options_.relay_compat) return arg.value;
-    auto found = value_class_.find(arg);
-    return found == value_class_.end() ? arg.value : found->second;
+    std::uint32_t value_class = class_of(arg);
+    return value_class == kNoClass ? arg.value : value_class;
   }
 
   NodeId remember(NodeId created) {
-    if (options_.relay_compat) classify(created);
+    if (options_.relay_compat) {
+      NodeKind kind = output_.kind(created);
+      if (kind == NodeKind::kConstant || kind == NodeKind::kTuple) classify(created, kind);
+    }
     return created;
   }
 
-  // Records the value class of scalar constants and of tuples of classes, for argument_class.
-  void classify(NodeId id) {
-    if (value_class_.contains(id)) return;
-    if (output_.kind(id) == NodeKind::kConstant) {
+  // The value class of output node `id`, or kNoClass.
+  [[nodiscard]] std::uint32_t class_of(NodeId id) const {
+    return id.index() < value_class_.size() ? value_class_[id.index()] : kNoClass;
+  }
+
+  // Records the value class of a scalar constant or of a tuple of classes (`kind`), for
+  // argument_class.
+  void classify(NodeId id, NodeKind kind) {
+    if (class_of(id) != kNoClass) return;
+    if (id.index() >= value_class_.size()) value_class_.resize(id.index() + 1, kNoClass);
+    if (kind == NodeKind::kConstant) {
       const Tensor& tensor = output_.tensor(id);
       if (!tensor.shape.empty() || !tensor.has_data()) return;
       auto bytes = tensor.data->view();
       std::string key(output_.context().strings.view(tensor.dtype));
       key.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       auto [slot, inserted] = scalar_classes_.try_emplace(std::move(key), id.value);
-      value_class_[id] = slot->second;
-    } else if (output_.kind(id) == NodeKind::kTuple) {
+      value_class_[id.index()] = slot->second;
+    } else {
       std::vector<std::uint32_t> fields;
       for (NodeId field : output_.fields(id)) {
-        auto found = value_class_.find(field);
-        bool scalar = found != value_class_.end() && output_.kind(field) == NodeKind::kConstant;
-        fields.push_back(scalar ? found->second : field.value);
+        std::uint32_t value_class = class_of(field);
+        bool scalar = value_class != kNoClass && output_.kind(field) == NodeKind::kConstant;
+        fields.push_back(scalar ? value_class : field.value);
       }
       auto [slot, inserted] = tuple_classes_.try_emplace(std::move(fields), id.value);
-      value_class_[id] = slot->second;
+      value_class_[id.index()] = slot->second;
     }
   }
 
@@ -344,7 +354,10 @@ class CommonSubexprEliminator {
   absl::flat_hash_map<std::pair<std::uint32_t, std::uint32_t>, NodeId> later_representatives_;
   CseKeyRecord key_;
   std::vector<std::uint32_t> key_operands_;
-  absl::flat_hash_map<NodeId, std::uint32_t> value_class_;
+  // relay_compat: the value class of each output node (a scalar constant's or a tuple's), else
+  // kNoClass.
+  static constexpr std::uint32_t kNoClass = Id<void>::kNone;
+  std::vector<std::uint32_t> value_class_;
   absl::flat_hash_map<std::string, std::uint32_t> scalar_classes_;
   absl::flat_hash_map<std::vector<std::uint32_t>, std::uint32_t> tuple_classes_;
   CseReport report_;
