@@ -72,18 +72,26 @@ struct TextSlice {
   std::uint32_t size = 0;
 };
 
-/// The longest string a document holds, 4 GiB - 1 bytes (a slice's size is 32 bits). The SAX
-/// builder refuses a longer one (`string_too_long`); load_document (fast_document.hpp) never
-/// meets one, as simdjson reads documents under 4 GiB only and leaves larger ones to the SAX
-/// builder.
+/// Bytes of a `b64ndarrays` entry in the text arena. A constant of 3 GiB or more is a base64
+/// string of 4 GiB or more, so an entry's size takes 64 bits, where a TextSlice has 32.
+struct BlobSlice {
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+};
+
+/// The longest string of a node entry (a field, a key, a repr): 4 GiB - 1 bytes, as a TextSlice's
+/// size is 32 bits. The SAX builder refuses a longer one (`string_too_long`); load_document
+/// (fast_document.hpp) never meets one, as simdjson reads documents under 4 GiB only and leaves
+/// larger ones to the SAX builder. `b64ndarrays` entries (BlobSlice) and the top-level attrs
+/// (strings of their own) may be longer.
 inline constexpr std::uint64_t kMaxJsonStringBytes =
     std::numeric_limits<decltype(TextSlice::size)>::max();
 
 /// The error of a string of `bytes` bytes at `where`, longer than kMaxJsonStringBytes.
 inline absl::Status string_too_long(std::uint64_t bytes, std::string_view where) {
   return json_error("string_too_long", where,
-                    fmt::format("a string of {} bytes, longer than the {} bytes one string of a "
-                                "TVM JSON file may hold",
+                    fmt::format("a string of {} bytes, longer than the {} bytes a node entry's "
+                                "string may hold",
                                 bytes, kMaxJsonStringBytes));
 }
 
@@ -114,7 +122,7 @@ struct JsonDocument {
   std::vector<JsonField> fields;
   std::vector<TextSlice> keys;
   std::vector<std::uint64_t> data;
-  std::vector<TextSlice> b64ndarrays;
+  std::vector<BlobSlice> b64ndarrays;
   std::vector<std::pair<std::string, std::string>> attrs;  // top-level, in file order
   std::string text;                                        // arena for every string above
   StringPool names;                                        // type keys and field names
@@ -123,11 +131,19 @@ struct JsonDocument {
   [[nodiscard]] std::string_view view(TextSlice slice) const {
     return std::string_view(text).substr(slice.offset(), slice.size);
   }
-  /// Appends `bytes` (at most kMaxJsonStringBytes) to the text arena.
-  TextSlice store(std::string_view bytes) {
-    TextSlice slice{text.size(), static_cast<std::uint32_t>(bytes.size())};
+  [[nodiscard]] std::string_view view(BlobSlice slice) const {
+    return std::string_view(text).substr(slice.offset, slice.size);
+  }
+  /// Appends `bytes`, of any size, to the text arena.
+  BlobSlice store_blob(std::string_view bytes) {
+    BlobSlice slice{text.size(), bytes.size()};
     text.append(bytes);
     return slice;
+  }
+  /// Appends `bytes` (at most kMaxJsonStringBytes) to the text arena.
+  TextSlice store(std::string_view bytes) {
+    BlobSlice slice = store_blob(bytes);
+    return {slice.offset, static_cast<std::uint32_t>(slice.size)};
   }
   [[nodiscard]] std::string_view type_key(std::uint32_t index) const {
     return names.view(nodes[index].type_key);
@@ -183,9 +199,9 @@ struct JsonDocument {
   /// Whether `other` holds the same table (each string compared by its text, so two documents
   /// with pools of their own compare equal when they read the same file).
   [[nodiscard]] bool same_table(const JsonDocument& other) const {
-    auto same_texts = [&](std::span<const TextSlice> mine, std::span<const TextSlice> theirs) {
+    auto same_texts = [&](const auto& mine, const auto& theirs) {  // TextSlices or BlobSlices
       return std::equal(mine.begin(), mine.end(), theirs.begin(), theirs.end(),
-                        [&](TextSlice a, TextSlice b) { return view(a) == other.view(b); });
+                        [&](auto a, auto b) { return view(a) == other.view(b); });
     };
     if (root != other.root || size() != other.size() || attrs != other.attrs ||
         !same_texts(b64ndarrays, other.b64ndarrays)) {
@@ -258,7 +274,9 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
   bool binary(binary_t&) override { return unexpected("binary data"); }
 
   bool string(string_t& value) override {
-    if (value.size() > kMaxJsonStringBytes) return fail(string_too_long(value.size(), path()));
+    if (value.size() > kMaxJsonStringBytes && state_ != State::kB64 && state_ != State::kTopAttrs) {
+      return fail(string_too_long(value.size(), path()));
+    }
     switch (state_) {
       case State::kNodeMember:
         if (member_ == "type_key") {
@@ -287,7 +305,7 @@ class DocumentBuilder : public nlohmann::json_sax<nlohmann::json> {
         ++doc_.nodes.back().key_count;
         return true;
       case State::kB64:
-        doc_.b64ndarrays.push_back(doc_.store(value));
+        doc_.b64ndarrays.push_back(doc_.store_blob(value));
         return true;
       case State::kTopAttrs:
         doc_.attrs.emplace_back(std::move(top_attr_key_), value);

@@ -48,7 +48,10 @@ class FastDocumentReader {
       seen |= which;
       bool ok = which == kRoot    ? member.value.get_uint64().get(doc_.root) == simdjson::SUCCESS
                 : which == kNodes ? read_nodes(member.value)
-                : which == kB64   ? read_strings(member.value, doc_.b64ndarrays)
+                : which == kB64   ? read_strings(member.value,
+                                                 [&](std::string_view blob) {
+                                                 doc_.b64ndarrays.push_back(doc_.store_blob(blob));
+                                               })
                                   : read_top_attrs(member.value);
       if (!ok) return false;
     }
@@ -122,7 +125,8 @@ class FastDocumentReader {
           break;
         case kKeys: {
           std::size_t before = doc_.keys.size();
-          ok = read_strings(member.value, doc_.keys);
+          ok = read_strings(member.value,
+                            [&](std::string_view key) { doc_.keys.push_back(doc_.store(key)); });
           doc_.nodes.back().key_count = static_cast<std::uint32_t>(doc_.keys.size() - before);
           break;
         }
@@ -194,13 +198,16 @@ class FastDocumentReader {
     return true;
   }
 
-  bool read_strings(simdjson::dom::element value, std::vector<TextSlice>& into) {
+  /// Gives each string of the array `value` to `keep`; false if `value` is not an array of
+  /// strings.
+  template <class Keep>
+  bool read_strings(simdjson::dom::element value, Keep&& keep) {
     simdjson::dom::array strings;
     if (value.get(strings) != simdjson::SUCCESS) return false;
     for (simdjson::dom::element entry : strings) {
       std::string_view text;
       if (entry.get_string().get(text) != simdjson::SUCCESS) return false;
-      into.push_back(doc_.store(text));
+      keep(text);
     }
     return true;
   }
