@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <ctime>
@@ -16,6 +17,7 @@
 #include <graphpat/io/relay_json.hpp>
 #include <graphpat/io/relay_json/document.hpp>
 #include <graphpat/ir/errors.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -302,6 +304,51 @@ TEST_CASE("relay_json: a node entry's string longer than a text slice holds is r
   CHECK(message(graphpat::relay::detail::string_too_long(4'294'967'296, "nodes[3].attrs.name")) ==
         "[graphpat.relay_json.string_too_long] nodes[3].attrs.name: a string of 4294967296 bytes, "
         "longer than the 4294967295 bytes a node entry's string may hold");
+}
+
+TEST_CASE("relay_json: save_json refuses a node entry's string the reader would refuse",
+          "[relay_json]") {
+  // The writer's texts take any size; a string longer than the reader's bound is refused at its
+  // place instead of written as a file that does not read back. The bound is lowered here to
+  // reach each of the four places a string goes (a 4 GiB string cannot be made in a test).
+  using graphpat::relay::detail::ObjectGraph;
+  using graphpat::relay::detail::write_json;
+  auto context = graphpat::Context::create<graphpat::relay::Dialect>();
+  auto write = [&](const ObjectGraph& objects, std::uint32_t root, std::uint64_t bound) {
+    absl::StatusOr<std::string> json = write_json(objects, root, *context, {}, bound);
+    return json.ok() ? std::string("written") : message(json.status());
+  };
+  ObjectGraph objects;
+  std::uint32_t name = objects.add_repr("runtime.String", "main");     // repr_str
+  std::uint32_t control = objects.add_repr("runtime.String", "\x01");  // repr_b64: 12 bytes
+  std::uint32_t key_text = objects.text("weight");
+  std::uint32_t map =
+      objects.add("Map", {}, std::span(&key_text, 1), std::array<std::uint32_t, 1>{control});
+  std::uint32_t root =
+      objects.add("relay.Id", {objects.ref("name_hint", name), objects.ref("map", map),
+                               objects.inline_text("layout", "NCHW")});
+  // Numbered from the root, fields in order: relay.Id 1, "main" 2, Map 3, "\x01" 4.
+  CHECK(write(objects, root, 12) == "written");
+  CHECK(write(objects, root, 11) ==
+        "[graphpat.relay_json.string_too_long] nodes[4].repr_b64: a string of 12 bytes, longer "
+        "than the 11 bytes a node entry's string may hold");
+  CHECK(write(objects, root, 5) ==
+        "[graphpat.relay_json.string_too_long] nodes[3].keys[0]: a string of 6 bytes, longer "
+        "than the 5 bytes a node entry's string may hold");
+  CHECK(write(objects, root, 3) ==
+        "[graphpat.relay_json.string_too_long] nodes[1].attrs.layout: a string of 4 bytes, "
+        "longer than the 3 bytes a node entry's string may hold");
+  ObjectGraph by_looks;
+  std::uint32_t id = by_looks.add("relay.Id", {by_looks.inline_text_by_looks("hint", "main")});
+  CHECK(write(by_looks, id, 3) ==
+        "[graphpat.relay_json.string_too_long] nodes[1].attrs.hint: a string of 4 bytes, longer "
+        "than the 3 bytes a node entry's string may hold");
+  ObjectGraph repr_only;
+  std::uint32_t text = repr_only.add_repr("runtime.String", "main");
+  CHECK(write(repr_only, text, 3) ==
+        "[graphpat.relay_json.string_too_long] nodes[1].repr_str: a string of 4 bytes, longer "
+        "than the 3 bytes a node entry's string may hold");
+  CHECK(write(repr_only, text, 4) == "written");
 }
 
 // ----- class 8: inconsistent input ------------------------------------------------------------

@@ -80,19 +80,21 @@ struct BlobSlice {
 };
 
 /// The longest string of a node entry (a field, a key, a repr): 4 GiB - 1 bytes, as a TextSlice's
-/// size is 32 bits. The SAX builder refuses a longer one (`string_too_long`); load_document
-/// (fast_document.hpp) never meets one, as simdjson reads documents under 4 GiB only and leaves
-/// larger ones to the SAX builder. `b64ndarrays` entries (BlobSlice) and the top-level attrs
-/// (strings of their own) may be longer.
+/// size is 32 bits. The SAX builder refuses a longer one (`string_too_long`), and write_json
+/// will not write one; load_document (fast_document.hpp) never meets one, as simdjson reads
+/// documents under 4 GiB only and leaves larger ones to the SAX builder. `b64ndarrays` entries
+/// (BlobSlice) and the top-level attrs (strings of their own) may be longer.
 inline constexpr std::uint64_t kMaxJsonStringBytes =
     std::numeric_limits<decltype(TextSlice::size)>::max();
 
-/// The error of a string of `bytes` bytes at `where`, longer than kMaxJsonStringBytes.
-inline absl::Status string_too_long(std::uint64_t bytes, std::string_view where) {
+/// The error of a string of `bytes` bytes at `where`, longer than `limit` (kMaxJsonStringBytes
+/// but in tests of the writer, which refuses what the reader would).
+inline absl::Status string_too_long(std::uint64_t bytes, std::string_view where,
+                                    std::uint64_t limit = kMaxJsonStringBytes) {
   return json_error("string_too_long", where,
                     fmt::format("a string of {} bytes, longer than the {} bytes a node entry's "
                                 "string may hold",
-                                bytes, kMaxJsonStringBytes));
+                                bytes, limit));
 }
 
 /// One entry of a node's `attrs` object: field name and its (always string) value.

@@ -79,14 +79,15 @@ class ObjectGraph {
     arena_.reserve(16 * nodes);
   }
 
+  /// A text of any size (write_json refuses one the reader would: string_too_long).
   std::uint32_t text(std::string_view bytes) {
-    texts_.push_back({arena_.size(), static_cast<std::uint32_t>(bytes.size())});
+    texts_.push_back({arena_.size(), bytes.size()});
     arena_.append(bytes);
     return static_cast<std::uint32_t>(texts_.size() - 1);
   }
   [[nodiscard]] std::string_view view(std::uint32_t text_id) const {
-    TextSlice slice = texts_[text_id];
-    return std::string_view(arena_).substr(slice.offset(), slice.size);
+    BlobSlice slice = texts_[text_id];
+    return std::string_view(arena_).substr(slice.offset, slice.size);
   }
 
   /// The id of a type key or field name (interned in `names`).
@@ -154,7 +155,7 @@ class ObjectGraph {
   std::vector<OutField> fields_;
   std::vector<std::uint32_t> keys_;
   std::vector<std::uint32_t> data_;
-  std::vector<TextSlice> texts_;
+  std::vector<BlobSlice> texts_;
   std::string arena_;
   graphpat::detail::NameCache name_ids_;
 };
@@ -279,10 +280,13 @@ class JsonOut {
   char* end_;     // the end of buffer_'s valid bytes
 };
 
-/// Numbers the objects reachable from `root` and writes the file.
+/// Numbers the objects reachable from `root` and writes the file. A node entry's string longer
+/// than `max_string_bytes` is refused (string_too_long), as the reader would refuse it; the
+/// bound is kMaxJsonStringBytes but in tests.
 inline absl::StatusOr<std::string> write_json(
     const ObjectGraph& graph, std::uint32_t root, const Context& context,
-    std::span<const std::pair<std::string, std::string>> top_attrs) {
+    std::span<const std::pair<std::string, std::string>> top_attrs,
+    std::uint64_t max_string_bytes = kMaxJsonStringBytes) {
   constexpr std::uint32_t kUnnumbered = Id<void>::kNone;
   std::vector<std::uint32_t> number(graph.size(), kUnnumbered);
   std::vector<std::uint32_t> order{0};
@@ -356,6 +360,10 @@ inline absl::StatusOr<std::string> write_json(
     return json_error("unsupported", where,
                       "a string that is not valid UTF-8 cannot be written as JSON");
   };
+  auto too_long = [&](std::string_view text) { return text.size() > max_string_bytes; };
+  auto refuse_long = [&](std::string_view text, std::string_view where) {
+    return string_too_long(text.size(), where, max_string_bytes);
+  };
   for (std::uint32_t slot : blobs) {
     const Tensor& tensor = context.tensors.get(graph.ndarrays[slot]);
     const std::size_t raw =
@@ -404,6 +412,9 @@ inline absl::StatusOr<std::string> write_json(
         return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) <= 0x7E;
       });
       if (printable) {
+        if (too_long(repr)) {
+          return refuse_long(repr, fmt::format("nodes[{}].repr_str", position));
+        }
         out.put(", \n      \"repr_str\": "sv);
         out.put_string(repr);
       } else {
@@ -414,6 +425,9 @@ inline absl::StatusOr<std::string> write_json(
         raw.append(repr);
         std::string encoded;
         absl::Base64Escape(absl::string_view(raw), &encoded);
+        if (too_long(encoded)) {
+          return refuse_long(encoded, fmt::format("nodes[{}].repr_b64", position));
+        }
         out.put(", \n      \"repr_b64\": "sv);
         out.put_string(encoded);
       }
@@ -436,6 +450,11 @@ inline absl::StatusOr<std::string> write_json(
         if (i > 0) out.put(", "sv);
         if (multi_line) out.put("\n        "sv);
         if (!name_utf8[field.key.index()]) return field_not_utf8();
+        if ((field.kind == OutKind::kInline || field.kind == OutKind::kInlineByLooks) &&
+            too_long(graph.view(field.value))) {
+          return refuse_long(graph.view(field.value), fmt::format("nodes[{}].attrs.{}", position,
+                                                                  graph.names.view(field.key)));
+        }
         out.put(name_json[field.key.index()]);
         switch (field.kind) {
           case OutKind::kRef:
@@ -470,6 +489,9 @@ inline absl::StatusOr<std::string> write_json(
       out.put(", \n      \"keys\": ["sv);
       for (std::size_t i = 0; i < keys.size(); ++i) {
         out.put(i > 0 ? ", \n        "sv : "\n        "sv);
+        if (too_long(graph.view(keys[i]))) {
+          return refuse_long(graph.view(keys[i]), fmt::format("nodes[{}].keys[{}]", position, i));
+        }
         if (!out.put_string(graph.view(keys[i]))) {
           return not_utf8(fmt::format("nodes[{}].keys[{}]", position, i));
         }
