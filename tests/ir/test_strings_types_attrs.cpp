@@ -121,6 +121,30 @@ TEST_CASE("text compares with a literal by length and bytes", "[strings]") {
   CHECK_FALSE(starts_with_literal("bfloat16", "float"));
 }
 
+TEST_CASE("short texts compare in place as memcmp would at every length and byte", "[strings]") {
+  // same_text compares up to 16 bytes in overlapping words: checked at each length around the
+  // word sizes, against texts that differ from it at each position (first, middle, last
+  // bytes of either word) and in length.
+  using graphpat::detail::same_text;
+  CHECK(same_text(std::string_view(), std::string_view()));
+  CHECK(same_text(std::string_view(), ""));
+  for (std::size_t length = 1; length <= 40; ++length) {
+    std::string text;
+    for (std::size_t i = 0; i < length; ++i) text += static_cast<char>('a' + i % 26);
+    const std::string copy = text;  // other bytes at another address
+    CHECK(same_text(text, copy));
+    CHECK_FALSE(same_text(text, std::string_view(copy).substr(0, length - 1)));
+    CHECK_FALSE(same_text(text, copy + "a"));
+    for (std::size_t position = 0; position < length; ++position) {
+      std::string other = copy;
+      other[position] = static_cast<char>(other[position] ^ 0x80);
+      INFO("length " << length << ", byte " << position);
+      CHECK_FALSE(same_text(text, other));
+      CHECK_FALSE(same_text(other, text));
+    }
+  }
+}
+
 TEST_CASE("tensor bytes are shared, not copied", "[tensor]") {
   auto context = relay_context();
   auto buffer = std::make_shared<std::vector<std::uint8_t>>(std::vector<std::uint8_t>{1, 2, 3, 4});

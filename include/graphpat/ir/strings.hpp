@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "graphpat/detail/literal.hpp"
 #include "graphpat/ir/ids.hpp"
 
 namespace graphpat {
@@ -101,13 +102,15 @@ class NameCache {
   /// `pool.intern(name)`; `pool` is the same pool at every call.
   StringId intern(StringPool& pool, std::string_view name) {
     StringId& known = slot(name);
-    if (!known.valid() || pool.view(known) != name) known = pool.intern(name);
+    if (!known.valid() || !graphpat::detail::same_text(pool.view(known), name))
+      known = pool.intern(name);
     return known;
   }
   /// `pool.find(name)`; `pool` is the same pool at every call.
   StringId find(const StringPool& pool, std::string_view name) {
     StringId& known = slot(name);
-    if (!known.valid() || pool.view(known) != name) known = pool.find(name);
+    if (!known.valid() || !graphpat::detail::same_text(pool.view(known), name))
+      known = pool.find(name);
     return known;
   }
 

@@ -165,7 +165,9 @@ class FastDocumentReader {
     StringId& recent =
         recent_type_keys_[(key.size() * 31 + static_cast<unsigned char>(key.back())) %
                           recent_type_keys_.size()];
-    if (!recent.valid() || doc_.names.view(recent) != key) recent = doc_.names.intern(key);
+    if (!recent.valid() || !graphpat::detail::same_text(doc_.names.view(recent), key)) {
+      recent = doc_.names.intern(key);
+    }
     return recent;
   }
 
@@ -177,7 +179,8 @@ class FastDocumentReader {
     if (!type.valid()) return doc_.names.intern(name);
     if (type.index() >= names_by_type_.size()) names_by_type_.resize(type.index() + 1);
     std::vector<StringId>& names = names_by_type_[type.index()];
-    if (position < names.size() && doc_.names.view(names[position]) == name) {
+    if (position < names.size() &&
+        graphpat::detail::same_text(doc_.names.view(names[position]), name)) {
       return names[position];
     }
     StringId id = doc_.names.intern(name);

@@ -343,7 +343,7 @@ inline bool is_expression_key(std::string_view type_key) {
       "relay.Match",       "relay.RefCreate",  "relay.RefRead", "relay.RefWrite",
       "relay.Constructor"};
   for (std::string_view key : kKeys) {
-    if (key == type_key) return true;
+    if (graphpat::detail::same_text(key, type_key)) return true;
   }
   return false;
 }

@@ -237,7 +237,7 @@ class JsonReader {
 
   absl::Status expect_key(std::uint32_t index, const Place& where,
                           std::string_view expected) const {
-    if (doc_.type_key(index) == expected) return absl::OkStatus();
+    if (graphpat::detail::same_text(doc_.type_key(index), expected)) return absl::OkStatus();
     return json_error("unexpected_type", where.str(),
                       fmt::format("refers to node {}, a {}, where a {} is required", index,
                                   describe(index), expected));
