@@ -42,7 +42,7 @@ Word load_word(const char* bytes) {
 }
 
 /// Whether `a` and `b` are the same text (`a == b`).
-inline bool same_text(std::string_view a, std::string_view b) {
+[[gnu::always_inline]] inline bool same_text(std::string_view a, std::string_view b) {
   return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
 }
 
