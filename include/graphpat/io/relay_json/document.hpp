@@ -119,6 +119,11 @@ struct JsonNode {
 
 /// A parsed TVM JSON file.
 struct JsonDocument {
+  JsonDocument() = default;
+  /// A document whose name pool starts from `known_names` (a frozen pool that outlives it), so
+  /// that the names it holds are found there instead of added at each reading.
+  explicit JsonDocument(const StringPool& known_names) : names(&known_names) {}
+
   std::uint64_t root = 0;
   std::vector<JsonNode> nodes;
   std::vector<JsonField> fields;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "graphpat/io/relay_json/document.hpp"
+#include "graphpat/io/relay_json/layouts.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/ids.hpp"
 
@@ -25,7 +26,7 @@ namespace graphpat::relay::detail {
 inline constexpr std::uint32_t kNoIndex = Id<void>::kNone;
 
 struct ProvenanceData {
-  JsonDocument document;
+  JsonDocument document{known_json_names()};
   const Context* context = nullptr;  // the context every id below belongs to
   bool module_root = false;          // the root was an IRModule (else a bare expression)
   std::vector<NodeId> node_of;       // per JSON index: the graph node (expressions)
