@@ -271,7 +271,6 @@ struct DocLayout {
   bool repr_bytes = false;          // has_repr_bytes
 };
 
-/// Finds layouts by type key: the builtin TVM types, then the op registry's attribute structs.
 /// The type keys and field names of builtin_layouts() (and the null node's empty type key),
 /// frozen in a pool built once per process: a reader's JsonDocument starts its name pool from
 /// it (ProvenanceData), so that the names every file uses are looked up rather than added at
@@ -300,6 +299,7 @@ inline const absl::flat_hash_map<std::string_view, const Layout*>& builtin_layou
   return index;
 }
 
+/// Finds layouts by type key: the builtin TVM types, then the op registry's attribute structs.
 class LayoutCache {
  public:
   explicit LayoutCache(const Context& context) : ops_(context.ops), strings_(context.strings) {}
