@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "graphpat/detail/literal.hpp"
 #include "graphpat/ir/ids.hpp"
@@ -40,6 +41,7 @@ class StringPool {
     if (found.valid()) return found;
     StringId id(static_cast<std::uint32_t>(size()));
     const std::string& stored = storage_.emplace_back(text);
+    views_.emplace_back(stored);
     index_.emplace(std::string_view(stored), id);
     for (char c : stored) {
       if (int bit = control_bit(static_cast<unsigned char>(c)); bit >= 0) {
@@ -55,7 +57,7 @@ class StringPool {
   }
 
   [[nodiscard]] std::string_view view(StringId id) const {
-    return id.index() < base_size_ ? base_->view(id) : storage_[id.index() - base_size_];
+    return id.index() < base_size_ ? base_->view(id) : views_[id.index() - base_size_];
   }
   [[nodiscard]] std::size_t size() const { return base_size_ + storage_.size(); }
   [[nodiscard]] bool contains(StringId id) const { return id.valid() && id.index() < size(); }
@@ -83,7 +85,8 @@ class StringPool {
 
   const StringPool* base_ = nullptr;
   std::size_t base_size_ = 0;
-  std::deque<std::string> storage_;  // a deque never moves its elements
+  std::deque<std::string> storage_;      // a deque never moves its elements
+  std::vector<std::string_view> views_;  // storage_'s strings: a vector indexes faster
   absl::flat_hash_map<std::string_view, StringId> index_;
   std::uint64_t control_bytes_ = 0;  // the control bytes some string holds, by control_bit()
 };
