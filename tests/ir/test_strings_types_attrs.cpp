@@ -2,11 +2,13 @@
 // bytes; the printed (Relay) forms of types and values; the op registry of the Relay dialect.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <graphpat/ir.hpp>
 #include <graphpat/relay/dialect.hpp>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,6 +121,26 @@ TEST_CASE("text compares with a literal by length and bytes", "[strings]") {
   CHECK(starts_with_literal("float", "float"));
   CHECK_FALSE(starts_with_literal("flo", "float"));
   CHECK_FALSE(starts_with_literal("bfloat16", "float"));
+}
+
+TEST_CASE("decimal strings parse whole and in range", "[strings]") {
+  // Up to 19 digits are read in place, longer ones by from_chars: both refuse the same inputs.
+  using graphpat::detail::parse_decimal;
+  CHECK(parse_decimal<std::uint32_t>("54") == 54u);
+  CHECK(parse_decimal<std::uint32_t>("007") == 7u);
+  CHECK(parse_decimal<std::uint32_t>("4294967295") == 4294967295u);
+  CHECK(parse_decimal<std::uint32_t>("4294967296") == std::nullopt);
+  CHECK(parse_decimal<std::uint64_t>("9999999999999999999") == 9999999999999999999u);  // 19
+  CHECK(parse_decimal<std::uint64_t>("18446744073709551615") == 18446744073709551615u);
+  CHECK(parse_decimal<std::uint64_t>("18446744073709551616") == std::nullopt);
+  CHECK(parse_decimal<std::uint64_t>("00000000000000000001") == 1u);  // 20 digits
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1a", "a", "1.0", "0x1", "/", ":"}) {
+    INFO(bad);
+    CHECK(parse_decimal<std::uint64_t>(bad) == std::nullopt);
+    CHECK(parse_decimal<std::uint32_t>(bad) == std::nullopt);
+  }
+  CHECK(parse_decimal<std::int64_t>("-12") == -12);
+  CHECK(parse_decimal<std::int32_t>("2147483648") == std::nullopt);
 }
 
 TEST_CASE("short texts compare in place as memcmp would at every length and byte", "[strings]") {

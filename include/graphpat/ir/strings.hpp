@@ -14,9 +14,11 @@
 #include <charconv>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "graphpat/detail/literal.hpp"
@@ -59,7 +61,7 @@ class StringPool {
   [[nodiscard]] std::string_view view(StringId id) const {
     return id.index() < base_size_ ? base_->view(id) : views_[id.index() - base_size_];
   }
-  [[nodiscard]] std::size_t size() const { return base_size_ + storage_.size(); }
+  [[nodiscard]] std::size_t size() const { return base_size_ + views_.size(); }
   [[nodiscard]] bool contains(StringId id) const { return id.valid() && id.index() < size(); }
 
   /// Whether some string of the pool holds the ASCII control byte `byte` (below 0x20, or
@@ -134,8 +136,22 @@ class NameCache {
 ///   std::optional<std::uint32_t> index = graphpat::detail::parse_decimal<std::uint32_t>("54");
 template <class T>
 std::optional<T> parse_decimal(std::string_view text) {
-  T value{};
   if (text.empty()) return std::nullopt;
+  if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {
+    // 19 digits or fewer cannot overflow 64 bits: read in place, where from_chars checks for
+    // overflow at every digit (a reader's references and indices are a few digits each).
+    if (text.size() <= 19) {
+      std::uint64_t value = 0;
+      for (char c : text) {
+        const auto digit = static_cast<unsigned>(c - '0');
+        if (digit > 9) return std::nullopt;
+        value = value * 10 + digit;
+      }
+      if (value > std::numeric_limits<T>::max()) return std::nullopt;
+      return static_cast<T>(value);
+    }
+  }
+  T value{};
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
