@@ -178,14 +178,13 @@ class FastDocumentReader {
   StringId field_name(StringId type, std::size_t position, std::string_view name) {
     if (!type.valid()) return doc_.names.intern(name);
     if (type.index() >= names_by_type_.size()) names_by_type_.resize(type.index() + 1);
-    std::vector<StringId>& names = names_by_type_[type.index()];
-    if (position < names.size() &&
-        graphpat::detail::same_text(doc_.names.view(names[position]), name)) {
-      return names[position];
+    std::vector<KnownName>& names = names_by_type_[type.index()];
+    if (position < names.size() && graphpat::detail::same_text(names[position].text, name)) {
+      return names[position].id;
     }
     StringId id = doc_.names.intern(name);
     if (position >= names.size()) names.resize(position + 1);
-    names[position] = id;
+    names[position] = {id, doc_.names.view(id)};
     return id;
   }
 
@@ -236,7 +235,11 @@ class FastDocumentReader {
   JsonDocument& doc_;
   std::uint64_t max_nodes_;
   std::vector<std::size_t> key_last_node_;  // by field name id: 1 + the last node using it
-  std::vector<std::vector<StringId>> names_by_type_;  // by type key id: its fields' last names
+  struct KnownName {
+    StringId id;
+    std::string_view text;  // doc_.names.view(id), kept to compare without looking it up
+  };
+  std::vector<std::vector<KnownName>> names_by_type_;  // by type key id: its fields' last names
   std::array<StringId, 64> recent_type_keys_{};       // see type_key_id
 };
 

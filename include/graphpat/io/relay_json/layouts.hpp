@@ -418,6 +418,9 @@ class ObjectFields {
   /// through field by field, each taken by use().
   [[nodiscard]] const Layout* trusted() const { return fits_ ? type_.layout : nullptr; }
 
+  /// Whether the object's type keeps its value as repr bytes (has_repr_bytes).
+  [[nodiscard]] bool repr_bytes() const { return type_.repr_bytes; }
+
   /// The id of the layout's field `position` in the document's names (invalid when no field
   /// of the document has that name).
   [[nodiscard]] StringId field_id(std::size_t position) const { return type_.field_ids[position]; }

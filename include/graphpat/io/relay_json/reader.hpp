@@ -271,7 +271,8 @@ class JsonReader {
   };
 
   absl::Status collect_edges(std::uint32_t index, std::vector<Edge>& edges) {
-    if (layouts_.of(doc_, doc_.nodes[index].type_key).repr_bytes) return absl::OkStatus();
+    ObjectFields object(doc_, layouts_, index);
+    if (object.repr_bytes()) return absl::OkStatus();
     // Elements: an Array's or a Map's, and those of any other object that has them (TVM reads
     // them for containers only, but a save with provenance copies them, so they are checked
     // for dangling references and cycles as the copy will follow them: original_children).
@@ -280,7 +281,6 @@ class JsonReader {
       if (data[i] >= doc_.size()) return dangling(Place::data(index, i), data[i]);
       edges.push_back({static_cast<std::uint32_t>(data[i]), static_cast<std::uint32_t>(i), true});
     }
-    ObjectFields object(doc_, layouts_, index);
     for (const JsonField& field : doc_.fields_of(index)) {
       std::string_view text_value = doc_.view(field.value);
       if (object.use(field.key, text_value) != FieldUse::kReference) continue;
