@@ -122,6 +122,7 @@ class JsonReader {
     prov_.attr_of.assign(n, AttrValueId());
     prov_.span_of.assign(n, SpanId());
     tensors_.assign(doc_.b64ndarrays.size(), TensorId());
+    dims_.assign(n, DimId());
   }
 
   /// Builds the module; returns the root expression when the file's root is not an IRModule.
@@ -759,8 +760,7 @@ class JsonReader {
   }
 
   absl::StatusOr<DimId> dim(std::uint32_t index, const Place& where, int depth) {
-    auto found = dims_.find(index);
-    if (found != dims_.end()) return found->second;
+    if (dims_[index].valid()) return dims_[index];
     std::string_view key = doc_.type_key(index);
     TypeTable& types = context_.types;
     DimId result;
@@ -799,7 +799,7 @@ class JsonReader {
                                     "required",
                                     index, describe(index)));
     }
-    dims_.emplace(index, result);
+    dims_[index] = result;
     return result;
   }
 
@@ -1113,7 +1113,7 @@ class JsonReader {
   relay::Builder builder_;
   LayoutCache layouts_;
   std::vector<TensorId> tensors_;
-  absl::flat_hash_map<std::uint32_t, DimId> dims_;
+  std::vector<DimId> dims_;                // by JSON index: the dimension read there, or none yet
   graphpat::detail::NameCache field_ids_;  // field_text's ids of field names (literals)
 };
 
