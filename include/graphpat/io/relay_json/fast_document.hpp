@@ -160,7 +160,7 @@ class FastDocumentReader {
 
   /// The id of type key `key`. A file names a few dozen types, so the id last met for the
   /// key's length and last letter is compared with it before the key is hashed.
-  StringId type_key_id(std::string_view key) {
+  [[gnu::always_inline]] StringId type_key_id(std::string_view key) {
     if (key.empty()) return doc_.names.intern(key);
     StringId& recent =
         recent_type_keys_[(key.size() * 31 + static_cast<unsigned char>(key.back())) %
@@ -175,7 +175,8 @@ class FastDocumentReader {
   /// type_key comes after its attrs). Nodes of one type name their fields alike and in the
   /// same order (TVM writes them sorted), so the name is compared with the one the last such
   /// node had there before it is hashed.
-  StringId field_name(StringId type, std::size_t position, std::string_view name) {
+  [[gnu::always_inline]] StringId field_name(StringId type, std::size_t position,
+                                             std::string_view name) {
     if (!type.valid()) return doc_.names.intern(name);
     if (type.index() >= names_by_type_.size()) names_by_type_.resize(type.index() + 1);
     std::vector<KnownName>& names = names_by_type_[type.index()];
