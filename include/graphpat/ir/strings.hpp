@@ -112,7 +112,7 @@ class NameCache {
     return known;
   }
   /// `pool.find(name)`; `pool` is the same pool at every call.
-  StringId find(const StringPool& pool, std::string_view name) {
+  [[gnu::always_inline]] StringId find(const StringPool& pool, std::string_view name) {
     StringId& known = slot(name);
     if (!known.valid() || !graphpat::detail::same_text(pool.view(known), name))
       known = pool.find(name);

@@ -177,9 +177,17 @@ struct JsonDocument {
   }
   /// The value of the attribute whose name has id `key` in `names`, if node `index` has it.
   [[nodiscard]] std::optional<std::string_view> field(std::uint32_t index, StringId key) const {
+    std::optional<std::uint32_t> position = field_position(index, key);
+    if (!position) return std::nullopt;
+    return view(fields[*position].value);
+  }
+  /// Where in `fields` the attribute of node `index` whose name has id `key` is, if it has it.
+  [[nodiscard]] std::optional<std::uint32_t> field_position(std::uint32_t index,
+                                                            StringId key) const {
     if (!key.valid()) return std::nullopt;
-    for (const JsonField& entry : fields_of(index)) {
-      if (entry.key == key) return view(entry.value);
+    const JsonNode& node = nodes[index];
+    for (std::uint32_t i = node.first_field; i < node.first_field + node.field_count; ++i) {
+      if (fields[i].key == key) return i;
     }
     return std::nullopt;
   }

@@ -123,6 +123,7 @@ class JsonReader {
     prov_.span_of.assign(n, SpanId());
     tensors_.assign(doc_.b64ndarrays.size(), TensorId());
     dims_.assign(n, DimId());
+    field_targets_.assign(doc_.fields.size(), kNoIndex);
   }
 
   /// Builds the module; returns the root expression when the file's root is not an IRModule.
@@ -174,13 +175,15 @@ class JsonReader {
   /// A reference field; a missing `virtual_device_` or IRModule `attrs` reads as null, as
   /// json_compact.py makes it for files from before those fields existed.
   absl::StatusOr<std::uint32_t> ref(std::uint32_t index, std::string_view field) {
-    std::optional<std::string_view> value = field_text(index, field);
-    if (!value) {
+    std::optional<std::uint32_t> position =
+        doc_.field_position(index, field_ids_.find(doc_.names, field));
+    if (!position) {
       if (field == "virtual_device_" || field == "attrs" || field == "span") return 0u;
       return json_error("missing_field", Place::field(index, field).str(),
                         fmt::format("a {} needs this field", doc_.type_key(index)));
     }
-    return ref_of_text(index, field, *value);
+    if (field_targets_[*position] != kNoIndex) return field_targets_[*position];
+    return ref_of_text(index, field, doc_.view(doc_.fields[*position].value));
   }
 
   /// Reference field `field` of `index` whose text the caller holds as `value` (a walk over
@@ -282,11 +285,14 @@ class JsonReader {
       if (data[i] >= doc_.size()) return dangling(Place::data(index, i), data[i]);
       edges.push_back({static_cast<std::uint32_t>(data[i]), static_cast<std::uint32_t>(i), true});
     }
-    for (const JsonField& field : doc_.fields_of(index)) {
+    const JsonNode& node = doc_.nodes[index];
+    for (std::uint32_t i = node.first_field; i < node.first_field + node.field_count; ++i) {
+      const JsonField& field = doc_.fields[i];
       std::string_view text_value = doc_.view(field.value);
       if (object.use(field.key, text_value) != FieldUse::kReference) continue;
       GRAPHPAT_ASSIGN_OR_RETURN(std::uint32_t target,
                                 ref_of_text(index, doc_.names.view(field.key), text_value));
+      field_targets_[i] = target;  // ref() reads it instead of parsing the text again
       edges.push_back({target, field.key.value, false});
     }
     return absl::OkStatus();
@@ -1114,6 +1120,7 @@ class JsonReader {
   LayoutCache layouts_;
   std::vector<TensorId> tensors_;
   std::vector<DimId> dims_;                // by JSON index: the dimension read there, or none yet
+  std::vector<std::uint32_t> field_targets_;  // by field: its reference's target, once checked
   graphpat::detail::NameCache field_ids_;  // field_text's ids of field names (literals)
 };
 
