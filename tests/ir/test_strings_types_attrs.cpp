@@ -167,6 +167,23 @@ TEST_CASE("short texts compare in place as memcmp would at every length and byte
   }
 }
 
+TEST_CASE("short texts copy in place as memcpy would at every length", "[strings]") {
+  // copy_bytes copies up to 16 bytes as overlapping words: each length 0-40 is copied into the
+  // middle of a buffer, whose bytes on either side must stay as they were.
+  using graphpat::detail::copy_bytes;
+  for (std::size_t length = 0; length <= 40; ++length) {
+    std::string source;
+    for (std::size_t i = 0; i < length; ++i) source += static_cast<char>(0x41 + i);
+    std::string buffer(length + 16, '#');
+    copy_bytes(buffer.data() + 8, source.data(), length);
+    INFO("length " << length);
+    CHECK(buffer == std::string(8, '#') + source + std::string(8, '#'));
+  }
+  std::string untouched = "#";
+  copy_bytes(untouched.data(), nullptr, 0);
+  CHECK(untouched == "#");
+}
+
 TEST_CASE("tensor bytes are shared, not copied", "[tensor]") {
   auto context = relay_context();
   auto buffer = std::make_shared<std::vector<std::uint8_t>>(std::vector<std::uint8_t>{1, 2, 3, 4});
