@@ -38,11 +38,12 @@
 #include <utility>
 #include <vector>
 
-#include "graphpat/relay/text/attributes.hpp"
+#include "graphpat/detail/text_map.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/format.hpp"
 #include "graphpat/ir/module.hpp"
 #include "graphpat/relay/dialect.hpp"
+#include "graphpat/relay/text/attributes.hpp"
 
 namespace graphpat {
 
@@ -474,7 +475,7 @@ class DotWriter {
   const DotOptions& options_;
   // options_.clustered_functions that name functions of the module, resolved once (a picture
   // asks for each call).
-  absl::flat_hash_map<std::string_view, NodeId> clustered_functions_;
+  graphpat::detail::TextMap<NodeId> clustered_functions_;
   absl::flat_hash_set<NodeId> drawn_bodies_;  // functions whose body a cluster shows already
   std::size_t redrawn_ = 0;                   // nodes of bodies drawn again
   bool too_large_ = false;                    // redrawn_ passed options_.max_redrawn_nodes

@@ -8,8 +8,6 @@
 //   assert(strings.intern("nn.conv2d") == a && strings.view(a) == "nn.conv2d");
 #pragma once
 
-#include <absl/container/flat_hash_map.h>
-
 #include <array>
 #include <charconv>
 #include <cstdint>
@@ -22,6 +20,7 @@
 #include <vector>
 
 #include "graphpat/detail/literal.hpp"
+#include "graphpat/detail/text_map.hpp"
 #include "graphpat/ir/ids.hpp"
 
 namespace graphpat {
@@ -89,7 +88,7 @@ class StringPool {
   std::size_t base_size_ = 0;
   std::deque<std::string> storage_;      // a deque never moves its elements
   std::vector<std::string_view> views_;  // storage_'s strings: a vector indexes faster
-  absl::flat_hash_map<std::string_view, StringId> index_;
+  detail::TextMap<StringId> index_;
   std::uint64_t control_bytes_ = 0;  // the control bytes some string holds, by control_bit()
 };
 

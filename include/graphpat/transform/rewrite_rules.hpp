@@ -35,7 +35,6 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
-#include <absl/container/flat_hash_set.h>
 #include <absl/hash/hash.h>
 #include <absl/status/statusor.h>
 #include <absl/strings/numbers.h>
@@ -50,6 +49,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/detail/text_map.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/module.hpp"
 #include "graphpat/pattern/dsl.hpp"
@@ -201,7 +201,7 @@ class RewriteRuleParser {
 
   // Every variable of `replacement` is one of `pattern`'s.
   absl::Status check_bound(std::uint32_t pattern, std::uint32_t replacement) const {
-    absl::flat_hash_set<std::string_view> bound;
+    graphpat::detail::TextSet bound;
     for (std::uint32_t term_id : terms_top_down(rules_, pattern)) {
       const RuleTerm& term = rules_.terms[term_id];
       if (term.kind == RuleTerm::Kind::kVariable) bound.insert(term.name);
@@ -377,9 +377,9 @@ RewriteCallback<D> rule_callback(const RewriteRules& rules, const RewriteRule& r
   // op the pattern calls more than once), the first built serves.
   WrittenTermClasses classes(rules);
   absl::flat_hash_map<std::uint32_t, Pattern> pattern_of_term;
-  absl::flat_hash_map<std::string_view, Pattern> variables;
+  graphpat::detail::TextMap<Pattern> variables;
   absl::flat_hash_map<std::uint32_t, Pattern> first_pattern_of_class;
-  absl::flat_hash_map<std::string_view, Pattern> first_call_of_op;
+  graphpat::detail::TextMap<Pattern> first_call_of_op;
   const std::vector<std::uint32_t> pattern_terms = terms_top_down(rules, rule.pattern);
   for (auto it = pattern_terms.rbegin(); it != pattern_terms.rend(); ++it) {
     const RuleTerm& term = rules.terms[*it];

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/detail/text_map.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/ids.hpp"
 #include "graphpat/onnx/dialect.hpp"
@@ -67,7 +68,7 @@ struct OnnxOrigin {
   absl::flat_hash_map<std::uint32_t, std::vector<NodeId>> subgraph_functions;
   /// The names of the file (nodes, values, graph inputs and outputs) that a fresh name could
   /// take (they start with kFreshNamePrefix), so that new names collide with none.
-  absl::flat_hash_set<std::string_view> names;  // views into `model`
+  graphpat::detail::TextSet names;  // views into `model`
 };
 
 /// What every name the writer makes up starts with (`graphpat_7`); the reader keeps only the

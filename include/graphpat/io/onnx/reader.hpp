@@ -7,7 +7,6 @@
 //   absl::StatusOr<graphpat::onnx::LoadedOnnx> loaded = reader.read();
 #pragma once
 
-#include <absl/container/flat_hash_map.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
@@ -25,6 +24,7 @@
 #include <vector>
 
 #include "graphpat/analysis/compact.hpp"
+#include "graphpat/detail/text_map.hpp"
 #include "graphpat/io/onnx/conversions.hpp"
 #include "graphpat/io/onnx/model_header.hpp"
 #include "graphpat/io/onnx/provenance.hpp"
@@ -79,8 +79,8 @@ class OnnxReader {
     Kind kind;
     Scope* outer;  // of a subgraph: the graph whose node holds it
     // Keyed by views of the names in model_, which outlives the reader.
-    absl::flat_hash_map<std::string_view, Producer> producers;
-    absl::flat_hash_map<std::string_view, NodeId> values;
+    graphpat::detail::TextMap<Producer> producers;
+    graphpat::detail::TextMap<NodeId> values;
     std::vector<NodeId> calls;               // per node
     // Per node input, what topological_order found defines it (none: the empty name, or a value
     // of a graph around; a copy, as the map's slot is long out of cache when the node is read);
@@ -244,7 +244,7 @@ class OnnxReader {
     for (const ::onnx::ValueInfoProto& info : graph_proto_.value_info()) note_type(info);
     origin_->output_types.reserve(static_cast<std::size_t>(graph_proto_.output_size()));
     // A value may be output twice, but one value has one type.
-    absl::flat_hash_map<std::string_view, int> first_output;
+    graphpat::detail::TextMap<int> first_output;
     for (int i = 0; i < graph_proto_.output_size(); ++i) {
       const ::onnx::ValueInfoProto& info = graph_proto_.output(i);
       TypeId type = info.has_type() ? type_of(context(), info.type()) : TypeId();
@@ -981,8 +981,8 @@ class OnnxReader {
   LoadedOnnx loaded_;
   Builder builder_{loaded_.module.graph};
   // Keyed by views of the names in model_, which outlives the reader.
-  absl::flat_hash_map<std::string_view, TypeId> declared_types_;
-  absl::flat_hash_set<std::string_view> listed_initializers_;
+  graphpat::detail::TextMap<TypeId> declared_types_;
+  graphpat::detail::TextSet listed_initializers_;
   std::vector<NodeId> constants_;  // per initializer of main
   Scope main_scope_{graph_proto_.node(), "", Scope::Kind::kMain};
   Scope* scope_ = &main_scope_;                      // the one being read

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "graphpat/analysis/structural_equal.hpp"
+#include "graphpat/detail/text_map.hpp"
 #include "graphpat/io/onnx/attribute_writer.hpp"
 #include "graphpat/io/onnx/conversions.hpp"
 #include "graphpat/io/onnx/function_writer.hpp"
@@ -454,7 +455,7 @@ class OnnxWriter {
     std::vector<std::string_view> names = header_output_names(context_, module_.attrs);
     if (names.size() == fields.size()) {
       // A parameter keeps its name wherever it comes in graph order: an output never takes it.
-      absl::flat_hash_set<std::string_view> params;
+      graphpat::detail::TextSet params;
       for (NodeId param : graph_.params(main)) params.insert(graph_.name(param));
       for (std::size_t i = 0; i < fields.size(); ++i) {
         NodeId value = fields[i];
@@ -497,7 +498,7 @@ class OnnxWriter {
   }
 
   /// A name no part of the file and nothing written so far uses, claimed in `names`.
-  std::string_view fresh_name(absl::flat_hash_set<std::string_view>& names) {
+  std::string_view fresh_name(graphpat::detail::TextSet& names) {
     while (true) {
       std::string name = fmt::format("{}{}", kFreshNamePrefix, next_fresh_++);
       bool taken = used_values_.contains(name) || used_nodes_.contains(name) ||
@@ -880,7 +881,7 @@ class OnnxWriter {
     const ::onnx::GraphProto* original = origin_ != nullptr ? &origin_->model->graph() : nullptr;
     std::size_t input_count =
         original != nullptr ? static_cast<std::size_t>(original->input_size()) : 0;
-    absl::flat_hash_map<std::string_view, std::uint32_t> var_inputs;  // by name, not yet taken
+    graphpat::detail::TextMap<std::uint32_t> var_inputs;  // by name, not yet taken
     for (std::size_t i = 0; i < input_count; ++i) {
       if (!origin_->input_is_initializer[i]) {
         var_inputs.emplace(original->input(static_cast<int>(i)).name(),
@@ -955,7 +956,7 @@ class OnnxWriter {
         }
       }
     }
-    absl::flat_hash_set<std::string_view> outputs;
+    graphpat::detail::TextSet outputs;
     for (const ::onnx::ValueInfoProto& output : outputs_written_) outputs.insert(output.name());
     for (const auto& [name, type] : new_value_types_) {
       if (!type.valid() || outputs.contains(name)) continue;
@@ -1106,9 +1107,9 @@ class OnnxWriter {
   absl::flat_hash_set<std::string> used_domains_;
   std::vector<bool> claimed_;
   absl::flat_hash_set<NodeId> params_;
-  absl::flat_hash_set<std::string_view> used_values_;  // into the file, the graph or fresh_names_
-  absl::flat_hash_set<std::string_view> used_nodes_;   // fresh node names (the file's stay)
-  absl::flat_hash_set<std::string_view> reserved_names_;  // not for fresh names (reserve_names)
+  graphpat::detail::TextSet used_values_;     // into the file, the graph or fresh_names_
+  graphpat::detail::TextSet used_nodes_;      // fresh node names (the file's stay)
+  graphpat::detail::TextSet reserved_names_;  // not for fresh names (reserve_names)
   absl::flat_hash_map<std::pair<NodeId, std::uint32_t>, std::string_view> wanted_outputs_;
   std::deque<std::string> fresh_names_;                // the names fresh_name made
   std::uint64_t next_fresh_ = 0;

@@ -12,7 +12,6 @@
 
 #include <simdjson.h>
 
-#include <absl/container/flat_hash_set.h>
 #include <absl/status/status.h>
 
 #include <array>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "graphpat/detail/literal.hpp"
+#include "graphpat/detail/text_map.hpp"
 #include "graphpat/io/relay_json/document.hpp"
 #include "graphpat/ir/limits.hpp"
 
@@ -218,7 +218,7 @@ class FastDocumentReader {
   bool read_top_attrs(simdjson::dom::element value) {
     simdjson::dom::object attrs;
     if (value.get(attrs) != simdjson::SUCCESS) return false;
-    absl::flat_hash_set<std::string_view> names;
+    graphpat::detail::TextSet names;
     for (simdjson::dom::key_value_pair attr : attrs) {
       std::string_view text;
       if (attr.value.get_string().get(text) != simdjson::SUCCESS) return false;

@@ -9,7 +9,6 @@
 //   // call->fields[0] is {"op", FieldKind::kRef}; nullptr for a type key nobody knows
 #pragma once
 
-#include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
 #include <array>
@@ -21,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graphpat/detail/text_map.hpp"
 #include "graphpat/io/relay_json/document.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/relay/attr_fields.hpp"
@@ -290,9 +290,9 @@ inline const StringPool& known_json_names() {
 
 /// builtin_layouts() by type key, built once per process (each reader and writer built its own:
 /// 3-4% of the instructions of a small model's load, mlp).
-inline const absl::flat_hash_map<std::string_view, const Layout*>& builtin_layout_index() {
-  static const absl::flat_hash_map<std::string_view, const Layout*> index = [] {
-    absl::flat_hash_map<std::string_view, const Layout*> built;
+inline const graphpat::detail::TextMap<const Layout*>& builtin_layout_index() {
+  static const graphpat::detail::TextMap<const Layout*> index = [] {
+    graphpat::detail::TextMap<const Layout*> built;
     for (const Layout& layout : builtin_layouts()) built.emplace(layout.type_key, &layout);
     return built;
   }();
@@ -355,7 +355,7 @@ class LayoutCache {
  private:
   const OpRegistry& ops_;
   const StringPool& strings_;
-  absl::flat_hash_map<std::string_view, const Layout*> index_;  // attrs layouts, from schemas
+  graphpat::detail::TextMap<const Layout*> index_;  // attrs layouts, from schemas
   std::vector<std::unique_ptr<Layout>> owned_;
   const StringPool* doc_names_ = nullptr;
   std::size_t doc_names_size_ = 0;

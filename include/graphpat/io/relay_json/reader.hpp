@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graphpat/detail/text_map.hpp"
 #include "graphpat/io/relay_json/document.hpp"
 #include "graphpat/io/relay_json/layouts.hpp"
 #include "graphpat/io/relay_json/ndarray.hpp"
@@ -397,7 +398,7 @@ class JsonReader {
       return json_error("unexpected_type", Place::node(map).str(),
                         "IRModule.global_var_map_ must be keyed by strings");
     }
-    absl::flat_hash_set<std::string_view> names;
+    graphpat::detail::TextSet names;
     for (std::size_t i = 0; i < keys.size(); ++i) {
       auto target = static_cast<std::uint32_t>(data[i]);
       if (!names.insert(doc_.view(keys[i])).second) {

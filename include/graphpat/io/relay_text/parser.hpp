@@ -24,14 +24,15 @@
 #include <utility>
 #include <vector>
 
-#include "graphpat/relay/text/attributes.hpp"
-#include "graphpat/relay/text/lexer.hpp"
-#include "graphpat/relay/text/literals.hpp"
+#include "graphpat/detail/text_map.hpp"
 #include "graphpat/io/relay_text/metadata.hpp"
 #include "graphpat/io/relay_text/options.hpp"
 #include "graphpat/ir/limits.hpp"
 #include "graphpat/ir/validation.hpp"
 #include "graphpat/relay/dialect.hpp"
+#include "graphpat/relay/text/attributes.hpp"
+#include "graphpat/relay/text/lexer.hpp"
+#include "graphpat/relay/text/literals.hpp"
 
 // Last, and undefined at the end of this file (see status_macros.hpp).
 #include "graphpat/detail/status_macros.hpp"
@@ -529,7 +530,7 @@ class RelayTextParser {
     GRAPHPAT_RETURN_IF_ERROR(expect('(', "before the parameters"));
     std::size_t mark = scope_mark();
     std::vector<NodeId> params;
-    absl::flat_hash_set<std::string_view> param_names;
+    graphpat::detail::TextSet param_names;
     std::vector<AttrField> attrs;
     bool has_attrs = false;
     while (!lexer().peek().is(')')) {
@@ -1176,8 +1177,8 @@ class RelayTextParser {
   std::optional<RelayLexer> lexer_;
   std::optional<MetadataSection> metadata_;
   std::string_view last_annotation_;
-  absl::flat_hash_map<std::string_view, TypeId> annotation_types_;  // keys: views of the text
-  absl::flat_hash_map<std::string_view, TypeId> declared_types_;    // the same
+  graphpat::detail::TextMap<TypeId> annotation_types_;  // keys: views of the text
+  graphpat::detail::TextMap<TypeId> declared_types_;    // the same
   // A `%N = value;` binding, with the innermost variable in scope where it was made (while that
   // one is in scope, every variable in scope then is).
   struct GraphBinding {
@@ -1223,12 +1224,12 @@ class RelayTextParser {
       return number;
     }
     std::vector<std::optional<GraphBinding>> numbered_;
-    absl::flat_hash_map<std::string_view, GraphBinding> named_;  // keys: views of the text
+    graphpat::detail::TextMap<GraphBinding> named_;  // keys: views of the text
     std::size_t bound_ = 0;
   };
   GraphBindingTable graph_bindings_;
   absl::flat_hash_map<std::int64_t, NodeId> meta_constants_;
-  absl::flat_hash_set<std::string_view> global_names_used_;
+  graphpat::detail::TextSet global_names_used_;
   std::vector<Token> global_uses_;  // the first use of each global name, in text order
   absl::flat_hash_map<StringId, std::vector<NodeId>> scopes_;
   // name_hash of each name in scopes_ with `.N` indices at its end, and how many entries have it.
