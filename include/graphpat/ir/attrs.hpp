@@ -89,7 +89,7 @@ class AttrTable {
     return intern({AttrKind::kDataType, 0, false, strings_.intern(dtype), 0}, {});
   }
   AttrValueId array(std::span<const AttrValueId> elements) {
-    std::vector<std::uint32_t> slots;
+    detail::ChildSlots slots;
     slots.reserve(elements.size());
     for (AttrValueId element : elements) slots.push_back(element.value);
     return intern({AttrKind::kArray}, slots);
@@ -99,7 +99,7 @@ class AttrTable {
   }
   /// A map, entries in the order given (Relay keeps insertion order for printing).
   AttrValueId map(std::span<const std::pair<AttrValueId, AttrValueId>> entries) {
-    std::vector<std::uint32_t> slots;
+    detail::ChildSlots slots;
     slots.reserve(entries.size() * 2);
     for (auto [key, value] : entries) {
       slots.push_back(key.value);
@@ -109,7 +109,7 @@ class AttrTable {
   }
   /// An object (an attribute struct, DictAttrs, or any structured value) with fields in order.
   AttrValueId object(std::string_view type_key, std::span<const AttrField> fields) {
-    std::vector<std::uint32_t> slots;
+    detail::ChildSlots slots;
     slots.reserve(fields.size() * 2);
     for (const AttrField& field : fields) {
       slots.push_back(field.key.value);

@@ -107,7 +107,7 @@ class TypeTable {
   /// `fn [type_params](params) -> result`.
   TypeId func(std::span<const TypeId> params, TypeId result,
               std::span<const TypeId> type_params = {}) {
-    std::vector<std::uint32_t> slots = slots_of(type_params);
+    detail::ChildSlots slots = slots_of(type_params);
     for (TypeId param : params) slots.push_back(param.value);
     slots.push_back(result.value);
     return intern({TypeKind::kFunc, {}, static_cast<std::int32_t>(type_params.size())}, slots);
@@ -120,7 +120,7 @@ class TypeTable {
     return intern({TypeKind::kGlobalTypeVar, strings_.intern(name), tvm_kind}, {});
   }
   TypeId type_call(TypeId callee, std::span<const TypeId> args) {
-    std::vector<std::uint32_t> slots{callee.value};
+    detail::ChildSlots slots{callee.value};
     for (TypeId arg : args) slots.push_back(arg.value);
     return intern({TypeKind::kTypeCall, {}, 0}, slots);
   }
@@ -156,8 +156,8 @@ class TypeTable {
 
  private:
   template <class T>
-  static std::vector<std::uint32_t> slots_of(std::span<const T> ids) {
-    std::vector<std::uint32_t> slots;
+  static detail::ChildSlots slots_of(std::span<const T> ids) {
+    detail::ChildSlots slots;
     slots.reserve(ids.size());
     for (T id : ids) slots.push_back(id.value);
     return slots;

@@ -15,6 +15,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
+#include <absl/container/inlined_vector.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
@@ -670,9 +671,9 @@ class JsonReader {
     if (over_depth(depth)) return too_deep(index);
     std::string_view key = doc_.type_key(index);
     TypeTable& types = context_.types;
-    auto list = [&](std::string_view field) -> absl::StatusOr<std::vector<TypeId>> {
+    auto list = [&](std::string_view field) -> absl::StatusOr<absl::InlinedVector<TypeId, 8>> {
       GRAPHPAT_ASSIGN_OR_RETURN(auto elements, array(index, field));
-      std::vector<TypeId> result;
+      absl::InlinedVector<TypeId, 8> result;
       for (std::uint64_t element : elements) {
         GRAPHPAT_ASSIGN_OR_RETURN(TypeId element_type, type(static_cast<std::uint32_t>(element),
                                                             Place::field(index, field), depth + 1));
@@ -700,7 +701,7 @@ class JsonReader {
         return json_error("bad_value", Place::field(index, "dtype").str(), *problem);
       }
       GRAPHPAT_ASSIGN_OR_RETURN(auto shape, array(index, "shape"));
-      std::vector<DimId> dims;
+      absl::InlinedVector<DimId, 8> dims;
       for (std::uint64_t element : shape) {
         GRAPHPAT_ASSIGN_OR_RETURN(DimId dim_id, dim(static_cast<std::uint32_t>(element),
                                                     Place::field(index, "shape"), depth + 1));
@@ -958,7 +959,7 @@ class JsonReader {
     } else if (key == "runtime.String") {
       result = attrs.string(doc_.repr(index));
     } else if (key == "Array") {
-      std::vector<AttrValueId> elements;
+      absl::InlinedVector<AttrValueId, 8> elements;
       for (std::uint64_t element : doc_.data_of(index)) {
         GRAPHPAT_ASSIGN_OR_RETURN(AttrValueId element_value,
                                    value(static_cast<std::uint32_t>(element), depth + 1));
