@@ -121,8 +121,8 @@ struct JsonNode {
 /// The bytes of a document's strings, one after another. An append is a bounds check and a copy
 /// at a cursor, inlined for a short string, where std::string's append is a call and a call to
 /// memcpy per string: a TVM JSON file's strings are 3-4 bytes on average (resnet18: 3,541 of
-/// them), and the calls were 3% of a load's instructions. The buffer's bytes are made valid
-/// (zeroed) when it grows, and it doubles when an append would pass its end.
+/// them), and without the calls a load takes 1.7% fewer instructions. The buffer's bytes are
+/// made valid (zeroed) when it grows, and it doubles when an append would pass its end.
 class TextArena {
  public:
   [[nodiscard]] std::string_view view(std::uint64_t offset, std::uint64_t size) const {
