@@ -435,6 +435,195 @@ TEST_CASE("a declared type written again reads as the same type and leaves what 
         "[graphpat.relay_text.undefined] 2:63: %q is not a variable in scope");
 }
 
+// The cache of declared types holds tuple types too (a let variable's, a parameter's): a tuple
+// type written again must read as the same tuple, keep the annotation written after it, and
+// leave what follows where it was.
+TEST_CASE(
+    "a declared tuple type written again reads as the same type and leaves what follows in place",
+    "[relay_text]") {
+  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
+      "def @main(%x: (Tensor[(1, 2), float32], (Tensor[(3), int8])) /* span=a:1:2 */,\n"
+      "          %y: (Tensor[(1, 2), float32], (Tensor[(3), int8])) /* span=b:3:4 */) {\n"
+      "  let %z: (Tensor[(1, 2), float32], (Tensor[(3), int8])) /* span=c:5:6 */ = %x;\n"
+      "  %z\n"
+      "}\n");
+  INFO(message(module.status()));
+  REQUIRE(module.ok());
+  const auto& graph = module->graph;
+  graphpat::NodeId main = *module->find("main");
+  std::span<const graphpat::NodeId> params = graph.params(main);
+  REQUIRE(params.size() == 2);
+  graphpat::NodeId let = graph.body(main);
+  REQUIRE(graph.kind(let) == graphpat::NodeKind::kLet);
+  graphpat::NodeId z = graph.let_var(let);
+  const graphpat::TypeTable& types = graph.context().types;
+  const graphpat::StringPool& strings = graph.context().strings;
+  graphpat::TypeId pair = graph.annotation(params[0]);
+  CHECK(graph.annotation(params[1]) == pair);
+  CHECK(graph.annotation(z) == pair);
+  REQUIRE(types.kind(pair) == graphpat::TypeKind::kTuple);
+  auto fields = types.children(pair);
+  REQUIRE(fields.size() == 2);
+  CHECK(strings.view(types.get(fields[0]).name) == "float32");
+  CHECK(types.dims(fields[0]).size() == 2);
+  REQUIRE(types.kind(fields[1]) == graphpat::TypeKind::kTuple);
+  REQUIRE(types.children(fields[1]).size() == 1);
+  CHECK(strings.view(types.get(types.children(fields[1])[0]).name) == "int8");
+  auto span_of = [&](graphpat::NodeId id) { return graph.context().spans.get(graph.span(id)); };
+  CHECK(strings.view(span_of(params[1]).source) == "b");
+  CHECK((span_of(params[1]).line == 3 && span_of(params[1]).column == 4));
+  CHECK(strings.view(span_of(z).source) == "c");
+  CHECK((span_of(z).line == 5 && span_of(z).column == 6));
+  // Columns after a tuple type passed over (counted by hand from 1).
+  CHECK(message(graphpat::relay::parse_text(
+                    "def @main(%x: (Tensor[(1), float32]), %y: (Tensor[(1), float32]) %z) { %x }")
+                    .status()) ==
+        "[graphpat.relay_text.unexpected_token] 1:66: expected ')' after the parameters, found "
+        "'%z'");
+  // A type read once at a shallow place and written again at a deeper one is refused there,
+  // as when it had not been read before (the first text's tab keeps it out of the cache).
+  graphpat::relay::TextParseOptions shallow;
+  shallow.limits.max_depth = 3;
+  auto deep_let = [&](std::string_view param_type) {
+    return message(graphpat::relay::parse_text(fmt::format("def @main(%x: {}) {{\n"
+                                                           "  let %y: (((float32))) = %x;\n"
+                                                           "  %y\n"
+                                                           "}}\n",
+                                                           param_type),
+                                               shallow)
+                       .status());
+  };
+  // The let's body is at depth 1, so its `float32` (line 2, column 14) is at depth 4.
+  CHECK(deep_let("(((float32)))") ==
+        "[graphpat.relay_text.too_deep] 2:14: nesting deeper than 3 levels (max_depth)");
+  CHECK(deep_let("(((float32)))") == deep_let("(((\tfloat32)))"));
+}
+
+// A tensor type as TVM prints it is read without the lexer (declared or annotated); it must be
+// the very type the general reading gives for the same type written otherwise (other spacing,
+// a trailing comma, a leading zero), dimension widths
+// included: an unsuffixed integer dimension is an int32 when it fits and an int64 past that, as
+// for any integer literal (TVM's parser).
+TEST_CASE("a tensor type as TVM prints it reads as the same type written any other way",
+          "[relay_text]") {
+  // The first parameter's dimensions as (extent, width), after checking that both spellings,
+  // as declared types and as annotations, are one type.
+  using Dims = std::vector<std::pair<std::int64_t, int>>;
+  auto types_of = [](std::string_view printed, std::string_view spaced) {
+    std::string text = fmt::format(
+        "def @main(%x: {}, %y: {}) {{\n  (nn.relu(%x) /* ty={} */, nn.relu(%y) /* ty={} */)\n}}\n",
+        printed, spaced, printed, spaced);
+    absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
+    INFO(text);
+    INFO(message(module.status()));
+    REQUIRE(module.ok());
+    const auto& graph = module->graph;
+    graphpat::NodeId main = *module->find("main");
+    std::span<const graphpat::NodeId> params = graph.params(main);
+    REQUIRE(params.size() == 2);
+    CHECK(graph.annotation(params[0]) == graph.annotation(params[1]));
+    const graphpat::TypeTable& types = graph.context().types;
+    std::span<const graphpat::NodeId> calls = graph.fields(graph.body(main));
+    REQUIRE(calls.size() == 2);
+    CHECK(graph.type(calls[0]) == graph.type(calls[1]));
+    CHECK(graph.type(calls[0]) == graph.annotation(params[0]));
+    Dims dims;
+    for (graphpat::DimId dim : types.dims(graph.annotation(params[0]))) {
+      dims.emplace_back(types.get_dim(dim).value, types.get_dim(dim).bits);
+    }
+    return dims;
+  };
+  CHECK(types_of("Tensor[(1, 2147483648, 2147483647, 0), float32]",
+                 "Tensor[( 1,2147483648 , 2147483647,0 ),float32 ]") ==
+        Dims{{1, 32}, {2147483648, 64}, {2147483647, 32}, {0, 32}});
+  CHECK(types_of("Tensor[(), int8]", "Tensor[ ( ) , int8 ]").empty());
+  CHECK(types_of("Tensor[(3), bool]", "Tensor[(3,), bool]") == Dims{{3, 32}});
+  CHECK(types_of("Tensor[(123456789012345678), float16]",
+                 "Tensor[(123456789012345678 ), float16]") == Dims{{123456789012345678, 64}});
+  CHECK(types_of("Tensor[(1234567890123456789), float16]",
+                 "Tensor[(1234567890123456789 ), float16]") == Dims{{1234567890123456789, 64}});
+  CHECK(types_of("Tensor[(7), my_vendor_dtype]", "Tensor[(7),my_vendor_dtype]") == Dims{{7, 32}});
+  // Spelt otherwise than TVM prints, read by the general reading all the same.
+  CHECK(types_of("Tensor[(007), float32]", "Tensor[(7), float32]") == Dims{{7, 32}});
+}
+
+// Tuples and scalar dtypes as TVM prints them are read without the lexer too; a tuple nested
+// deeper than the limit is no type at all in an annotation (a comment, as any unreadable one),
+// read either way.
+TEST_CASE("a tuple type as TVM prints it reads as the same type written any other way",
+          "[relay_text]") {
+  auto type_of = [](std::string_view type_text, const graphpat::relay::TextParseOptions& options) {
+    std::string text = fmt::format("def @main(%x) {{\n  nn.relu(%x) /* ty={} */\n}}\n", type_text);
+    absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text, options);
+    INFO(text);
+    INFO(message(module.status()));
+    REQUIRE(module.ok());
+    const auto& graph = module->graph;
+    graphpat::TypeId type = graph.type(graph.body(*module->find("main")));
+    // Spelt by hand: kind, then fields or dtype and extents.
+    std::function<std::string(graphpat::TypeId)> spell = [&](graphpat::TypeId id) -> std::string {
+      if (!id.valid()) return "none";
+      const graphpat::TypeTable& types = graph.context().types;
+      std::string out;
+      if (types.kind(id) == graphpat::TypeKind::kTuple) {
+        out = "tuple(";
+        for (graphpat::TypeId field : types.children(id)) out += spell(field) + ";";
+        return out + ")";
+      }
+      out = std::string(graph.context().strings.view(types.get(id).name));
+      for (graphpat::DimId dim : types.dims(id))
+        out += fmt::format(" {}", types.get_dim(dim).value);
+      return out;
+    };
+    return spell(type);
+  };
+  graphpat::relay::TextParseOptions defaults;
+  CHECK(type_of("(Tensor[(1, 64), float32], (int8, Tensor[(3), bool]))", defaults) ==
+        "tuple(float32 1 64;tuple(int8;bool 3;);)");
+  CHECK(type_of("( Tensor[(1,64),float32] ,(int8 ,Tensor[(3),bool]) )", defaults) ==
+        "tuple(float32 1 64;tuple(int8;bool 3;);)");
+  CHECK(type_of("()", defaults) == "tuple()");
+  CHECK(type_of("(float32)", defaults) == "tuple(float32;)");
+  CHECK(type_of("(float32, )", defaults) == "tuple(float32;)");
+  CHECK(type_of("float16", defaults) == "float16");
+  CHECK(type_of("(float32, float33)", defaults) == "none");
+  CHECK(type_of("(float32), (int8)", defaults) == "none");
+  graphpat::relay::TextParseOptions shallow;
+  shallow.limits.max_depth = 2;
+  CHECK(type_of("((float32))", shallow) == "tuple(tuple(float32;);)");
+  CHECK(type_of("(((float32)))", shallow) == "none");
+  CHECK(type_of("(((Tensor[(2), float32])))", shallow) == "none");
+}
+
+// Integer literals: the common small decimals are read in place, the others by the general
+// reading; both give TVM's width, int32 when an unsuffixed value fits and int64 past that.
+TEST_CASE("integer literals read as TVM's int32 or int64 at every length", "[relay_text]") {
+  auto read = [](std::string_view text) {
+    std::string error;
+    std::optional<graphpat::detail::NumberLiteral> literal =
+        graphpat::detail::read_number(text, error);
+    if (!literal) return fmt::format("error: {}", error);
+    return fmt::format("{} {}{}", literal->is_float ? "float" : "int", literal->integer,
+                       literal->bits == 32 ? "" : fmt::format(" i{}", literal->bits));
+  };
+  CHECK(read("0") == "int 0");
+  CHECK(read("-0") == "int 0");
+  CHECK(read("-1") == "int -1");
+  CHECK(read("007") == "int 7");
+  CHECK(read("999999999") == "int 999999999");
+  CHECK(read("-999999999") == "int -999999999");
+  CHECK(read("1000000000") == "int 1000000000");
+  CHECK(read("2147483647") == "int 2147483647");
+  CHECK(read("2147483648") == "int 2147483648 i64");
+  CHECK(read("-2147483648") == "int -2147483648");
+  CHECK(read("-2147483649") == "int -2147483649 i64");
+  CHECK(read("--1") == "int 1");
+  CHECK(read("1i64") == "int 1 i64");
+  CHECK(read("12a") == "error: malformed integer literal");
+  CHECK(read("-") == "error: malformed integer literal");
+  CHECK(read("") == "error: malformed integer literal");
+}
+
 // `%N` names are looked up by number when written in plain decimal (a vector of the numbers
 // bound) and by their text otherwise: `%007` is not `%7`, a number far past the others still
 // binds, and a name bound again reads its last value.

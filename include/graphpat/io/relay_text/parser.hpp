@@ -10,6 +10,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
+#include <absl/container/inlined_vector.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
@@ -253,24 +254,115 @@ class RelayTextParser {
         return found->second;
       }
     }
-    RelayLexer sub(text);
-    absl::StatusOr<TypeId> type = parse_type(sub, 0);
-    TypeId result = type.ok() && sub.peek().kind == TokenKind::kEnd ? *type : TypeId();
+    TypeId result;
+    if (std::optional<TypeId> plain = printed_type(text, 0)) {
+      result = *plain;
+    } else {
+      RelayLexer sub(text);
+      absl::StatusOr<TypeId> type = parse_type(sub, 0);
+      result = type.ok() && sub.peek().kind == TokenKind::kEnd ? *type : TypeId();
+    }
     if (cached) annotation_types_.emplace(text, result);
     return result;
   }
-  // A parameter's or a function's declared type. A model declares a few `Tensor[...]` texts
-  // over and over, so each plainly written one is read once (while no type parameter is in
-  // scope, as for annotations) and passed over after that; the annotation after it is kept.
-  absl::StatusOr<TypeId> parse_declared_type() {
-    std::string_view text = type_params_.empty() ? lexer().plain_tensor_type_ahead() : "";
-    if (!text.empty()) {
-      if (auto found = declared_types_.find(text); found != declared_types_.end()) {
-        last_annotation_ = lexer().skip(text.size());
-        return found->second;
+  // The type of `text` (at `depth`) when it is written exactly as TVM prints a tensor type, a
+  // scalar dtype or a tuple of those: `Tensor[(1, 64), float32]`, `float32`, `(Tensor[(1, 64),
+  // float32], (int8))`. nullopt for anything else, which parse_type then reads (and reports),
+  // so both give one type for one text. A model's text is mostly such types, each read once;
+  // this reads one without a lexer's tokens.
+  std::optional<TypeId> printed_type(std::string_view text, std::uint32_t depth) {
+    if (depth > options_.limits.max_depth) return std::nullopt;
+    if (text.starts_with("Tensor[")) return printed_tensor_type(text);
+    if (text.starts_with('(')) return printed_tuple_type(text, depth);
+    // A dtype alone is a scalar tensor type, unless a type parameter takes its name.
+    if (type_params_.empty() && is_relay_identifier(text) && parse_dtype(text) &&
+        !dtype_problem(text)) {
+      return context_.types.tensor(text, {});
+    }
+    return std::nullopt;
+  }
+  // `(T, T, ...)`: fields split at the `, ` outside any bracket, each a printed_type.
+  std::optional<TypeId> printed_tuple_type(std::string_view text, std::uint32_t depth) {
+    if (!text.ends_with(')') || text.size() < 2) return std::nullopt;
+    std::string_view inside = text.substr(1, text.size() - 2);
+    absl::InlinedVector<TypeId, 8> fields;
+    std::size_t open = 0, field_start = 0;
+    for (std::size_t i = 0; i <= inside.size(); ++i) {
+      char c = i < inside.size() ? inside[i] : ',';
+      if (c == '(' || c == '[') {
+        ++open;
+      } else if (c == ')' || c == ']') {
+        if (open-- == 0) return std::nullopt;
+      } else if (c == ',' && open == 0) {
+        if (i == inside.size() && inside.empty()) break;  // `()`
+        std::optional<TypeId> field =
+            printed_type(inside.substr(field_start, i - field_start), depth + 1);
+        if (!field) return std::nullopt;
+        fields.push_back(*field);
+        if (i < inside.size() && !inside.substr(i).starts_with(", ")) return std::nullopt;
+        field_start = i + 2;
+        ++i;
       }
     }
-    GRAPHPAT_ASSIGN_OR_RETURN(TypeId type, parse_type(lexer(), 0));
+    if (open != 0) return std::nullopt;
+    return context_.types.tuple(fields);
+  }
+  // `Tensor[(1, 64), float32]`: dimensions in plain decimal (no sign, no leading zero, at most
+  // 18 digits; `()` for none), `, ` between them, a dtype word parse_type accepts.
+  std::optional<TypeId> printed_tensor_type(std::string_view text) {
+    constexpr std::string_view kOpen = "Tensor[(";
+    if (!text.starts_with(kOpen) || !text.ends_with("]")) return std::nullopt;
+    std::size_t at = kOpen.size();
+    absl::InlinedVector<std::int64_t, 8> extents;
+    while (at < text.size() && text[at] != ')') {
+      if (!extents.empty()) {
+        if (!text.substr(at).starts_with(", ")) return std::nullopt;
+        at += 2;
+      }
+      std::size_t end = at;
+      while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+      std::size_t length = end - at;
+      if (length == 0 || length > 18 || (text[at] == '0' && length > 1)) return std::nullopt;
+      extents.push_back(*parse_decimal<std::int64_t>(text.substr(at, length)));
+      at = end;
+    }
+    // The dtype: from after `), ` to the closing `]` (the last byte, so not one of those three).
+    if (!text.substr(at).starts_with("), ")) return std::nullopt;
+    std::string_view dtype = text.substr(at + 3, text.size() - 1 - (at + 3));
+    if (dtype.empty() || !is_relay_ident_start(dtype[0]) || is_number_word(dtype)) {
+      return std::nullopt;
+    }
+    for (char c : dtype) {
+      if (!is_relay_ident_char(c)) return std::nullopt;
+    }
+    if (dtype_problem(dtype)) return std::nullopt;
+    TypeTable& types = context_.types;
+    absl::InlinedVector<DimId, 8> dims;
+    for (std::int64_t extent : extents) {
+      // read_number's width for an unsuffixed integer: int32 when it fits, else int64.
+      std::uint8_t bits = extent > std::numeric_limits<std::int32_t>::max() ? 64 : 32;
+      dims.push_back(types.dim(extent, bits));
+    }
+    return types.tensor(dtype, dims);
+  }
+  // A declared type (a parameter's, a let variable's, a function's result), `depth` nested. A
+  // model declares a few type texts over and over, so each plainly written one is read once
+  // (while no type parameter is in scope, as for annotations) and passed over after that; the
+  // annotation after it is kept. Reading a text nests at most once per byte, so a text passed
+  // over at `depth` would not have been too deep when `depth` + its size is within the limit.
+  absl::StatusOr<TypeId> parse_declared_type(std::uint32_t depth) {
+    std::string_view text = type_params_.empty() ? lexer().plain_type_ahead() : "";
+    if (!text.empty() && depth + text.size() <= options_.limits.max_depth) {
+      auto found = declared_types_.find(text);
+      std::optional<TypeId> known =
+          found != declared_types_.end() ? std::optional(found->second) : printed_type(text, depth);
+      if (known) {
+        last_annotation_ = lexer().skip(text.size());
+        declared_types_.emplace(text, *known);
+        return *known;
+      }
+    }
+    GRAPHPAT_ASSIGN_OR_RETURN(TypeId type, parse_type(lexer(), depth));
     if (!text.empty()) declared_types_.emplace(text, type);
     return type;
   }
@@ -485,7 +577,7 @@ class RelayTextParser {
     TypeId annotation;
     if (allow_type && lexer().peek().is(':')) {
       take();
-      GRAPHPAT_ASSIGN_OR_RETURN(annotation, parse_declared_type());
+      GRAPHPAT_ASSIGN_OR_RETURN(annotation, parse_declared_type(0));
     }
     GRAPHPAT_ASSIGN_OR_RETURN(auto note, last_annotation(name));
     return bind_var(name, annotation, note);
@@ -562,7 +654,7 @@ class RelayTextParser {
     if (lexer().peek().is('-')) {
       take();
       GRAPHPAT_RETURN_IF_ERROR(expect('>', "in '->'"));
-      GRAPHPAT_ASSIGN_OR_RETURN(result_type, parse_declared_type());
+      GRAPHPAT_ASSIGN_OR_RETURN(result_type, parse_declared_type(0));
     }
     GRAPHPAT_RETURN_IF_ERROR(expect('{', "before the function body"));
     GRAPHPAT_ASSIGN_OR_RETURN(auto body, parse_sequence(depth + 1));
@@ -662,7 +754,7 @@ class RelayTextParser {
         TypeId annotation;
         if (lexer().peek().is(':')) {
           take();
-          GRAPHPAT_ASSIGN_OR_RETURN(annotation, parse_type(lexer(), depth));
+          GRAPHPAT_ASSIGN_OR_RETURN(annotation, parse_declared_type(depth));
         }
         GRAPHPAT_ASSIGN_OR_RETURN(auto note, last_annotation(name));
         GRAPHPAT_RETURN_IF_ERROR(expect('=', "after the let variable"));

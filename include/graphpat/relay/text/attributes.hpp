@@ -11,6 +11,7 @@
 
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
+#include <absl/container/inlined_vector.h>
 #include <absl/status/statusor.h>
 #include <fmt/format.h>
 
@@ -25,12 +26,12 @@
 #include <utility>
 #include <vector>
 
-#include "graphpat/relay/text/lexer.hpp"
-#include "graphpat/relay/text/literals.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/format.hpp"
 #include "graphpat/ir/limits.hpp"
 #include "graphpat/relay/attr_fields.hpp"
+#include "graphpat/relay/text/lexer.hpp"
+#include "graphpat/relay/text/literals.hpp"
 
 // Last, and undefined at the end of this file (see status_macros.hpp).
 #include "graphpat/detail/status_macros.hpp"
@@ -164,7 +165,7 @@ class AttrValueReader {
           return inner;
         }
         if (token.is('[')) {
-          std::vector<AttrValueId> elements;
+          absl::InlinedVector<AttrValueId, 8> elements;
           while (!lexer_.peek().is(']')) {
             GRAPHPAT_ASSIGN_OR_RETURN(auto element, read(depth + 1));
             elements.push_back(element);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cstdint>
 #include <optional>
@@ -173,35 +174,40 @@ class RelayLexer {
   const Token& peek(std::size_t ahead = 0) {
     assert(ahead <= kMaxLookahead);
     while (lexed_ <= ahead) {
-      window_[(current_ + lexed_) % window_.size()] = lex();
+      window_[(current_ + lexed_) & kWindowMask] = lex();
       ++lexed_;
     }
-    return window_[(current_ + ahead) % window_.size()];
+    return window_[(current_ + ahead) & kWindowMask];
   }
   Token next() {
     peek();
     Token token = window_[current_];
-    current_ = (current_ + 1) % window_.size();
+    current_ = (current_ + 1) & kWindowMask;
     --lexed_;
     return token;
   }
-  /// The text of a `Tensor[(D, ...), DTYPE]` type starting at the next token, when no token is
-  /// lexed ahead and the type is written plainly: on one line, no comment, words of letters,
-  /// digits and `_` only (no sign, `.`, `?` or meta dimension). Empty otherwise. `skip` passes
-  /// over such a text.
-  [[nodiscard]] std::string_view plain_tensor_type_ahead() const {
+  /// The text of a type starting at the next token, when no token is lexed ahead and the type
+  /// is written plainly: a `Tensor[...]` or a tuple `(...)`, its brackets balanced, on one line,
+  /// with no comment, of letters, digits, `_`, brackets, commas and spaces only (no sign, `.`,
+  /// `?`, `->` or `/`). Empty otherwise. `skip` passes over such a text.
+  ///   `Tensor[(1, 64), float32]`, `(Tensor[(1, 64), float32], (Tensor[(2), int8]))`
+  [[nodiscard]] std::string_view plain_type_ahead() const {
     std::string_view rest = text_.substr(pos_);
-    if (first_ || lexed_ != 0 || !rest.starts_with("Tensor[")) return {};
-    for (std::size_t i = 7; i < rest.size(); ++i) {
+    if (first_ || lexed_ != 0 || !(rest.starts_with("Tensor[") || rest.starts_with("("))) return {};
+    std::size_t open = 0;
+    for (std::size_t i = 0; i < rest.size(); ++i) {
       char c = rest[i];
-      if (c == ']') return rest.substr(0, i + 1);
-      bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' ||
-                   c == '(' || c == ')' || c == ',' || c == ' ';
-      if (!plain) return {};
+      if (c == '(' || c == '[') {
+        ++open;
+      } else if (c == ')' || c == ']') {
+        if (--open == 0) return rest.substr(0, i + 1);
+      } else if (!is_ident_char(c) || c == '/') {
+        if (c != ',' && c != ' ') return {};
+      }
     }
     return {};
   }
-  /// Passes over `count` bytes of one line (a text `plain_tensor_type_ahead` returned) and the
+  /// Passes over `count` bytes of one line (a text `plain_type_ahead` returned) and the
   /// trivia after them, as lexing their tokens would; returns the annotation in that trivia.
   std::string_view skip(std::size_t count) {
     assert(lexed_ == 0 && count <= text_.size() - pos_);
@@ -232,6 +238,16 @@ class RelayLexer {
       }
     }
     return !name_start;
+  }
+  static bool is_punctuation(char c) {
+    static constexpr std::array<bool, 256> kPunctuation = [] {
+      std::array<bool, 256> table{};
+      for (char p : std::string_view(".,=;:()+*<>{}[]!@?/'")) {
+        table[static_cast<unsigned char>(p)] = true;
+      }
+      return table;
+    }();
+    return kPunctuation[static_cast<unsigned char>(c)];
   }
   static bool is_number_char(char c) {
     return is_digit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
@@ -282,24 +298,35 @@ class RelayLexer {
         std::size_t body = pos_ + 2;
         int depth = 0;
         bool nested = false;
-        // Block comments nest, as in TVM's lexer.
+        // Block comments nest, as in TVM's lexer. Scanned with a local index (a comment is
+        // most of the bytes of a typed model's text), line feeds counted as advance() does.
+        const char* const data = text_.data();
+        const std::size_t size = text_.size();
+        std::size_t i = pos_;
         while (true) {
-          if (pos_ >= text_.size()) {
+          if (i >= size) {
             fail(text_error("unterminated_comment", line, column, "unterminated block comment"));
             return {};
           }
-          if (text_[pos_] == '/' && at(pos_ + 1) == '*') {
+          char d = data[i];
+          char after = i + 1 < size ? data[i + 1] : '\0';
+          if (d == '/' && after == '*') {
             ++depth;
             nested = nested || depth > 1;
-            advance(2);
-          } else if (text_[pos_] == '*' && at(pos_ + 1) == '/') {
+            i += 2;
+          } else if (d == '*' && after == '/') {
             --depth;
-            advance(2);
+            i += 2;
             if (depth == 0) break;
           } else {
-            advance();
+            if (d == '\n') {
+              ++line_;
+              line_start_ = i + 1;
+            }
+            ++i;
           }
         }
+        pos_ = i;
         std::string_view content = text_.substr(body, pos_ - 2 - body);
         std::string_view trimmed = content.substr(std::min(content.find_first_not_of(' '),
                                                            content.size()));
@@ -318,7 +345,7 @@ class RelayLexer {
   Token make(TokenKind kind, std::size_t start, std::int32_t line, std::int32_t column) {
     Token token;
     token.kind = kind;
-    token.text = text_.substr(start, pos_ - start);
+    token.text = std::string_view(text_.data() + start, pos_ - start);
     token.line = line;
     token.column = column;
     return token;
@@ -414,8 +441,7 @@ class RelayLexer {
       }
       return make(TokenKind::kIdent, start, line, column);
     }
-    static constexpr std::string_view kPunctuation = ".,=;:()+*<>{}[]!@?/'";
-    if (kPunctuation.find(c) != std::string_view::npos) {
+    if (is_punctuation(c)) {
       advance();
       return make(TokenKind::kPunct, start, line, column);
     }
@@ -536,8 +562,10 @@ class RelayLexer {
   std::int32_t line_ = 1;
   std::size_t line_start_ = 0;  // where line_ starts in text_
   bool first_ = true;
-  // The tokens lexed ahead: a ring of `lexed_` tokens from `current_` (the current token's).
-  std::array<Token, kMaxLookahead + 1> window_;
+  // The tokens lexed ahead: a ring of `lexed_` tokens from `current_` (the current token's),
+  // as many slots as the next power of two, so that a slot is found by a mask.
+  static constexpr std::size_t kWindowMask = std::bit_ceil(kMaxLookahead + 1) - 1;
+  std::array<Token, kWindowMask + 1> window_;
   std::size_t current_ = 0;
   std::size_t lexed_ = 0;
   absl::Status status_;

@@ -38,6 +38,21 @@ struct NumberLiteral {
 /// Reads a literal token's text; nullopt with `error` set when it is malformed.
 inline std::optional<NumberLiteral> read_number(std::string_view text, std::string& error,
                                                 bool allow_unsuffixed_float = false) {
+  // Most literals are small decimal integers (`1`, `-1`, `64`): nine digits or fewer, with at
+  // most one sign, fit int32, which is what the general reading below gives them.
+  std::string_view digits = text.starts_with('-') ? text.substr(1) : text;
+  if (!digits.empty() && digits.size() <= 9) {
+    std::int64_t magnitude = 0;
+    bool decimal = true;
+    for (char c : digits) {
+      decimal = decimal && c >= '0' && c <= '9';
+      magnitude = magnitude * 10 + (c - '0');
+    }
+    if (decimal) {
+      return NumberLiteral{
+          .is_float = false, .bits = 32, .integer = text.starts_with('-') ? -magnitude : magnitude};
+    }
+  }
   bool negative = false;
   while (!text.empty() && text.front() == '-') {
     negative = !negative;
