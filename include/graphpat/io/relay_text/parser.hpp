@@ -829,6 +829,8 @@ class RelayTextParser {
   // Infix operators by precedence climbing, with explicit stacks.
   absl::StatusOr<NodeId> parse_binop(std::uint32_t depth) {
     GRAPHPAT_ASSIGN_OR_RETURN(auto first, parse_call(depth));
+    std::optional<BinaryOp> op = peek_binary();
+    if (!op) return first;  // most expressions have no operator: nothing to set up
     std::vector<NodeId> operands{first};
     std::vector<BinaryOp> ops;
     auto reduce = [&] {
@@ -838,7 +840,7 @@ class RelayTextParser {
       operands.back() = builder_.call(ops.back().op, {lhs, rhs}, {.fresh = true});
       ops.pop_back();
     };
-    while (auto op = peek_binary()) {
+    for (; op; op = peek_binary()) {
       for (std::size_t i = 0; i < op->tokens; ++i) take();
       while (!ops.empty() && ops.back().precedence >= op->precedence) reduce();
       ops.push_back(*op);
@@ -888,9 +890,9 @@ class RelayTextParser {
 
   absl::StatusOr<NodeId> parse_call_rest(NodeId callee, const Token& open, std::uint32_t depth) {
     GRAPHPAT_RETURN_IF_ERROR(check_depth(depth + 1, open));
-    std::vector<NodeId> args;
-    std::vector<AttrField> pairs;
-    std::vector<std::pair<std::int32_t, std::int32_t>> places;  // of each pair's key
+    absl::InlinedVector<NodeId, 8> args;
+    AttrPairs pairs;
+    KeyPlaces places;  // of each pair's key
     std::optional<AttrValueId> meta_attrs;
     while (!lexer().peek().is(')')) {
       const Token& next = lexer().peek();
@@ -920,10 +922,12 @@ class RelayTextParser {
     return call;
   }
 
-  absl::StatusOr<AttrValueId> call_attrs(
-      NodeId callee, std::vector<AttrField>& pairs,
-      std::vector<std::pair<std::int32_t, std::int32_t>>& places,
-      std::optional<AttrValueId> meta_attrs, const Token& at) {
+  // A call's attribute pairs and the line and column of each key: a call has a few, kept
+  // inline.
+  using AttrPairs = absl::InlinedVector<AttrField, 8>;
+  using KeyPlaces = absl::InlinedVector<std::pair<std::int32_t, std::int32_t>, 8>;
+  absl::StatusOr<AttrValueId> call_attrs(NodeId callee, AttrPairs& pairs, KeyPlaces& places,
+                                         std::optional<AttrValueId> meta_attrs, const Token& at) {
     if (meta_attrs) return *meta_attrs;
     const AttrSchema* schema = nullptr;
     std::string_view op_name = "the call";

@@ -92,9 +92,8 @@ using MetaAttrResolver = std::function<absl::StatusOr<AttrValueId>(const Token&)
 /// keeps keyword arguments, function attributes and braced entries in a Map, where the last of
 /// a repeated key wins (and a field twice in one object would not read back from JSON).
 /// `alongside` (a list parallel to `items`, such as their places) loses the same entries.
-template <class Item, class KeyOf, class Other = char>
-void keep_last_of_each_key(std::vector<Item>& items, KeyOf key_of,
-                           std::vector<Other>* alongside = nullptr) {
+template <class Items, class KeyOf, class Others = std::vector<char>>
+void keep_last_of_each_key(Items& items, KeyOf key_of, Others* alongside = nullptr) {
   // Most lists are short with no key twice: checked pairwise without allocating.
   constexpr std::size_t kPairwise = 16;
   if (items.size() <= kPairwise) {

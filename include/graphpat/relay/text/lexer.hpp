@@ -249,6 +249,8 @@ class RelayLexer {
     }();
     return kPunctuation[static_cast<unsigned char>(c)];
   }
+  // The bytes a block comment's scan stops at.
+  static bool is_comment_stop(char c) { return c == '*' || c == '/' || c == '\n'; }
   static bool is_number_char(char c) {
     return is_digit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
   }
@@ -282,7 +284,9 @@ class RelayLexer {
     std::string_view annotation;
     while (pos_ < text_.size()) {
       char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n') {
+      if (c == ' ' || c == '\t') {
+        ++pos_;
+      } else if (c == '\n') {
         advance();
       } else if (c == '\r') {
         if (at(pos_ + 1) != '\n') {
@@ -298,12 +302,14 @@ class RelayLexer {
         std::size_t body = pos_ + 2;
         int depth = 0;
         bool nested = false;
-        // Block comments nest, as in TVM's lexer. Scanned with a local index (a comment is
-        // most of the bytes of a typed model's text), line feeds counted as advance() does.
+        // Block comments nest, as in TVM's lexer. Scanned with a local index from one byte
+        // that matters (`*`, `/`, line feed) to the next: comments are most of the bytes of a
+        // typed model's text. Line feeds are counted as advance() does.
         const char* const data = text_.data();
         const std::size_t size = text_.size();
         std::size_t i = pos_;
         while (true) {
+          while (i < size && !is_comment_stop(data[i])) ++i;
           if (i >= size) {
             fail(text_error("unterminated_comment", line, column, "unterminated block comment"));
             return {};
@@ -442,7 +448,7 @@ class RelayLexer {
       return make(TokenKind::kIdent, start, line, column);
     }
     if (is_punctuation(c)) {
-      advance();
+      ++pos_;  // not a line feed
       return make(TokenKind::kPunct, start, line, column);
     }
     fail(text_error(
@@ -476,15 +482,16 @@ class RelayLexer {
   void lex_local_name() { pos_ += local_name_length(text_.substr(pos_)); }
 
   Token lex_meta(std::int32_t line, std::int32_t column) {
+    // No line feed is passed over here, so the position moves without advance()'s counting.
     std::size_t start = pos_;
-    advance(5);
+    pos_ += 5;  // `meta[`, which the caller saw
     std::size_t key = pos_;
-    while (pos_ < text_.size() && text_[pos_] != ']' && text_[pos_] != '\n') advance();
+    advance_while([](char c) { return c != ']' && c != '\n'; });
     std::size_t key_end = pos_;
     bool ok = at(pos_) == ']' && at(pos_ + 1) == '[';
     std::string_view digits;
     if (ok) {
-      advance(2);
+      pos_ += 2;
       std::size_t digits_start = pos_;
       advance_while(is_digit);
       digits = text_.substr(digits_start, pos_ - digits_start);
@@ -506,7 +513,7 @@ class RelayLexer {
                                   escape_unprintable(type_key))));
       return make(TokenKind::kEnd, pos_, line, column);
     }
-    advance();
+    ++pos_;  // the `]` after the index
     Token token = make(TokenKind::kMeta, start, line, column);
     token.meta_key = text_.substr(key, key_end - key);
     token.meta_index = *index;
