@@ -404,20 +404,25 @@ TEST_CASE("a comment holding another comment is not an annotation", "[relay_text
 }
 
 // A declared type written again is read once and passed over after that (the parser's cache of
-// plain `Tensor[...]` texts): each later declaration must still get that type, keep the
-// annotation written after it, and leave what follows where it was.
+// plain `Tensor[...]` and tuple texts, a parameter's, a result's or a let variable's): each later
+// declaration must still get that type, keep the annotation written after it, and leave what
+// follows where it was.
 TEST_CASE("a declared type written again reads as the same type and leaves what follows in place",
           "[relay_text]") {
-  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
+  auto parsed = [](std::string_view text) {
+    absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
+    INFO(message(module.status()));
+    REQUIRE(module.ok());
+    return *std::move(module);
+  };
+  graphpat::relay::Module module = parsed(
       "def @main(%x: Tensor[(1, 2), float32] /* span=a:1:2 */,\n"
       "          %y: Tensor[(1, 2), float32] /* span=b:3:4 */,\n"
       "          %z: Tensor[(1, 2), int8]) -> Tensor[(1, 2), float32] {\n"
       "  add(%x, %y)\n"
       "}\n");
-  INFO(message(module.status()));
-  REQUIRE(module.ok());
-  const auto& graph = module->graph;
-  std::span<const graphpat::NodeId> params = graph.params(*module->find("main"));
+  const auto& graph = module.graph;
+  std::span<const graphpat::NodeId> params = graph.params(*module.find("main"));
   REQUIRE(params.size() == 3);
   const graphpat::TypeTable& types = graph.context().types;
   const graphpat::StringPool& strings = graph.context().strings;
@@ -433,6 +438,41 @@ TEST_CASE("a declared type written again reads as the same type and leaves what 
   CHECK((x_span.line == 1 && x_span.column == 2));
   CHECK(strings.view(y_span.source) == "b");
   CHECK((y_span.line == 3 && y_span.column == 4));
+
+  graphpat::relay::Module tuples = parsed(
+      "def @main(%x: (Tensor[(1, 2), float32], (Tensor[(3), int8])) /* span=a:1:2 */,\n"
+      "          %y: (Tensor[(1, 2), float32], (Tensor[(3), int8])) /* span=b:3:4 */) {\n"
+      "  let %z: (Tensor[(1, 2), float32], (Tensor[(3), int8])) /* span=c:5:6 */ = %x;\n"
+      "  %z\n"
+      "}\n");
+  const auto& tuple_graph = tuples.graph;
+  const graphpat::TypeTable& tuple_types = tuple_graph.context().types;
+  const graphpat::StringPool& tuple_strings = tuple_graph.context().strings;
+  graphpat::NodeId main = *tuples.find("main");
+  std::span<const graphpat::NodeId> pair_params = tuple_graph.params(main);
+  REQUIRE(pair_params.size() == 2);
+  graphpat::NodeId let = tuple_graph.body(main);
+  REQUIRE(tuple_graph.kind(let) == graphpat::NodeKind::kLet);
+  graphpat::NodeId z = tuple_graph.let_var(let);
+  graphpat::TypeId pair = tuple_graph.annotation(pair_params[0]);
+  CHECK(tuple_graph.annotation(pair_params[1]) == pair);
+  CHECK(tuple_graph.annotation(z) == pair);
+  REQUIRE(tuple_types.kind(pair) == graphpat::TypeKind::kTuple);
+  auto fields = tuple_types.children(pair);
+  REQUIRE(fields.size() == 2);
+  CHECK(tuple_strings.view(tuple_types.get(fields[0]).name) == "float32");
+  CHECK(tuple_types.dims(fields[0]).size() == 2);
+  REQUIRE(tuple_types.kind(fields[1]) == graphpat::TypeKind::kTuple);
+  REQUIRE(tuple_types.children(fields[1]).size() == 1);
+  CHECK(tuple_strings.view(tuple_types.get(tuple_types.children(fields[1])[0]).name) == "int8");
+  auto span_of = [&](graphpat::NodeId id) {
+    return tuple_graph.context().spans.get(tuple_graph.span(id));
+  };
+  CHECK(tuple_strings.view(span_of(pair_params[1]).source) == "b");
+  CHECK((span_of(pair_params[1]).line == 3 && span_of(pair_params[1]).column == 4));
+  CHECK(tuple_strings.view(span_of(z).source) == "c");
+  CHECK((span_of(z).line == 5 && span_of(z).column == 6));
+
   // Columns after a type passed over (counted by hand from 1).
   CHECK(message(graphpat::relay::parse_text(
                     "def @main(%x: Tensor[(1), float32], %y: Tensor[(1), float32] %z) { %x }")
@@ -444,48 +484,6 @@ TEST_CASE("a declared type written again reads as the same type and leaves what 
                     "  %y: Tensor[(1), float32]) -> Tensor[(1), float32] { add(%x, %q) }")
                     .status()) ==
         "[graphpat.relay_text.undefined] 2:63: %q is not a variable in scope");
-}
-
-// The cache of declared types holds tuple types too (a let variable's, a parameter's): a tuple
-// type written again must read as the same tuple, keep the annotation written after it, and
-// leave what follows where it was.
-TEST_CASE(
-    "a declared tuple type written again reads as the same type and leaves what follows in place",
-    "[relay_text]") {
-  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
-      "def @main(%x: (Tensor[(1, 2), float32], (Tensor[(3), int8])) /* span=a:1:2 */,\n"
-      "          %y: (Tensor[(1, 2), float32], (Tensor[(3), int8])) /* span=b:3:4 */) {\n"
-      "  let %z: (Tensor[(1, 2), float32], (Tensor[(3), int8])) /* span=c:5:6 */ = %x;\n"
-      "  %z\n"
-      "}\n");
-  INFO(message(module.status()));
-  REQUIRE(module.ok());
-  const auto& graph = module->graph;
-  graphpat::NodeId main = *module->find("main");
-  std::span<const graphpat::NodeId> params = graph.params(main);
-  REQUIRE(params.size() == 2);
-  graphpat::NodeId let = graph.body(main);
-  REQUIRE(graph.kind(let) == graphpat::NodeKind::kLet);
-  graphpat::NodeId z = graph.let_var(let);
-  const graphpat::TypeTable& types = graph.context().types;
-  const graphpat::StringPool& strings = graph.context().strings;
-  graphpat::TypeId pair = graph.annotation(params[0]);
-  CHECK(graph.annotation(params[1]) == pair);
-  CHECK(graph.annotation(z) == pair);
-  REQUIRE(types.kind(pair) == graphpat::TypeKind::kTuple);
-  auto fields = types.children(pair);
-  REQUIRE(fields.size() == 2);
-  CHECK(strings.view(types.get(fields[0]).name) == "float32");
-  CHECK(types.dims(fields[0]).size() == 2);
-  REQUIRE(types.kind(fields[1]) == graphpat::TypeKind::kTuple);
-  REQUIRE(types.children(fields[1]).size() == 1);
-  CHECK(strings.view(types.get(types.children(fields[1])[0]).name) == "int8");
-  auto span_of = [&](graphpat::NodeId id) { return graph.context().spans.get(graph.span(id)); };
-  CHECK(strings.view(span_of(params[1]).source) == "b");
-  CHECK((span_of(params[1]).line == 3 && span_of(params[1]).column == 4));
-  CHECK(strings.view(span_of(z).source) == "c");
-  CHECK((span_of(z).line == 5 && span_of(z).column == 6));
-  // Columns after a tuple type passed over (counted by hand from 1).
   CHECK(message(graphpat::relay::parse_text(
                     "def @main(%x: (Tensor[(1), float32]), %y: (Tensor[(1), float32]) %z) { %x }")
                     .status()) ==
@@ -504,7 +502,7 @@ TEST_CASE(
                                                shallow)
                        .status());
   };
-  // The let's body is at depth 1, so its `float32` (line 2, column 14) is at depth 4.
+  // The function body is at depth 1, so the let's `float32` (line 2, column 14) is at depth 4.
   CHECK(deep_let("(((float32)))") ==
         "[graphpat.relay_text.too_deep] 2:14: nesting deeper than 3 levels (max_depth)");
   CHECK(deep_let("(((float32)))") == deep_let("(((\tfloat32)))"));
