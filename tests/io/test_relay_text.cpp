@@ -597,6 +597,9 @@ TEST_CASE("a tuple type as TVM prints it reads as the same type written any othe
   CHECK(type_of("float16", defaults) == "float16");
   CHECK(type_of("(float32, float33)", defaults) == "none");
   CHECK(type_of("(float32), (int8)", defaults) == "none");
+  CHECK(type_of("(float32, int8) int8", defaults) == "none");
+  CHECK(type_of("(Tensor[(1), float32]", defaults) == "none");
+  CHECK(type_of("(Tensor[(1), float32] , int8)", defaults) == "tuple(float32 1;int8;)");
   graphpat::relay::TextParseOptions shallow;
   shallow.limits.max_depth = 2;
   CHECK(type_of("((float32))", shallow) == "tuple(tuple(float32;);)");

@@ -269,52 +269,49 @@ class RelayTextParser {
   // scalar dtype or a tuple of those: `Tensor[(1, 64), float32]`, `float32`, `(Tensor[(1, 64),
   // float32], (int8))`. nullopt for anything else, which parse_type then reads (and reports),
   // so both give one type for one text. A model's text is mostly such types, each read once;
-  // this reads one without a lexer's tokens.
+  // this reads one without a lexer's tokens, in one pass over the text.
   std::optional<TypeId> printed_type(std::string_view text, std::uint32_t depth) {
+    std::size_t at = 0;
+    std::optional<TypeId> type = printed_type_at(text, at, depth);
+    return at == text.size() ? type : std::nullopt;
+  }
+  // The printed type starting at text[at], `at` moved past it; nullopt when there is none.
+  std::optional<TypeId> printed_type_at(std::string_view text, std::size_t& at,
+                                        std::uint32_t depth) {
     if (depth > options_.limits.max_depth) return std::nullopt;
-    if (text.starts_with("Tensor[")) return printed_tensor_type(text);
-    if (text.starts_with('(')) return printed_tuple_type(text, depth);
+    std::string_view rest = text.substr(at);
+    if (rest.starts_with("Tensor[(")) return printed_tensor_type_at(text, at);
+    TypeTable& types = context_.types;
+    if (rest.starts_with('(')) {
+      ++at;
+      absl::InlinedVector<TypeId, 8> fields;
+      while (!text.substr(at).starts_with(')')) {  // `()` has no field
+        if (!fields.empty()) {
+          if (!text.substr(at).starts_with(", ")) return std::nullopt;
+          at += 2;
+        }
+        std::optional<TypeId> field = printed_type_at(text, at, depth + 1);
+        if (!field) return std::nullopt;
+        fields.push_back(*field);
+      }
+      ++at;
+      return types.tuple(fields);
+    }
     // A dtype alone is a scalar tensor type, unless a type parameter takes its name.
-    if (type_params_.empty() && is_relay_identifier(text) && parse_dtype(text) &&
-        !dtype_problem(text)) {
-      return context_.types.tensor(text, {});
+    std::string_view dtype = rest.substr(0, word_length(rest));
+    if (type_params_.empty() && is_relay_identifier(dtype) && parse_dtype(dtype) &&
+        !dtype_problem(dtype)) {
+      at += dtype.size();
+      return types.tensor(dtype, {});
     }
     return std::nullopt;
   }
-  // `(T, T, ...)`: fields split at the `, ` outside any bracket, each a printed_type.
-  std::optional<TypeId> printed_tuple_type(std::string_view text, std::uint32_t depth) {
-    if (!text.ends_with(')') || text.size() < 2) return std::nullopt;
-    std::string_view inside = text.substr(1, text.size() - 2);
-    absl::InlinedVector<TypeId, 8> fields;
-    std::size_t open = 0, field_start = 0;
-    for (std::size_t i = 0; i <= inside.size(); ++i) {
-      char c = i < inside.size() ? inside[i] : ',';
-      if (c == '(' || c == '[') {
-        ++open;
-      } else if (c == ')' || c == ']') {
-        if (open-- == 0) return std::nullopt;
-      } else if (c == ',' && open == 0) {
-        if (i == inside.size() && inside.empty()) break;  // `()`
-        std::optional<TypeId> field =
-            printed_type(inside.substr(field_start, i - field_start), depth + 1);
-        if (!field) return std::nullopt;
-        fields.push_back(*field);
-        if (i < inside.size() && !inside.substr(i).starts_with(", ")) return std::nullopt;
-        field_start = i + 2;
-        ++i;
-      }
-    }
-    if (open != 0) return std::nullopt;
-    return context_.types.tuple(fields);
-  }
-  // `Tensor[(1, 64), float32]`: dimensions in plain decimal (no sign, no leading zero, at most
-  // 18 digits; `()` for none), `, ` between them, a dtype word parse_type accepts.
-  std::optional<TypeId> printed_tensor_type(std::string_view text) {
-    constexpr std::string_view kOpen = "Tensor[(";
-    if (!text.starts_with(kOpen) || !text.ends_with("]")) return std::nullopt;
-    std::size_t at = kOpen.size();
+  // `Tensor[(1, 64), float32]` at text[at]: dimensions in plain decimal (no sign, no leading
+  // zero, at most 18 digits; `()` for none), `, ` between them, a dtype word parse_type accepts.
+  std::optional<TypeId> printed_tensor_type_at(std::string_view text, std::size_t& at) {
+    at += std::string_view("Tensor[(").size();
     absl::InlinedVector<std::int64_t, 8> extents;
-    while (at < text.size() && text[at] != ')') {
+    while (!text.substr(at).starts_with(')')) {
       if (!extents.empty()) {
         if (!text.substr(at).starts_with(", ")) return std::nullopt;
         at += 2;
@@ -326,16 +323,14 @@ class RelayTextParser {
       extents.push_back(*parse_decimal<std::int64_t>(text.substr(at, length)));
       at = end;
     }
-    // The dtype: from after `), ` to the closing `]` (the last byte, so not one of those three).
     if (!text.substr(at).starts_with("), ")) return std::nullopt;
-    std::string_view dtype = text.substr(at + 3, text.size() - 1 - (at + 3));
-    if (dtype.empty() || !is_relay_ident_start(dtype[0]) || is_number_word(dtype)) {
+    at += 3;
+    std::string_view dtype = text.substr(at, word_length(text.substr(at)));
+    at += dtype.size();
+    if (!text.substr(at).starts_with(']') || !is_relay_identifier(dtype) || dtype_problem(dtype)) {
       return std::nullopt;
     }
-    for (char c : dtype) {
-      if (!is_relay_ident_char(c)) return std::nullopt;
-    }
-    if (dtype_problem(dtype)) return std::nullopt;
+    ++at;
     TypeTable& types = context_.types;
     absl::InlinedVector<DimId, 8> dims;
     for (std::int64_t extent : extents) {
@@ -344,6 +339,12 @@ class RelayTextParser {
       dims.push_back(types.dim(extent, bits));
     }
     return types.tensor(dtype, dims);
+  }
+  // How many bytes at the start of `text` are identifier characters (a dtype word's).
+  static std::size_t word_length(std::string_view text) {
+    std::size_t length = 0;
+    while (length < text.size() && is_relay_ident_char(text[length])) ++length;
+    return length;
   }
   // A declared type (a parameter's, a let variable's, a function's result), `depth` nested. A
   // model declares a few type texts over and over, so each plainly written one is read once
