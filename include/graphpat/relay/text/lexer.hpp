@@ -300,7 +300,7 @@ class RelayLexer {
       } else if (c == '/' && at(pos_ + 1) == '*') {
         std::int32_t line = line_, column = current_column();
         std::size_t body = pos_ + 2;
-        int depth = 0;
+        std::size_t depth = 0;  // nesting; a size, as a file of `/*` may open billions
         bool nested = false;
         // Block comments nest, as in TVM's lexer. Scanned with a local index from one byte
         // that matters (`*`, `/`, line feed) to the next: comments are most of the bytes of a
