@@ -354,13 +354,14 @@ class RelayTextParser {
   absl::StatusOr<TypeId> parse_declared_type(std::uint32_t depth) {
     std::string_view text = type_params_.empty() ? lexer().plain_type_ahead() : "";
     if (!text.empty() && depth + text.size() <= options_.limits.max_depth) {
-      auto found = declared_types_.find(text);
-      std::optional<TypeId> known =
-          found != declared_types_.end() ? std::optional(found->second) : printed_type(text, depth);
-      if (known) {
+      if (auto found = declared_types_.find(text); found != declared_types_.end()) {
         last_annotation_ = lexer().skip(text.size());
-        declared_types_.emplace(text, *known);
-        return *known;
+        return found->second;
+      }
+      if (std::optional<TypeId> printed = printed_type(text, depth)) {
+        last_annotation_ = lexer().skip(text.size());
+        declared_types_.emplace(text, *printed);
+        return *printed;
       }
     }
     GRAPHPAT_ASSIGN_OR_RETURN(TypeId type, parse_type(lexer(), depth));

@@ -41,16 +41,11 @@ inline std::optional<NumberLiteral> read_number(std::string_view text, std::stri
   // Most literals are small decimal integers (`1`, `-1`, `64`): nine digits or fewer, with at
   // most one sign, fit int32, which is what the general reading below gives them.
   std::string_view digits = text.starts_with('-') ? text.substr(1) : text;
-  if (!digits.empty() && digits.size() <= 9) {
-    std::int64_t magnitude = 0;
-    bool decimal = true;
-    for (char c : digits) {
-      decimal = decimal && c >= '0' && c <= '9';
-      magnitude = magnitude * 10 + (c - '0');
-    }
-    if (decimal) {
+  if (digits.size() <= 9) {
+    if (std::optional<std::uint32_t> magnitude = parse_decimal<std::uint32_t>(digits)) {
+      std::int64_t value = *magnitude;
       return NumberLiteral{
-          .is_float = false, .bits = 32, .integer = text.starts_with('-') ? -magnitude : magnitude};
+          .is_float = false, .bits = 32, .integer = text.starts_with('-') ? -value : value};
     }
   }
   bool negative = false;
