@@ -32,11 +32,36 @@ TEST_CASE("strings are interned once and viewed back", "[strings]") {
   CHECK(strings.find("nn.relu") == relu);
   CHECK_FALSE(strings.find("nn.dense").valid());
   CHECK(strings.size() == 2);
-  // Views stay valid however many strings follow (short strings live inside their slot).
+  // Views stay valid however many strings of whatever length follow: the pool's blocks never
+  // move, and a string longer than a block (64 KiB at most) gets one of its own.
   std::string_view first = strings.view(conv);
-  for (int i = 0; i < 10000; ++i) strings.intern(std::to_string(i));
+  std::vector<std::string> texts;
+  for (int i = 0; i < 10000; ++i) {
+    texts.push_back(std::string(static_cast<std::size_t>(i % 97), static_cast<char>('a' + i % 26)) +
+                    std::to_string(i));
+  }
+  texts.push_back(std::string(std::size_t{70} << 10, 'x'));
+  texts.push_back(std::string(std::size_t{200} << 10, 'y'));
+  texts.push_back("after the long ones");
+  std::vector<StringId> ids;
+  std::vector<std::string_view> views;
+  for (const std::string& text : texts) {
+    ids.push_back(strings.intern(text));
+    views.push_back(strings.view(ids.back()));
+  }
+  std::size_t moved = 0, changed = 0, renamed = 0;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    moved += strings.view(ids[i]).data() != views[i].data();
+    changed += strings.view(ids[i]) != texts[i];
+    renamed += strings.intern(texts[i]) != ids[i];
+  }
+  CHECK(moved == 0);
+  CHECK(changed == 0);
+  CHECK(renamed == 0);
+  CHECK(strings.size() == 2 + texts.size());
   CHECK(first.data() == strings.view(conv).data());
   CHECK(strings.view(strings.intern("")) == "");
+  CHECK(strings.intern("") == strings.intern(std::string()));
 }
 
 TEST_CASE("a pool knows which control bytes its strings hold, its base's included", "[strings]") {

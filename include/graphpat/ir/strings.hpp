@@ -8,11 +8,12 @@
 //   assert(strings.intern("nn.conv2d") == a && strings.view(a) == "nn.conv2d");
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
-#include <deque>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,9 +42,9 @@ class StringPool {
     StringId found = find(text);
     if (found.valid()) return found;
     StringId id(static_cast<std::uint32_t>(size()));
-    const std::string& stored = storage_.emplace_back(text);
-    views_.emplace_back(stored);
-    index_.emplace(std::string_view(stored), id);
+    const std::string_view stored = store(text);
+    views_.push_back(stored);
+    index_.emplace(stored, id);
     for (char c : stored) {
       if (int bit = control_bit(static_cast<unsigned char>(c)); bit >= 0) {
         control_bytes_ |= std::uint64_t{1} << bit;
@@ -84,10 +85,33 @@ class StringPool {
     return found == index_.end() ? StringId() : found->second;
   }
 
+  // A copy of `text` in the pool's blocks, which never move: the strings one after another,
+  // with one allocation per block instead of one per string longer than std::string holds
+  // inline (most names of a model are), each block twice the last, up to kMaxBlock bytes.
+  std::string_view store(std::string_view text) {
+    if (text.empty()) return {};
+    if (text.size() > block_left_) {
+      next_block_ = std::min(2 * next_block_, kMaxBlock);
+      const std::size_t size = std::max(next_block_, text.size());
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+      block_free_ = blocks_.back().get();
+      block_left_ = size;
+    }
+    char* stored = block_free_;
+    graphpat::detail::copy_bytes(stored, text.data(), text.size());
+    block_free_ += text.size();
+    block_left_ -= text.size();
+    return {stored, text.size()};
+  }
+  static constexpr std::size_t kMaxBlock = std::size_t{64} << 10;
+
   const StringPool* base_ = nullptr;
   std::size_t base_size_ = 0;
-  std::deque<std::string> storage_;      // a deque never moves its elements
-  std::vector<std::string_view> views_;  // storage_'s strings: a vector indexes faster
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* block_free_ = nullptr;
+  std::size_t block_left_ = 0;
+  std::size_t next_block_ = 256;         // half the first block's size
+  std::vector<std::string_view> views_;  // each string, by id less base_size_
   detail::TextMap<StringId> index_;
   std::uint64_t control_bytes_ = 0;  // the control bytes some string holds, by control_bit()
 };
