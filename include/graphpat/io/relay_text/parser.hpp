@@ -554,6 +554,7 @@ class RelayTextParser {
   // `x.0.1` → 1, `input.1` → 5.
   static std::size_t trailing_index_at(std::string_view name) {
     std::size_t end = name.size();
+    if (end == 0 || name[end - 1] < '0' || name[end - 1] > '9') return end;  // most names
     while (true) {
       std::size_t dot = name.rfind('.', end == 0 ? 0 : end - 1);
       if (dot == std::string_view::npos || dot + 1 == end ||

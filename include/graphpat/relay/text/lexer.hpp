@@ -90,11 +90,21 @@ inline std::string describe(const Token& token) {
 // One definition for the lexer, which reads names with these, and the printer, which refuses a
 // name they do not accept (printer.hpp), so what is printed always lexes back as the same name.
 
-inline bool is_relay_ident_start(char c) {
+constexpr bool is_relay_ident_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
+/// An identifier's start, a digit or `/`: one table lookup (names are most of a model's bytes
+/// outside comments).
 inline bool is_relay_ident_char(char c) {
-  return is_relay_ident_start(c) || (c >= '0' && c <= '9') || c == '/';
+  static constexpr std::array<bool, 256> kIdentChar = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0; c < 256; ++c) {
+      table[static_cast<std::size_t>(c)] =
+          is_relay_ident_start(static_cast<char>(c)) || (c >= '0' && c <= '9') || c == '/';
+    }
+    return table;
+  }();
+  return kIdentChar[static_cast<unsigned char>(c)];
 }
 /// The identifier words the lexer reads as numbers: the printer's `inff`, `nanf16`, ...
 inline bool is_number_word(std::string_view word) {
@@ -140,7 +150,7 @@ inline std::size_t local_name_length(std::string_view text) {
   auto at = [&](std::size_t i) { return i < text.size() ? text[i] : '\0'; };
   std::size_t end = 0;
   while (true) {
-    while (is_relay_ident_char(at(end))) ++end;
+    while (end < text.size() && is_relay_ident_char(text[end])) ++end;
     if (at(end) == '.' && is_relay_ident_char(at(end + 1))) {
       ++end;
     } else if (at(end) == ':' && at(end + 1) == ':' && is_relay_ident_char(at(end + 2))) {
