@@ -506,6 +506,98 @@ TEST_CASE("a declared type written again reads as the same type and leaves what 
   CHECK(deep_let("(((float32)))") ==
         "[graphpat.relay_text.too_deep] 2:14: nesting deeper than 3 levels (max_depth)");
   CHECK(deep_let("(((float32)))") == deep_let("(((\tfloat32)))"));
+  // A text an annotation did not read as a type (the comment stays a comment) is refused where
+  // it is declared (line 2, column 34: the `,` after the dtype), as when no annotation held it.
+  CHECK(message(graphpat::relay::parse_text(
+                    "def @main(%x: Tensor[(1), float32] /* ty=Tensor[(1), float32, 7] */,\n"
+                    "          %y: Tensor[(1), float32, 7]) { %x }")
+                    .status()) ==
+        "[graphpat.relay_text.unexpected_token] 2:34: expected ']' after the dtype, found ','");
+}
+
+// An op's call whose attributes are written plainly reads them once per text and passes over
+// them after that; each must be the very attributes the general reading gives.
+TEST_CASE("attributes written again read as the same attributes and leave what follows in place",
+          "[relay_text]") {
+  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
+      "def @main(%x, %w) {\n"
+      "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);\n"
+      "  %1 = nn.conv2d(%0, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);\n"
+      "  %2 = nn.conv2d(%1, %w, padding=[1, 1, 1, 1], /* not plain */ channels=4, "
+      "kernel_size=[3, 3]);\n"
+      "  %3 = nn.conv2d(%2, %w, kernel_size=[3, 3], channels=4, padding=[1, 1, 1, 1]);\n"
+      "  %4 = nn.max_pool2d(%3, pool_size=[3, 3], padding=[1, 1, 1, 1]);\n"
+      "  %5 = nn.avg_pool2d(%4, pool_size=[3, 3], padding=[1, 1, 1, 1]);\n"
+      "  %6 = nn.conv2d(%5, %w, channels=4, out_layout=\"NHWC\", out_dtype=\"float32\");\n"
+      "  nn.conv2d(%6, %w, channels=4, out_layout=\"NHWC\", out_dtype=\"float32\")\n"
+      "}\n");
+  INFO(message(module.status()));
+  REQUIRE(module.ok());
+  const auto& graph = module->graph;
+  const graphpat::AttrTable& attrs = graph.context().attrs;
+  // The calls from the innermost (the first written) out.
+  std::vector<graphpat::NodeId> calls;
+  for (graphpat::NodeId call = graph.body(*module->find("main"));
+       graph.kind(call) == graphpat::NodeKind::kCall; call = graph.args(call)[0]) {
+    calls.insert(calls.begin(), call);
+  }
+  REQUIRE(calls.size() == 8);
+  // A text written again, one written with a comment (read in full) and one in another order
+  // all give the canonical Conv2DAttrs of one id.
+  graphpat::AttrValueId conv = graph.attrs(calls[0]);
+  CHECK(attrs.text(conv) == "relay.attrs.Conv2DAttrs");
+  CHECK(graph.attrs(calls[1]) == conv);
+  CHECK(graph.attrs(calls[2]) == conv);
+  CHECK(graph.attrs(calls[3]) == conv);
+  // One text, two ops: each op's own struct.
+  CHECK(attrs.text(graph.attrs(calls[4])) == "relay.attrs.MaxPool2DAttrs");
+  CHECK(attrs.text(graph.attrs(calls[5])) == "relay.attrs.AvgPool2DAttrs");
+  // Strings in the text: the same attributes again, not those of another text.
+  CHECK(graph.attrs(calls[7]) == graph.attrs(calls[6]));
+  CHECK(graph.attrs(calls[6]) != conv);
+  CHECK(graphpat::relay::print_text(*module, TextEnvelope::kStr).value() ==
+        "def @main(%x, %w) {\n"
+        "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);\n"
+        "  %1 = nn.conv2d(%0, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);\n"
+        "  %2 = nn.conv2d(%1, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);\n"
+        "  %3 = nn.conv2d(%2, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);\n"
+        "  %4 = nn.max_pool2d(%3, pool_size=[3, 3], padding=[1, 1, 1, 1]);\n"
+        "  %5 = nn.avg_pool2d(%4, pool_size=[3, 3], padding=[1, 1, 1, 1]);\n"
+        "  %6 = nn.conv2d(%5, %w, channels=4, out_layout=\"NHWC\", out_dtype=\"float32\");\n"
+        "  nn.conv2d(%6, %w, channels=4, out_layout=\"NHWC\", out_dtype=\"float32\")\n"
+        "}\n");
+
+  // Columns after attributes passed over (counted by hand from 1), and a text that begins as
+  // a known one but goes on is read, and refused, in full.
+  CHECK(message(graphpat::relay::parse_text("def @main(%x) { %0 = vendor.op(%x, a=[1], b=\"s\"); "
+                                            "vendor.op(%0, a=[1], b=\"s\") %q }")
+                    .status()) ==
+        "[graphpat.relay_text.unexpected_token] 1:79: expected '}' after the function body, "
+        "found '%q'");
+  CHECK(message(graphpat::relay::parse_text("def @main(%x) { %0 = nn.conv2d(%x, %x, channels=4); "
+                                            "nn.conv2d(%0, %x, channels=4, groups=\"g\") }")
+                    .status()) ==
+        "[graphpat.relay_text.bad_attribute] 1:83: relay.attrs.Conv2DAttrs: attribute 'groups' "
+        "of nn.conv2d (int) cannot hold a string");
+  // Attributes read at a shallow place and written again at a deeper one are refused there, as
+  // when they had not been read before (the first text's tab keeps it out of the cache).
+  graphpat::relay::TextParseOptions shallow;
+  shallow.limits.max_depth = 11;
+  auto deep_call = [&](std::string_view first_attrs) {
+    std::string nested = "%0, a=[[[1]]]";
+    for (int i = 0; i < 9; ++i) nested = "vendor.op(" + nested + ")";
+    return message(graphpat::relay::parse_text(fmt::format("def @main(%x) {{\n"
+                                                           "  %0 = vendor.op(%x, {});\n"
+                                                           "  {}\n"
+                                                           "}}\n",
+                                                           first_attrs, nested),
+                                               shallow)
+                       .status());
+  };
+  // Nine calls deep, the `1` (line 3, column 2 + 90 + 10) is past the limit.
+  CHECK(deep_call("a=[[[1]]]") ==
+        "[graphpat.relay_text.too_deep] 3:102: nesting deeper than 11 levels (max_depth)");
+  CHECK(deep_call("a=[[[1]]]") == deep_call("a=[[[\t1]]]"));
 }
 
 // A tensor type as TVM prints it is read without the lexer (declared or annotated); it must be

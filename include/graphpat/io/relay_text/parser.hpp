@@ -245,14 +245,13 @@ class RelayTextParser {
   }
   // The type a `ty=` annotation's text reads as; none for text that does not read as a type,
   // which leaves the comment a comment, as for TVM (which ignores them all). A model repeats a
-  // few type texts on every line, so each is read once, while no type parameter is in scope
-  // (then a name may be a type variable, and the same text another type).
+  // few type texts on every line (a parameter's declared type again in its annotation), so
+  // each is read once, while no type parameter is in scope (then a name may be a type
+  // variable, and the same text another type).
   TypeId annotation_type(std::string_view text) {
     bool cached = type_params_.empty();
     if (cached) {
-      if (auto found = annotation_types_.find(text); found != annotation_types_.end()) {
-        return found->second;
-      }
+      if (auto found = type_texts_.find(text); found != type_texts_.end()) return found->second;
     }
     TypeId result;
     if (std::optional<TypeId> plain = printed_type(text, 0)) {
@@ -262,7 +261,7 @@ class RelayTextParser {
       absl::StatusOr<TypeId> type = parse_type(sub, 0);
       result = type.ok() && sub.peek().kind == TokenKind::kEnd ? *type : TypeId();
     }
-    if (cached) annotation_types_.emplace(text, result);
+    if (cached) type_texts_.emplace(text, result);
     return result;
   }
   // The type of `text` (at `depth`) when it is written exactly as TVM prints a tensor type, a
@@ -354,18 +353,22 @@ class RelayTextParser {
   absl::StatusOr<TypeId> parse_declared_type(std::uint32_t depth) {
     std::string_view text = type_params_.empty() ? lexer().plain_type_ahead() : "";
     if (!text.empty() && depth + text.size() <= options_.limits.max_depth) {
-      if (auto found = declared_types_.find(text); found != declared_types_.end()) {
-        last_annotation_ = lexer().skip(text.size());
+      // A text an annotation did not read as a type is read again here, to be refused.
+      auto found = type_texts_.find(text);
+      if (found != type_texts_.end() && found->second.valid()) {
+        last_annotation_ = lexer().skip(text);
         return found->second;
       }
-      if (std::optional<TypeId> printed = printed_type(text, depth)) {
-        last_annotation_ = lexer().skip(text.size());
-        declared_types_.emplace(text, *printed);
-        return *printed;
+      if (found == type_texts_.end()) {
+        if (std::optional<TypeId> printed = printed_type(text, depth)) {
+          last_annotation_ = lexer().skip(text);
+          type_texts_.emplace(text, *printed);
+          return *printed;
+        }
       }
     }
     GRAPHPAT_ASSIGN_OR_RETURN(TypeId type, parse_type(lexer(), depth));
-    if (!text.empty()) declared_types_.emplace(text, type);
+    if (!text.empty()) type_texts_.emplace(text, type);
     return type;
   }
   // The line and column of `where` when it points into the text, else those of `fallback`
@@ -897,9 +900,28 @@ class RelayTextParser {
     AttrPairs pairs;
     KeyPlaces places;  // of each pair's key
     std::optional<AttrValueId> meta_attrs;
-    while (!lexer().peek().is(')')) {
+    // A model writes a few attribute texts over and over (every 3x3 convolution of a stage
+    // alike), so the attributes of an op's call written plainly are read once per text and
+    // passed over after that. Reading them nests at most once per byte, as for declared types.
+    std::string_view written;  // the attributes as plain_attrs_ahead found them
+    const char* pairs_start = nullptr;
+    const bool op_call = module_.graph.kind(callee) == NodeKind::kOp;
+    while (true) {
+      if (op_call && pairs.empty() && !meta_attrs) {
+        written = lexer().plain_attrs_ahead();
+        if (depth + written.size() > options_.limits.max_depth) written = {};
+        if (!written.empty()) {
+          if (auto found = call_attrs_read_.find(CallAttrsText{callee, written});
+              found != call_attrs_read_.end()) {
+            lexer().skip(written);
+            return finish_call(callee, args, found->second, open);
+          }
+        }
+      }
+      if (lexer().peek().is(')')) break;
       const Token& next = lexer().peek();
       if (next.kind == TokenKind::kIdent && lexer().peek(1).is('=')) {
+        if (pairs.empty()) pairs_start = next.text.data();
         places.emplace_back(next.line, next.column);
         GRAPHPAT_ASSIGN_OR_RETURN(auto pair, parse_attr_pair(depth));
         pairs.push_back(pair);
@@ -916,10 +938,19 @@ class RelayTextParser {
       if (!lexer().peek().is(',')) break;
       take();
     }
-    GRAPHPAT_RETURN_IF_ERROR(expect(')', "after call arguments"));
-    GRAPHPAT_ASSIGN_OR_RETURN(auto note, last_annotation(open));
+    // The pairs were all of `written` when they began at its start and ended at its end.
+    const bool read_written = !written.empty() && pairs_start == written.data() &&
+                              lexer().peek().text.data() == written.data() + written.size();
     keep_last_of_each_key(pairs, [](const AttrField& field) { return field.key; }, &places);
     GRAPHPAT_ASSIGN_OR_RETURN(auto attrs, call_attrs(callee, pairs, places, meta_attrs, open));
+    if (read_written) call_attrs_read_.emplace(CallAttrsText{callee, written}, attrs);
+    return finish_call(callee, args, attrs, open);
+  }
+  // The call of `callee` on `args` with `attrs`, its `)` next.
+  absl::StatusOr<NodeId> finish_call(NodeId callee, std::span<const NodeId> args, AttrValueId attrs,
+                                     const Token& open) {
+    GRAPHPAT_RETURN_IF_ERROR(expect(')', "after call arguments"));
+    GRAPHPAT_ASSIGN_OR_RETURN(auto note, last_annotation(open));
     NodeId call = builder_.call(callee, args, {attrs, {}, note.type, note.span, true});
     GRAPHPAT_RETURN_IF_ERROR(check_size(open));
     return call;
@@ -1276,8 +1307,21 @@ class RelayTextParser {
   std::optional<RelayLexer> lexer_;
   std::optional<MetadataSection> metadata_;
   std::string_view last_annotation_;
-  graphpat::detail::TextMap<TypeId> annotation_types_;  // keys: views of the text
-  graphpat::detail::TextMap<TypeId> declared_types_;    // the same
+  // The type each text read while no type parameter was in scope reads as, declared or in an
+  // annotation (none: an annotation's text that is not a type); keys: views of the text.
+  graphpat::detail::TextMap<TypeId> type_texts_;
+  // The attributes of an op's call read from a plainly written text (parse_call_rest).
+  struct CallAttrsText {
+    NodeId op;  // the callee, an op's node
+    std::string_view text;
+    friend bool operator==(const CallAttrsText&, const CallAttrsText&) = default;
+    template <class H>
+    friend H AbslHashValue(H state, const CallAttrsText& key) {
+      return H::combine(std::move(state), key.op.value,
+                        absl::string_view(key.text.data(), key.text.size()));
+    }
+  };
+  absl::flat_hash_map<CallAttrsText, AttrValueId> call_attrs_read_;
   // A `%N = value;` binding, with the innermost variable in scope where it was made (while that
   // one is in scope, every variable in scope then is).
   struct GraphBinding {

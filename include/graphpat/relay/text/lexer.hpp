@@ -217,12 +217,64 @@ class RelayLexer {
     }
     return {};
   }
-  /// Passes over `count` bytes of one line (a text `plain_type_ahead` returned) and the
-  /// trivia after them, as lexing their tokens would; returns the annotation in that trivia.
-  std::string_view skip(std::size_t count) {
-    assert(lexed_ == 0 && count <= text_.size() - pos_);
-    assert(text_.substr(pos_, count).find('\n') == std::string_view::npos);
-    pos_ += count;
+  /// The text of a call's attributes starting at the next token, when they are written
+  /// plainly: `key=` first, up to the `)` closing the call (not included), on one line, with
+  /// no comment, of letters, digits, `_`, `=`, `,`, `.`, `-`, `+`, spaces, balanced `[` `]`
+  /// and strings holding no `\` or line break. Empty otherwise. `skip` passes over such a
+  /// text (and the tokens lexed ahead in it: the key may be).
+  ///   `strides=[2, 2], padding=[3, 3, 3, 3], channels=64, kernel_size=[7, 7]`
+  [[nodiscard]] std::string_view plain_attrs_ahead() const {
+    if (first_ || (lexed_ != 0 && window_[current_].kind != TokenKind::kIdent)) return {};
+    std::string_view rest = text_.substr(
+        lexed_ == 0 ? pos_
+                    : static_cast<std::size_t>(window_[current_].text.data() - text_.data()));
+    std::size_t key = 0;
+    while (key < rest.size() && is_ident_char(rest[key]) && rest[key] != '/') ++key;
+    if (key == 0 || !is_ident_start(rest[0]) || key == rest.size() || rest[key] != '=') return {};
+    std::size_t open = 0;
+    bool quoted = false;
+    for (std::size_t i = key + 1; i < rest.size(); ++i) {
+      char c = rest[i];
+      if (quoted) {
+        if (c == '\\' || c == '\n' || c == '\r') return {};
+        quoted = c != '"';
+        continue;
+      }
+      switch (c) {
+        case '"':
+          quoted = true;
+          break;
+        case '[':
+          ++open;
+          break;
+        case ']':
+          if (open == 0) return {};
+          --open;
+          break;
+        case ')':
+          return open == 0 ? rest.substr(0, i) : std::string_view();
+        case '=':
+        case ',':
+        case '.':
+        case '-':
+        case '+':
+        case ' ':
+          break;
+        default:
+          if (!is_ident_char(c) || c == '/') return {};
+      }
+    }
+    return {};
+  }
+  /// Passes over `ahead` (a text `plain_type_ahead` or `plain_attrs_ahead` returned, on one
+  /// line) and the trivia after it, as lexing its tokens would; returns the annotation in that
+  /// trivia.
+  std::string_view skip(std::string_view ahead) {
+    const std::size_t end = static_cast<std::size_t>(ahead.data() - text_.data()) + ahead.size();
+    assert(pos_ <= end && end <= text_.size());
+    assert(ahead.find('\n') == std::string_view::npos);
+    pos_ = end;
+    lexed_ = 0;
     return skip_trivia();
   }
   [[nodiscard]] const absl::Status& status() const { return status_; }
