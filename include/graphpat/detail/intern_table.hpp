@@ -28,14 +28,15 @@ class InternTable {
   /// The id of (record, children), adding it on first use.
   IdType intern(const Record& record, std::span<const std::uint32_t> children) {
     Key key{&record, children, hash_of(record, children)};
-    auto found = index_.find(key);
-    if (found != index_.end()) return *found;
-    IdType id(static_cast<std::uint32_t>(entries_.size()));
-    entries_.push_back({record, static_cast<std::uint32_t>(slots_.size()),
-                        static_cast<std::uint32_t>(children.size()), key.hash});
-    for (std::uint32_t child : children) slots_.push_back(child);  // cheaper than insert for a few
-    index_.insert(id);
-    return id;
+    // One probe: the entry is made where the probe found no equal one (the index is not
+    // touched until `construct`, as lazy_emplace requires).
+    return *index_.lazy_emplace(key, [&](const auto& construct) {
+      IdType id(static_cast<std::uint32_t>(entries_.size()));
+      entries_.push_back({record, static_cast<std::uint32_t>(slots_.size()),
+                          static_cast<std::uint32_t>(children.size()), key.hash});
+      for (std::uint32_t child : children) slots_.push_back(child);  // cheaper than insert
+      construct(id);
+    });
   }
 
   /// Makes room for `records` entries holding `slots` children in all (the index keeps ids,
