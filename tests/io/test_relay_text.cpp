@@ -403,6 +403,34 @@ TEST_CASE("a comment holding another comment is not an annotation", "[relay_text
         "def @main(%x) {\n  nn.relu(%x)\n}\n");
 }
 
+TEST_CASE("an annotation's span is read after whatever its type text holds", "[relay_text]") {
+  // The span is found from the first `=` after `ty=`; a type text holding a `=` (no type reads
+  // so; the comment's type is then ignored) must not hide it, nor make one up.
+  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
+      "def @main(%x) {\n"
+      "  %0 = nn.relu(%x) /* ty=float32 span=a:1:2 */;\n"
+      "  %1 = nn.relu(%0) /* ty=float32=x span=b:3:4 */;\n"
+      "  nn.relu(%1) /* ty=a=b */\n"
+      "}\n");
+  INFO(message(module.status()));
+  REQUIRE(module.ok());
+  const auto& graph = module->graph;
+  graphpat::NodeId last = graph.body(*module->find("main"));
+  graphpat::NodeId middle = graph.args(last)[0];
+  graphpat::NodeId first = graph.args(middle)[0];
+  const graphpat::StringPool& strings = graph.context().strings;
+  const graphpat::Span& first_span = graph.context().spans.get(graph.span(first));
+  CHECK(strings.view(first_span.source) == "a");
+  CHECK((first_span.line == 1 && first_span.column == 2));
+  CHECK(graph.type(first).valid());
+  const graphpat::Span& middle_span = graph.context().spans.get(graph.span(middle));
+  CHECK(strings.view(middle_span.source) == "b");
+  CHECK((middle_span.line == 3 && middle_span.column == 4));
+  CHECK_FALSE(graph.type(middle).valid());
+  CHECK_FALSE(graph.span(last).valid());
+  CHECK_FALSE(graph.type(last).valid());
+}
+
 // A declared type written again is read once and passed over after that (the parser's cache of
 // plain `Tensor[...]` and tuple texts, a parameter's, a result's or a let variable's): each later
 // declaration must still get that type, keep the annotation written after it, and leave what

@@ -203,17 +203,25 @@ class RelayTextParser {
   absl::StatusOr<Annotation> read_annotation(std::string_view body, const Token& at) {
     Annotation result;
     auto trim = [](std::string_view s) {
-      std::size_t first = s.find_first_not_of(" \t\n");
-      if (first == std::string_view::npos) return std::string_view();
-      return s.substr(first, s.find_last_not_of(" \t\n") - first + 1);
+      auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n'; };
+      while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+      while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+      return s;
     };
     body = trim(body);
     if (body.empty()) return result;
     std::string_view span_text;
-    if (body.starts_with("span=")) {
+    if (same_text(body.substr(0, 5), "span=")) {
       span_text = body.substr(5);
     } else {
-      std::size_t span_at = body.find(" span=");
+      // The first " span=" (after `ty=`): its `=` is the first one after the `ty=` unless the
+      // type text holds one (no type TVM prints does), so one memchr finds it.
+      std::size_t span_at = body.find('=', 3);
+      if (span_at != std::string_view::npos) {
+        span_at = span_at >= 5 && same_text(body.substr(span_at - 5, 6), " span=")
+                      ? span_at - 5
+                      : body.find(" span=");
+      }
       std::string_view type_text = body.substr(3, span_at == std::string_view::npos
                                                       ? std::string_view::npos
                                                       : span_at - 3);
@@ -251,7 +259,13 @@ class RelayTextParser {
   TypeId annotation_type(std::string_view text) {
     bool cached = type_params_.empty();
     if (cached) {
-      if (auto found = type_texts_.find(text); found != type_texts_.end()) return found->second;
+      // Half of a model's annotations repeat the one before (a layer's ops keep its shape):
+      // those cost a compare, not a hash of the text.
+      if (same_text(text, last_annotation_text_)) return last_annotation_type_;
+      last_annotation_text_ = text;
+      if (auto found = type_texts_.find(text); found != type_texts_.end()) {
+        return last_annotation_type_ = found->second;
+      }
     }
     TypeId result;
     if (std::optional<TypeId> plain = printed_type(text, 0)) {
@@ -261,7 +275,7 @@ class RelayTextParser {
       absl::StatusOr<TypeId> type = parse_type(sub, 0);
       result = type.ok() && sub.peek().kind == TokenKind::kEnd ? *type : TypeId();
     }
-    if (cached) type_texts_.emplace(text, result);
+    if (cached) type_texts_.emplace(text, last_annotation_type_ = result);
     return result;
   }
   // The type of `text` (at `depth`) when it is written exactly as TVM prints a tensor type, a
@@ -1310,6 +1324,8 @@ class RelayTextParser {
   // The type each text read while no type parameter was in scope reads as, declared or in an
   // annotation (none: an annotation's text that is not a type); keys: views of the text.
   graphpat::detail::TextMap<TypeId> type_texts_;
+  std::string_view last_annotation_text_;  // the last annotation's type text read from the cache
+  TypeId last_annotation_type_;            // and its type
   // The attributes of an op's call read from a plainly written text (parse_call_rest).
   struct CallAttrsText {
     NodeId op;  // the callee, an op's node
