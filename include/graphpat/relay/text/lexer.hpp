@@ -301,15 +301,40 @@ class RelayLexer {
     }
     return !name_start;
   }
-  static bool is_punctuation(char c) {
-    static constexpr std::array<bool, 256> kPunctuation = [] {
-      std::array<bool, 256> table{};
-      for (char p : std::string_view(".,=;:()+*<>{}[]!@?/'")) {
-        table[static_cast<unsigned char>(p)] = true;
+  // What a token's first byte begins: lex_raw's choice, one table lookup.
+  enum class Start : std::uint8_t {
+    kBad,
+    kPunct,  // one of . , = ; : ( ) + * < > { } [ ] ! ? / '
+    kIdent,
+    kDigit,
+    kMinus,
+    kString,
+    kAttribute,  // #
+    kLocal,      // %
+    kGlobal,     // @ (a punctuation mark when no name follows)
+  };
+  static Start start_of(char c) {
+    static constexpr std::array<Start, 256> kStarts = [] {
+      std::array<Start, 256> table{};
+      for (char p : std::string_view(".,=;:()+*<>{}[]!?/'")) {
+        table[static_cast<unsigned char>(p)] = Start::kPunct;
       }
+      for (int byte = 0; byte < 256; ++byte) {
+        if (is_relay_ident_start(static_cast<char>(byte))) {
+          table[static_cast<std::size_t>(byte)] = Start::kIdent;
+        }
+      }
+      for (char digit = '0'; digit <= '9'; ++digit) {
+        table[static_cast<unsigned char>(digit)] = Start::kDigit;
+      }
+      table['-'] = Start::kMinus;
+      table['"'] = Start::kString;
+      table['#'] = Start::kAttribute;
+      table['%'] = Start::kLocal;
+      table['@'] = Start::kGlobal;
       return table;
     }();
-    return kPunctuation[static_cast<unsigned char>(c)];
+    return kStarts[static_cast<unsigned char>(c)];
   }
   // The bytes a block comment's scan stops at.
   static bool is_comment_stop(char c) { return c == '*' || c == '/' || c == '\n'; }
@@ -435,88 +460,94 @@ class RelayLexer {
     std::int32_t line = line_, column = current_column();
     std::size_t start = pos_;
     if (pos_ >= text_.size()) return make(TokenKind::kEnd, pos_, line, column);
-    char c = text_[pos_];
-    if (c == '"') {
-      // Unlike TVM's lexer, escapes are honoured: a `\"` does not end the literal.
-      advance();
-      std::size_t body = pos_;
-      while (pos_ < text_.size() && text_[pos_] != '"') advance(text_[pos_] == '\\' ? 2 : 1);
-      if (pos_ >= text_.size()) {
-        fail(text_error("unterminated_string", line, column, "unterminated string literal"));
-        return make(TokenKind::kEnd, pos_, line, column);
-      }
-      // Raw bytes must be UTF-8 (escapes may still name any byte, as TVM prints them).
-      if (std::size_t bad = invalid_utf8_at(text_.substr(body, pos_ - body));
-          bad != std::string_view::npos) {
-        std::int32_t bad_line = line, bad_column = column + 1;
-        for (std::size_t k = body; k < body + bad; ++k) {
-          bad_column = text_[k] == '\n' ? 1 : bad_column + 1;
-          bad_line += text_[k] == '\n' ? 1 : 0;
+    const char c = text_[pos_];
+    switch (start_of(c)) {
+      case Start::kIdent:
+        if (c == 'm' && same_text(text_.substr(pos_, 5), "meta[")) return lex_meta(line, column);
+        advance_while(is_ident_char);
+        // The printer writes infinities and NaNs as `inff`, `nanf16`, ...: read them as numbers.
+        if (is_number_word(text_.substr(start, pos_ - start))) {
+          return make(TokenKind::kNumber, start, line, column);
         }
-        fail(text_error("bad_string", bad_line, bad_column,
-                        fmt::format("byte {:#04x} in a string literal is not valid UTF-8",
-                                    static_cast<unsigned char>(text_[body + bad]))));
-        return make(TokenKind::kEnd, pos_, line, column);
+        return make(TokenKind::kIdent, start, line, column);
+      case Start::kPunct:
+        ++pos_;  // not a line feed
+        return make(TokenKind::kPunct, start, line, column);
+      case Start::kLocal: {
+        advance();
+        std::size_t name = pos_;
+        if (is_digit(at(pos_))) {
+          advance_while(is_digit);
+          return make_named(TokenKind::kGraph, name, line, column);
+        }
+        if (!is_ident_start(at(pos_))) {
+          fail(text_error("bad_character", line, column, "expected a variable name after '%'"));
+          return make(TokenKind::kEnd, pos_, line, column);
+        }
+        lex_local_name();
+        return make_named(TokenKind::kLocal, name, line, column);
       }
-      Token token = make(TokenKind::kString, body, line, column);
-      advance();
-      return token;
-    }
-    if (c == '-') {
-      std::size_t run = pos_;
-      while (at(run) == '-') ++run;
-      std::string_view rest = text_.substr(run);
-      if (is_digit(at(run)) || rest.starts_with("inf") || rest.starts_with("nan")) {
-        advance(run - pos_);
+      case Start::kDigit:
         lex_number_body();
         return make(TokenKind::kNumber, start, line, column);
+      case Start::kMinus: {
+        std::size_t run = pos_;
+        while (at(run) == '-') ++run;
+        std::string_view rest = text_.substr(run);
+        if (is_digit(at(run)) || rest.starts_with("inf") || rest.starts_with("nan")) {
+          advance(run - pos_);
+          lex_number_body();
+          return make(TokenKind::kNumber, start, line, column);
+        }
+        advance();
+        return make(TokenKind::kPunct, start, line, column);
       }
-      advance();
-      return make(TokenKind::kPunct, start, line, column);
-    }
-    if (is_digit(c)) {
-      lex_number_body();
-      return make(TokenKind::kNumber, start, line, column);
-    }
-    if (c == 'm' && text_.substr(pos_).starts_with("meta[")) return lex_meta(line, column);
-    if (c == '#') return lex_attribute(line, column);
-    if (c == '%') {
-      advance();
-      std::size_t name = pos_;
-      if (is_digit(at(pos_))) {
-        advance_while(is_digit);
-        return make_named(TokenKind::kGraph, name, line, column);
+      case Start::kString:
+        return lex_string(line, column);
+      case Start::kAttribute:
+        return lex_attribute(line, column);
+      case Start::kGlobal: {
+        advance();
+        std::size_t name = pos_;
+        if (!is_ident_start(at(pos_))) return make(TokenKind::kPunct, start, line, column);
+        advance_while(is_ident_char);
+        return make_named(TokenKind::kGlobal, name, line, column);
       }
-      if (!is_ident_start(at(pos_))) {
-        fail(text_error("bad_character", line, column, "expected a variable name after '%'"));
-        return make(TokenKind::kEnd, pos_, line, column);
-      }
-      lex_local_name();
-      return make_named(TokenKind::kLocal, name, line, column);
-    }
-    if (c == '@') {
-      advance();
-      std::size_t name = pos_;
-      if (!is_ident_start(at(pos_))) return make(TokenKind::kPunct, start, line, column);
-      advance_while(is_ident_char);
-      return make_named(TokenKind::kGlobal, name, line, column);
-    }
-    if (is_ident_start(c)) {
-      advance_while(is_ident_char);
-      // The printer writes infinities and NaNs as `inff`, `nanf16`, ...: read them as numbers.
-      if (is_number_word(text_.substr(start, pos_ - start))) {
-        return make(TokenKind::kNumber, start, line, column);
-      }
-      return make(TokenKind::kIdent, start, line, column);
-    }
-    if (is_punctuation(c)) {
-      ++pos_;  // not a line feed
-      return make(TokenKind::kPunct, start, line, column);
+      case Start::kBad:
+        break;
     }
     fail(text_error(
         "bad_character", line, column,
         fmt::format("unexpected character '{}'", escape_unprintable(std::string_view(&c, 1)))));
     return make(TokenKind::kEnd, pos_, line, column);
+  }
+
+  // A string literal at the current `"`.
+  Token lex_string(std::int32_t line, std::int32_t column) {
+    // Unlike TVM's lexer, escapes are honoured: a `\"` does not end the literal.
+    advance();
+    std::size_t body = pos_;
+    while (pos_ < text_.size() && text_[pos_] != '"') advance(text_[pos_] == '\\' ? 2 : 1);
+    if (pos_ >= text_.size()) {
+      fail(text_error("unterminated_string", line, column, "unterminated string literal"));
+      return make(TokenKind::kEnd, pos_, line, column);
+    }
+    // Raw bytes must be UTF-8 (escapes may still name any byte, as TVM prints them).
+    if (std::size_t bad = invalid_utf8_at(text_.substr(body, pos_ - body));
+        bad != std::string_view::npos) {
+      std::int32_t bad_line = line, bad_column = column + 1;
+      for (std::size_t k = body; k < body + bad; ++k) {
+        bad_column = text_[k] == '\n' ? 1 : bad_column + 1;
+        bad_line += text_[k] == '\n' ? 1 : 0;
+      }
+      fail(text_error("bad_string", bad_line, bad_column,
+                      fmt::format("byte {:#04x} in a string literal is not valid UTF-8",
+                                  static_cast<unsigned char>(text_[body + bad]))));
+      return make(TokenKind::kEnd, pos_, line, column);
+    }
+    Token token = make(TokenKind::kString, body, line, column);
+    advance();
+    return token;
   }
 
   Token make_named(TokenKind kind, std::size_t name, std::int32_t line, std::int32_t column) {
