@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/detail/literal.hpp"
 #include "graphpat/detail/text_map.hpp"
 #include "graphpat/io/relay_text/metadata.hpp"
 #include "graphpat/io/relay_text/options.hpp"
@@ -259,12 +260,13 @@ class RelayTextParser {
   TypeId annotation_type(std::string_view text) {
     bool cached = type_params_.empty();
     if (cached) {
-      // Half of a model's annotations repeat the one before (a layer's ops keep its shape):
-      // those cost a compare, not a hash of the text.
-      if (same_text(text, last_annotation_text_)) return last_annotation_type_;
-      last_annotation_text_ = text;
+      // Half of a model's annotations repeat the type text read before (a layer's ops keep
+      // its shape, an annotation repeats the declared type before it): those cost a compare,
+      // not a hash of the text.
+      if (same_text(text, last_type_text_)) return last_type_;
+      last_type_text_ = text;
       if (auto found = type_texts_.find(text); found != type_texts_.end()) {
-        return last_annotation_type_ = found->second;
+        return last_type_ = found->second;
       }
     }
     TypeId result;
@@ -275,7 +277,7 @@ class RelayTextParser {
       absl::StatusOr<TypeId> type = parse_type(sub, 0);
       result = type.ok() && sub.peek().kind == TokenKind::kEnd ? *type : TypeId();
     }
-    if (cached) type_texts_.emplace(text, last_annotation_type_ = result);
+    if (cached) type_texts_.emplace(text, last_type_ = result);
     return result;
   }
   // The type of `text` (at `depth`) when it is written exactly as TVM prints a tensor type, a
@@ -293,14 +295,14 @@ class RelayTextParser {
                                         std::uint32_t depth) {
     if (depth > options_.limits.max_depth) return std::nullopt;
     std::string_view rest = text.substr(at);
-    if (rest.starts_with("Tensor[(")) return printed_tensor_type_at(text, at);
+    if (starts_with_literal(rest, "Tensor[(")) return printed_tensor_type_at(text, at);
     TypeTable& types = context_.types;
     if (rest.starts_with('(')) {
       ++at;
       absl::InlinedVector<TypeId, 8> fields;
       while (!text.substr(at).starts_with(')')) {  // `()` has no field
         if (!fields.empty()) {
-          if (!text.substr(at).starts_with(", ")) return std::nullopt;
+          if (!starts_with_literal(text.substr(at), ", ")) return std::nullopt;
           at += 2;
         }
         std::optional<TypeId> field = printed_type_at(text, at, depth + 1);
@@ -326,7 +328,7 @@ class RelayTextParser {
     absl::InlinedVector<std::int64_t, 8> extents;
     while (!text.substr(at).starts_with(')')) {
       if (!extents.empty()) {
-        if (!text.substr(at).starts_with(", ")) return std::nullopt;
+        if (!starts_with_literal(text.substr(at), ", ")) return std::nullopt;
         at += 2;
       }
       std::size_t end = at;
@@ -336,7 +338,7 @@ class RelayTextParser {
       extents.push_back(*parse_decimal<std::int64_t>(text.substr(at, length)));
       at = end;
     }
-    if (!text.substr(at).starts_with("), ")) return std::nullopt;
+    if (!starts_with_literal(text.substr(at), "), ")) return std::nullopt;
     at += 3;
     std::string_view dtype = text.substr(at, word_length(text.substr(at)));
     at += dtype.size();
@@ -367,17 +369,24 @@ class RelayTextParser {
   absl::StatusOr<TypeId> parse_declared_type(std::uint32_t depth) {
     std::string_view text = type_params_.empty() ? lexer().plain_type_ahead() : "";
     if (!text.empty() && depth + text.size() <= options_.limits.max_depth) {
+      // The annotation after a declared type repeats it: the memo answers it without a hash.
+      if (same_text(text, last_type_text_) && last_type_.valid()) {
+        last_annotation_ = lexer().skip(text);
+        return last_type_;
+      }
       // A text an annotation did not read as a type is read again here, to be refused.
       auto found = type_texts_.find(text);
       if (found != type_texts_.end() && found->second.valid()) {
         last_annotation_ = lexer().skip(text);
-        return found->second;
+        last_type_text_ = text;
+        return last_type_ = found->second;
       }
       if (found == type_texts_.end()) {
         if (std::optional<TypeId> printed = printed_type(text, depth)) {
           last_annotation_ = lexer().skip(text);
           type_texts_.emplace(text, *printed);
-          return *printed;
+          last_type_text_ = text;
+          return last_type_ = *printed;
         }
       }
     }
@@ -1324,8 +1333,10 @@ class RelayTextParser {
   // The type each text read while no type parameter was in scope reads as, declared or in an
   // annotation (none: an annotation's text that is not a type); keys: views of the text.
   graphpat::detail::TextMap<TypeId> type_texts_;
-  std::string_view last_annotation_text_;  // the last annotation's type text read from the cache
-  TypeId last_annotation_type_;            // and its type
+  // The type text last read or found through type_texts_, and its type (none: an annotation's
+  // text that is not a type).
+  std::string_view last_type_text_;
+  TypeId last_type_;
   // The attributes of an op's call read from a plainly written text (parse_call_rest).
   struct CallAttrsText {
     NodeId op;  // the callee, an op's node

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <utility>
 
+#include "graphpat/detail/literal.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/strings.hpp"
 
@@ -108,7 +109,7 @@ inline bool is_relay_ident_char(char c) {
 }
 /// The identifier words the lexer reads as numbers: the printer's `inff`, `nanf16`, ...
 inline bool is_number_word(std::string_view word) {
-  if (!word.starts_with("inff") && !word.starts_with("nanf")) return false;
+  if (!starts_with_literal(word, "inff") && !starts_with_literal(word, "nanf")) return false;
   std::string_view width = word.substr(4);
   return width.empty() || width == "16" || width == "32" || width == "64";
 }
@@ -203,7 +204,9 @@ class RelayLexer {
   ///   `Tensor[(1, 64), float32]`, `(Tensor[(1, 64), float32], (Tensor[(2), int8]))`
   [[nodiscard]] std::string_view plain_type_ahead() const {
     std::string_view rest = text_.substr(pos_);
-    if (first_ || lexed_ != 0 || !(rest.starts_with("Tensor[") || rest.starts_with("("))) return {};
+    if (first_ || lexed_ != 0 ||
+        !(starts_with_literal(rest, "Tensor[") || starts_with_literal(rest, "(")))
+      return {};
     std::size_t open = 0;
     for (std::size_t i = 0; i < rest.size(); ++i) {
       char c = rest[i];
@@ -425,7 +428,7 @@ class RelayLexer {
                                                            content.size()));
         // TVM never prints a comment inside an annotation; one that holds another is a comment.
         if (annotation.empty() && !nested &&
-            (trimmed.starts_with("ty=") || trimmed.starts_with("span="))) {
+            (starts_with_literal(trimmed, "ty=") || starts_with_literal(trimmed, "span="))) {
           annotation = content;
         }
       } else {
