@@ -65,6 +65,19 @@ void check_structural_round_trip(const std::string& text, TextEnvelope envelope)
   CHECK_FALSE(difference.has_value());
 }
 
+// The module `text` reads as (which it must).
+graphpat::relay::Module parsed(std::string_view text) {
+  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
+  INFO(message(module.status()));
+  REQUIRE(module.ok());
+  return *std::move(module);
+}
+
+// What parse_text says of `text`: its error, "" when the text reads.
+std::string refusal(std::string_view text, const graphpat::relay::TextParseOptions& options = {}) {
+  return message(graphpat::relay::parse_text(text, options).status());
+}
+
 const std::vector<std::pair<std::string, TextEnvelope>> kEnvelopes = {
     {"str.relay", TextEnvelope::kStr},
     {"astext_no_meta.relay", TextEnvelope::kAstextNoMeta},
@@ -406,16 +419,14 @@ TEST_CASE("a comment holding another comment is not an annotation", "[relay_text
 TEST_CASE("an annotation's span is read after whatever its type text holds", "[relay_text]") {
   // The span is found from the first `=` after `ty=`; a type text holding a `=` (no type reads
   // so; the comment's type is then ignored) must not hide it, nor make one up.
-  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
+  graphpat::relay::Module module = parsed(
       "def @main(%x) {\n"
       "  %0 = nn.relu(%x) /* ty=float32 span=a:1:2 */;\n"
       "  %1 = nn.relu(%0) /* ty=float32=x span=b:3:4 */;\n"
       "  nn.relu(%1) /* ty=a=b */\n"
       "}\n");
-  INFO(message(module.status()));
-  REQUIRE(module.ok());
-  const auto& graph = module->graph;
-  graphpat::NodeId last = graph.body(*module->find("main"));
+  const auto& graph = module.graph;
+  graphpat::NodeId last = graph.body(*module.find("main"));
   graphpat::NodeId middle = graph.args(last)[0];
   graphpat::NodeId first = graph.args(middle)[0];
   const graphpat::StringPool& strings = graph.context().strings;
@@ -437,12 +448,6 @@ TEST_CASE("an annotation's span is read after whatever its type text holds", "[r
 // follows where it was.
 TEST_CASE("a declared type written again reads as the same type and leaves what follows in place",
           "[relay_text]") {
-  auto parsed = [](std::string_view text) {
-    absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
-    INFO(message(module.status()));
-    REQUIRE(module.ok());
-    return *std::move(module);
-  };
   graphpat::relay::Module module = parsed(
       "def @main(%x: Tensor[(1, 2), float32] /* span=a:1:2 */,\n"
       "          %y: Tensor[(1, 2), float32] /* span=b:3:4 */,\n"
@@ -502,19 +507,13 @@ TEST_CASE("a declared type written again reads as the same type and leaves what 
   CHECK((span_of(z).line == 5 && span_of(z).column == 6));
 
   // Columns after a type passed over (counted by hand from 1).
-  CHECK(message(graphpat::relay::parse_text(
-                    "def @main(%x: Tensor[(1), float32], %y: Tensor[(1), float32] %z) { %x }")
-                    .status()) ==
+  CHECK(refusal("def @main(%x: Tensor[(1), float32], %y: Tensor[(1), float32] %z) { %x }") ==
         "[graphpat.relay_text.unexpected_token] 1:62: expected ')' after the parameters, found "
         "'%z'");
-  CHECK(message(graphpat::relay::parse_text(
-                    "def @main(%x: Tensor[(1), float32],\n"
-                    "  %y: Tensor[(1), float32]) -> Tensor[(1), float32] { add(%x, %q) }")
-                    .status()) ==
+  CHECK(refusal("def @main(%x: Tensor[(1), float32],\n"
+                "  %y: Tensor[(1), float32]) -> Tensor[(1), float32] { add(%x, %q) }") ==
         "[graphpat.relay_text.undefined] 2:63: %q is not a variable in scope");
-  CHECK(message(graphpat::relay::parse_text(
-                    "def @main(%x: (Tensor[(1), float32]), %y: (Tensor[(1), float32]) %z) { %x }")
-                    .status()) ==
+  CHECK(refusal("def @main(%x: (Tensor[(1), float32]), %y: (Tensor[(1), float32]) %z) { %x }") ==
         "[graphpat.relay_text.unexpected_token] 1:66: expected ')' after the parameters, found "
         "'%z'");
   // A type read once at a shallow place and written again at a deeper one is refused there,
@@ -522,13 +521,12 @@ TEST_CASE("a declared type written again reads as the same type and leaves what 
   graphpat::relay::TextParseOptions shallow;
   shallow.limits.max_depth = 3;
   auto deep_let = [&](std::string_view param_type) {
-    return message(graphpat::relay::parse_text(fmt::format("def @main(%x: {}) {{\n"
-                                                           "  let %y: (((float32))) = %x;\n"
-                                                           "  %y\n"
-                                                           "}}\n",
-                                                           param_type),
-                                               shallow)
-                       .status());
+    return refusal(fmt::format("def @main(%x: {}) {{\n"
+                               "  let %y: (((float32))) = %x;\n"
+                               "  %y\n"
+                               "}}\n",
+                               param_type),
+                   shallow);
   };
   // The function body is at depth 1, so the let's `float32` (line 2, column 14) is at depth 4.
   CHECK(deep_let("(((float32)))") ==
@@ -536,10 +534,8 @@ TEST_CASE("a declared type written again reads as the same type and leaves what 
   CHECK(deep_let("(((float32)))") == deep_let("(((\tfloat32)))"));
   // A text an annotation did not read as a type (the comment stays a comment) is refused where
   // it is declared (line 2, column 34: the `,` after the dtype), as when no annotation held it.
-  CHECK(message(graphpat::relay::parse_text(
-                    "def @main(%x: Tensor[(1), float32] /* ty=Tensor[(1), float32, 7] */,\n"
-                    "          %y: Tensor[(1), float32, 7]) { %x }")
-                    .status()) ==
+  CHECK(refusal("def @main(%x: Tensor[(1), float32] /* ty=Tensor[(1), float32, 7] */,\n"
+                "          %y: Tensor[(1), float32, 7]) { %x }") ==
         "[graphpat.relay_text.unexpected_token] 2:34: expected ']' after the dtype, found ','");
 }
 
@@ -547,7 +543,7 @@ TEST_CASE("a declared type written again reads as the same type and leaves what 
 // them after that; each must be the very attributes the general reading gives.
 TEST_CASE("attributes written again read as the same attributes and leave what follows in place",
           "[relay_text]") {
-  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(
+  graphpat::relay::Module module = parsed(
       "def @main(%x, %w) {\n"
       "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);\n"
       "  %1 = nn.conv2d(%0, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);\n"
@@ -559,13 +555,11 @@ TEST_CASE("attributes written again read as the same attributes and leave what f
       "  %6 = nn.conv2d(%5, %w, channels=4, out_layout=\"NHWC\", out_dtype=\"float32\");\n"
       "  nn.conv2d(%6, %w, channels=4, out_layout=\"NHWC\", out_dtype=\"float32\")\n"
       "}\n");
-  INFO(message(module.status()));
-  REQUIRE(module.ok());
-  const auto& graph = module->graph;
+  const auto& graph = module.graph;
   const graphpat::AttrTable& attrs = graph.context().attrs;
   // The calls from the innermost (the first written) out.
   std::vector<graphpat::NodeId> calls;
-  for (graphpat::NodeId call = graph.body(*module->find("main"));
+  for (graphpat::NodeId call = graph.body(*module.find("main"));
        graph.kind(call) == graphpat::NodeKind::kCall; call = graph.args(call)[0]) {
     calls.insert(calls.begin(), call);
   }
@@ -583,7 +577,7 @@ TEST_CASE("attributes written again read as the same attributes and leave what f
   // Strings in the text: the same attributes again, not those of another text.
   CHECK(graph.attrs(calls[7]) == graph.attrs(calls[6]));
   CHECK(graph.attrs(calls[6]) != conv);
-  CHECK(graphpat::relay::print_text(*module, TextEnvelope::kStr).value() ==
+  CHECK(graphpat::relay::print_text(module, TextEnvelope::kStr).value() ==
         "def @main(%x, %w) {\n"
         "  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);\n"
         "  %1 = nn.conv2d(%0, %w, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]);\n"
@@ -597,14 +591,12 @@ TEST_CASE("attributes written again read as the same attributes and leave what f
 
   // Columns after attributes passed over (counted by hand from 1), and a text that begins as
   // a known one but goes on is read, and refused, in full.
-  CHECK(message(graphpat::relay::parse_text("def @main(%x) { %0 = vendor.op(%x, a=[1], b=\"s\"); "
-                                            "vendor.op(%0, a=[1], b=\"s\") %q }")
-                    .status()) ==
+  CHECK(refusal("def @main(%x) { %0 = vendor.op(%x, a=[1], b=\"s\"); "
+                "vendor.op(%0, a=[1], b=\"s\") %q }") ==
         "[graphpat.relay_text.unexpected_token] 1:79: expected '}' after the function body, "
         "found '%q'");
-  CHECK(message(graphpat::relay::parse_text("def @main(%x) { %0 = nn.conv2d(%x, %x, channels=4); "
-                                            "nn.conv2d(%0, %x, channels=4, groups=\"g\") }")
-                    .status()) ==
+  CHECK(refusal("def @main(%x) { %0 = nn.conv2d(%x, %x, channels=4); "
+                "nn.conv2d(%0, %x, channels=4, groups=\"g\") }") ==
         "[graphpat.relay_text.bad_attribute] 1:83: relay.attrs.Conv2DAttrs: attribute 'groups' "
         "of nn.conv2d (int) cannot hold a string");
   // Attributes read at a shallow place and written again at a deeper one are refused there, as
@@ -614,13 +606,12 @@ TEST_CASE("attributes written again read as the same attributes and leave what f
   auto deep_call = [&](std::string_view first_attrs) {
     std::string nested = "%0, a=[[[1]]]";
     for (int i = 0; i < 9; ++i) nested = "vendor.op(" + nested + ")";
-    return message(graphpat::relay::parse_text(fmt::format("def @main(%x) {{\n"
-                                                           "  %0 = vendor.op(%x, {});\n"
-                                                           "  {}\n"
-                                                           "}}\n",
-                                                           first_attrs, nested),
-                                               shallow)
-                       .status());
+    return refusal(fmt::format("def @main(%x) {{\n"
+                               "  %0 = vendor.op(%x, {});\n"
+                               "  {}\n"
+                               "}}\n",
+                               first_attrs, nested),
+                   shallow);
   };
   // Nine calls deep, the `1` (line 3, column 2 + 90 + 10) is past the limit.
   CHECK(deep_call("a=[[[1]]]") ==
