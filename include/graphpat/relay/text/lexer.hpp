@@ -207,15 +207,34 @@ class RelayLexer {
     if (first_ || lexed_ != 0 ||
         !(starts_with_literal(rest, "Tensor[") || starts_with_literal(rest, "(")))
       return {};
+    // What each byte is to a plain type's text, by one table lookup (a let chain declares a
+    // long tuple type on every line).
+    enum class Plain : std::uint8_t { kStop, kPart, kOpen, kClose };
+    static constexpr std::array<Plain, 256> kPlain = [] {
+      std::array<Plain, 256> table{};
+      for (int byte = 0; byte < 256; ++byte) {
+        const char c = static_cast<char>(byte);
+        if (is_relay_ident_start(c) || (c >= '0' && c <= '9') || c == ',' || c == ' ') {
+          table[static_cast<std::size_t>(byte)] = Plain::kPart;
+        }
+      }
+      table['('] = table['['] = Plain::kOpen;
+      table[')'] = table[']'] = Plain::kClose;
+      return table;
+    }();
     std::size_t open = 0;
     for (std::size_t i = 0; i < rest.size(); ++i) {
-      char c = rest[i];
-      if (c == '(' || c == '[') {
-        ++open;
-      } else if (c == ')' || c == ']') {
-        if (--open == 0) return rest.substr(0, i + 1);
-      } else if (!is_ident_char(c) || c == '/') {
-        if (c != ',' && c != ' ') return {};
+      switch (kPlain[static_cast<unsigned char>(rest[i])]) {
+        case Plain::kPart:
+          break;
+        case Plain::kOpen:
+          ++open;
+          break;
+        case Plain::kClose:
+          if (--open == 0) return rest.substr(0, i + 1);
+          break;
+        case Plain::kStop:
+          return {};
       }
     }
     return {};
