@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -26,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/detail/byte_table.hpp"
 #include "graphpat/io/relay_json/document.hpp"
 #include "graphpat/io/relay_json/ndarray.hpp"
 #include "graphpat/ir/context.hpp"
@@ -162,18 +162,15 @@ class ObjectGraph {
 
 /// Whether a byte is written other than as itself in a JSON string (dmlc's five escapes and the
 /// other control bytes), or starts a sequence whose UTF-8 must be checked (0x80 and above).
-inline constexpr std::array<bool, 256> kJsonSpecialByte = [] {
-  std::array<bool, 256> special{};
-  for (int byte = 0; byte < 256; ++byte) {
-    special[byte] = byte < 0x20 || byte == '"' || byte == '\\' || byte >= 0x80;
-  }
-  return special;
-}();
+inline constexpr auto kJsonSpecialByte = graphpat::detail::ByteTable<bool>::of([](char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte < 0x20 || byte == '"' || byte == '\\' || byte >= 0x80;
+});
 
 /// The length of the start of `text` that a JSON string holds as is (no kJsonSpecialByte).
 inline std::size_t plain_json_prefix(std::string_view text) {
   std::size_t i = 0;
-  while (i < text.size() && !kJsonSpecialByte[static_cast<unsigned char>(text[i])]) ++i;
+  while (i < text.size() && !kJsonSpecialByte[text[i]]) ++i;
   return i;
 }
 
@@ -192,7 +189,7 @@ inline bool append_json_string(std::string& out, std::string_view text) {
   bool ascii = true;
   for (std::size_t i = plain_json_prefix(text); i < text.size(); ++i) {
     auto byte = static_cast<unsigned char>(text[i]);
-    if (!kJsonSpecialByte[byte]) continue;
+    if (!kJsonSpecialByte[text[i]]) continue;
     ascii = ascii && byte < 0x80;
     std::string_view escaped;
     switch (text[i]) {

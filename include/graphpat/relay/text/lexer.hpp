@@ -21,6 +21,7 @@
 #include <string_view>
 #include <utility>
 
+#include "graphpat/detail/byte_table.hpp"
 #include "graphpat/detail/literal.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/ir/strings.hpp"
@@ -97,15 +98,9 @@ constexpr bool is_relay_ident_start(char c) {
 /// An identifier's start, a digit or `/`: one table lookup (names are most of a model's bytes
 /// outside comments).
 inline bool is_relay_ident_char(char c) {
-  static constexpr std::array<bool, 256> kIdentChar = [] {
-    std::array<bool, 256> table{};
-    for (int c = 0; c < 256; ++c) {
-      table[static_cast<std::size_t>(c)] =
-          is_relay_ident_start(static_cast<char>(c)) || (c >= '0' && c <= '9') || c == '/';
-    }
-    return table;
-  }();
-  return kIdentChar[static_cast<unsigned char>(c)];
+  static constexpr auto kIdentChar = ByteTable<bool>::of(
+      [](char c) { return is_relay_ident_start(c) || (c >= '0' && c <= '9') || c == '/'; });
+  return kIdentChar[c];
 }
 /// The identifier words the lexer reads as numbers: the printer's `inff`, `nanf16`, ...
 inline bool is_number_word(std::string_view word) {
@@ -210,21 +205,16 @@ class RelayLexer {
     // What each byte is to a plain type's text, by one table lookup (a let chain declares a
     // long tuple type on every line).
     enum class Plain : std::uint8_t { kStop, kPart, kOpen, kClose };
-    static constexpr std::array<Plain, 256> kPlain = [] {
-      std::array<Plain, 256> table{};
-      for (int byte = 0; byte < 256; ++byte) {
-        const char c = static_cast<char>(byte);
-        if (is_relay_ident_start(c) || (c >= '0' && c <= '9') || c == ',' || c == ' ') {
-          table[static_cast<std::size_t>(byte)] = Plain::kPart;
-        }
-      }
-      table['('] = table['['] = Plain::kOpen;
-      table[')'] = table[']'] = Plain::kClose;
-      return table;
-    }();
+    static constexpr auto kPlain = ByteTable<Plain>::of([](char c) {
+      if (c == '(' || c == '[') return Plain::kOpen;
+      if (c == ')' || c == ']') return Plain::kClose;
+      return is_relay_ident_start(c) || (c >= '0' && c <= '9') || c == ',' || c == ' '
+                 ? Plain::kPart
+                 : Plain::kStop;
+    });
     std::size_t open = 0;
     for (std::size_t i = 0; i < rest.size(); ++i) {
-      switch (kPlain[static_cast<unsigned char>(rest[i])]) {
+      switch (kPlain[rest[i]]) {
         case Plain::kPart:
           break;
         case Plain::kOpen:
@@ -253,6 +243,18 @@ class RelayLexer {
     std::size_t key = 0;
     while (key < rest.size() && is_ident_char(rest[key]) && rest[key] != '/') ++key;
     if (key == 0 || !is_ident_start(rest[0]) || key == rest.size() || rest[key] != '=') return {};
+    // What each byte is to a plain attributes text outside its strings, by one table lookup.
+    enum class Plain : std::uint8_t { kStop, kPart, kQuote, kOpen, kClose, kEnd };
+    static constexpr auto kPlain = ByteTable<Plain>::of([](char c) {
+      if (c == '"') return Plain::kQuote;
+      if (c == '[') return Plain::kOpen;
+      if (c == ']') return Plain::kClose;
+      if (c == ')') return Plain::kEnd;
+      return is_relay_ident_start(c) || (c >= '0' && c <= '9') ||
+                     std::string_view("=,.-+ ").find(c) != std::string_view::npos
+                 ? Plain::kPart
+                 : Plain::kStop;
+    });
     std::size_t open = 0;
     bool quoted = false;
     for (std::size_t i = key + 1; i < rest.size(); ++i) {
@@ -262,28 +264,23 @@ class RelayLexer {
         quoted = c != '"';
         continue;
       }
-      switch (c) {
-        case '"':
+      switch (kPlain[c]) {
+        case Plain::kPart:
+          break;
+        case Plain::kQuote:
           quoted = true;
           break;
-        case '[':
+        case Plain::kOpen:
           ++open;
           break;
-        case ']':
+        case Plain::kClose:
           if (open == 0) return {};
           --open;
           break;
-        case ')':
+        case Plain::kEnd:
           return open == 0 ? rest.substr(0, i) : std::string_view();
-        case '=':
-        case ',':
-        case '.':
-        case '-':
-        case '+':
-        case ' ':
-          break;
-        default:
-          if (!is_ident_char(c) || c == '/') return {};
+        case Plain::kStop:
+          return {};
       }
     }
     return {};
@@ -336,27 +333,28 @@ class RelayLexer {
     kGlobal,     // @ (a punctuation mark when no name follows)
   };
   static Start start_of(char c) {
-    static constexpr std::array<Start, 256> kStarts = [] {
-      std::array<Start, 256> table{};
-      for (char p : std::string_view(".,=;:()+*<>{}[]!?/'")) {
-        table[static_cast<unsigned char>(p)] = Start::kPunct;
+    static constexpr auto kStarts = ByteTable<Start>::of([](char c) {
+      if (std::string_view(".,=;:()+*<>{}[]!?/'").find(c) != std::string_view::npos) {
+        return Start::kPunct;
       }
-      for (int byte = 0; byte < 256; ++byte) {
-        if (is_relay_ident_start(static_cast<char>(byte))) {
-          table[static_cast<std::size_t>(byte)] = Start::kIdent;
-        }
+      if (is_relay_ident_start(c)) return Start::kIdent;
+      if (c >= '0' && c <= '9') return Start::kDigit;
+      switch (c) {
+        case '-':
+          return Start::kMinus;
+        case '"':
+          return Start::kString;
+        case '#':
+          return Start::kAttribute;
+        case '%':
+          return Start::kLocal;
+        case '@':
+          return Start::kGlobal;
+        default:
+          return Start::kBad;
       }
-      for (char digit = '0'; digit <= '9'; ++digit) {
-        table[static_cast<unsigned char>(digit)] = Start::kDigit;
-      }
-      table['-'] = Start::kMinus;
-      table['"'] = Start::kString;
-      table['#'] = Start::kAttribute;
-      table['%'] = Start::kLocal;
-      table['@'] = Start::kGlobal;
-      return table;
-    }();
-    return kStarts[static_cast<unsigned char>(c)];
+    });
+    return kStarts[c];
   }
   // The bytes a block comment's scan stops at.
   static bool is_comment_stop(char c) { return c == '*' || c == '/' || c == '\n'; }
