@@ -14,13 +14,13 @@
 #include <graphpat/analysis/verify.hpp>
 #include <graphpat/io/relay_json.hpp>
 #include <graphpat/io/relay_json/fast_document.hpp>
+#include <graphpat/io/relay_text.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <graphpat/io/relay_text.hpp>
 
 #include "support/scale.hpp"
 #include "support/test_files.hpp"
@@ -64,6 +64,13 @@ std::string replace_first(std::string text, std::string_view from, std::string_v
   REQUIRE(at != std::string::npos);
   text.replace(at, from.size(), to);
   return text;
+}
+
+/// How many objects of each type key `file` holds.
+std::map<std::string, int> count_type_keys(const nlohmann::json& file) {
+  std::map<std::string, int> counts;
+  for (const nlohmann::json& node : file["nodes"]) ++counts[node.value("type_key", "")];
+  return counts;
 }
 
 }  // namespace
@@ -238,6 +245,73 @@ TEST_CASE("a module built with the Builder saves as TVM saves it built from Pyth
     absl::StatusOr<std::string> saved = relay::save_json(module);
     REQUIRE(saved.ok());
     CHECK(*saved == read_file(kCorpus / "golden/bind_diamond/save_json.json"));
+  }
+}
+
+TEST_CASE("a module without provenance writes each type once and shares it as TVM does",
+          "[relay_json]") {
+  SECTION("a type variable, a tensor type and the function's type") {
+    // Types: A, T = Tensor[(2, 3), float32] (two IntImm dims) and fn [A](A, A, T, T) -> T, on
+    // the GlobalVar and the function alike.
+    absl::StatusOr<relay::Module> module = relay::parse_text(R"(#[version = "0.0.5"]
+def @main[A](%x: A, %y: A, %a: Tensor[(2, 3), float32], %b: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {
+  add(%a, %b) /* ty=Tensor[(2, 3), float32] */
+}
+)");
+    REQUIRE(module.ok());
+    absl::StatusOr<std::string> saved = relay::save_json(*module);
+    REQUIRE(saved.ok());
+    const nlohmann::json file = nlohmann::json::parse(*saved);
+    std::map<std::string, int> counts = count_type_keys(file);
+    CHECK(counts["TypeVar"] == 1);
+    CHECK(counts["relay.TensorType"] == 1);
+    CHECK(counts["IntImm"] == 2);
+    CHECK(counts["FuncType"] == 1);
+    // Every place holding a type names that one object.
+    std::map<std::string, std::string> annotation_of;  // var name -> type object
+    std::string call_type, function_ret, function_type, global_type;
+    const nlohmann::json& nodes = file["nodes"];
+    auto object = [&](const nlohmann::json& ref) {
+      return nodes[std::stoul(ref.get<std::string>())];
+    };
+    for (const nlohmann::json& node : nodes) {
+      const std::string key = node.value("type_key", "");
+      if (key == "relay.Var") {
+        std::string name = object(object(node["attrs"]["vid"])["attrs"]["name_hint"])["repr_str"];
+        annotation_of[name] = node["attrs"]["type_annotation"];
+      } else if (key == "relay.Call") {
+        call_type = node["attrs"]["_checked_type_"];
+      } else if (key == "relay.Function") {
+        function_ret = node["attrs"]["ret_type"];
+        function_type = node["attrs"]["_checked_type_"];
+      } else if (key == "GlobalVar") {
+        global_type = node["attrs"]["_checked_type_"];
+      }
+    }
+    REQUIRE(annotation_of.size() == 4);
+    CHECK(object(annotation_of["x"])["type_key"] == "TypeVar");
+    CHECK(annotation_of["y"] == annotation_of["x"]);
+    CHECK(object(annotation_of["a"])["type_key"] == "relay.TensorType");
+    CHECK(annotation_of["b"] == annotation_of["a"]);
+    CHECK(call_type == annotation_of["a"]);
+    CHECK(function_ret == annotation_of["a"]);
+    CHECK(object(global_type)["type_key"] == "FuncType");
+    CHECK(function_type == global_type);
+    // It reads back as the same module, types included.
+    absl::StatusOr<relay::LoadedJson> loaded = relay::load_json(*saved);
+    REQUIRE(loaded.ok());
+    CHECK_FALSE(first_difference(*module, loaded->module, {.compare_types = true}).has_value());
+  }
+  SECTION("an IncompleteType stays one object per use: each is its own unknown to TVM") {
+    relay::Module module;
+    relay::Builder b(module.graph);
+    Context& ctx = module.graph.context();
+    NodeId x = b.var("x", ctx.types.incomplete());
+    NodeId y = b.var("y", ctx.types.incomplete());
+    module.add_function("main", b.function({x, y}, b.call("add", {x, y})));
+    absl::StatusOr<std::string> saved = relay::save_json(module);
+    REQUIRE(saved.ok());
+    CHECK(count_type_keys(nlohmann::json::parse(*saved))["IncompleteType"] == 2);
   }
 }
 

@@ -43,7 +43,8 @@
 // every JSON index, the graph node / type / value / span it became. save_json with that
 // provenance writes each graph node as its original object, reusing the original sub-object of
 // every field whose graphpat value is unchanged; nodes added after loading (or a whole module
-// saved without provenance) get what TVM writes for a module built from Python. Provenance is
+// saved without provenance) get what TVM writes for a module built from Python, each type
+// written once and shared wherever it occurs (docs/relay-formats.md §3.4). Provenance is
 // tied to the graph's NodeIds: it serves the loaded graph and graphs that extend it with a
 // Builder. A pass that builds a new graph renumbers nodes; nodes whose kind no longer matches
 // are written fresh, but pass a provenance only with the graph it was loaded into.

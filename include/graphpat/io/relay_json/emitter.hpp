@@ -7,7 +7,7 @@
 // fields graphpat does not model (virtual_device_, type constraints, ...) are copied as read.
 // Nodes without provenance get what TVM gives a module built from Python: one shared
 // unconstrained VirtualDevice, null checked types and spans, empty arrays
-// (docs/relay-formats.md §3.5). Graph nodes are visited in id order (operands first), never
+// (docs/relay-formats.md §3.5); each type is one object wherever it occurs (§3.4). Graph nodes are visited in id order (operands first), never
 // recursively.
 //
 //   graphpat::relay::detail::Emitter emitter(module.graph, provenance_or_null);
@@ -462,9 +462,22 @@ class Emitter {
     return objects_.add("Array", {}, {}, elements);
   }
 
-  // Recursion follows the nesting of one type, which the readers bound.
+  /// The object of type `id`, one per type in a file: types are values, and TVM itself shares
+  /// a type object wherever inference found the same type (a param's checked type is its
+  /// annotation object, a call's the callee's return type object) and must share a type
+  /// variable's with every type using it. An IncompleteType stays one object per use: each is
+  /// its own unknown to TVM's type inference.
   std::uint32_t new_type(TypeId id) {
     if (!id.valid()) return 0;
+    if (context_.types.get(id).kind == TypeKind::kIncomplete) return make_type(id);
+    if (auto found = type_objects_.find(id); found != type_objects_.end()) return found->second;
+    const std::uint32_t object = make_type(id);
+    type_objects_.emplace(id, object);
+    return object;
+  }
+
+  // Recursion follows the nesting of one type, which the readers bound.
+  std::uint32_t make_type(TypeId id) {
     const TypeTable& types = context_.types;
     const TypeRecord& record = types.get(id);
     auto name = [&] { return objects_.add_repr("runtime.String", context_.strings.view(record.name)); };
@@ -871,6 +884,7 @@ class Emitter {
   std::uint32_t shared_device_ = kNone;
   absl::flat_hash_map<StringId, std::uint32_t> globals_;
   absl::flat_hash_map<DimId, std::uint32_t> symbols_;
+  absl::flat_hash_map<TypeId, std::uint32_t> type_objects_;  // new_type's objects
   absl::flat_hash_map<StringId, std::uint32_t> source_names_;
   absl::flat_hash_map<TensorId, std::uint32_t> tensor_slots_;
   absl::Status status_ = absl::OkStatus();
