@@ -658,9 +658,15 @@ class Emitter {
     // else field by field, a declared field by its declared kind and any other as read (text
     // inline, anything else as an object).
     const Layout* layout = layouts_.find(key);
-    bool fits = layout != nullptr && layout->fits(count, [&](std::size_t position) {
-      return attrs.find_field(id, layout->fields[position].name).has_value();
-    });
+    // An attribute struct's object normally holds its declared fields in declaration order (the
+    // readers make it so): then field i is layout field i, found without looking names up.
+    bool in_order = layout != nullptr && count == layout->fields.size();
+    for (std::size_t i = 0; in_order && i < count; ++i) {
+      in_order = field_name(i) == layout->fields[i].name;
+    }
+    bool fits = in_order || (layout != nullptr && layout->fits(count, [&](std::size_t position) {
+                  return attrs.find_field(id, layout->fields[position].name).has_value();
+                }));
     // The reader keeps the fields of an object no layout orders in name order, the order they
     // are written in: any other order would read back as another object.
     for (std::size_t i = 1; !fits && i < count; ++i) {
@@ -674,8 +680,10 @@ class Emitter {
       break;
     }
     if (fits) {
-      for (const LayoutField& field : layout->fields) {
-        std::optional<AttrValueId> value = attrs.find_field(id, field.name);
+      for (std::size_t position = 0; position < layout->fields.size(); ++position) {
+        const LayoutField& field = layout->fields[position];
+        std::optional<AttrValueId> value =
+            in_order ? attrs.entry_value(id, position) : attrs.find_field(id, field.name);
         if (field.kind == FieldKind::kRef) {
           fields.push_back(objects_.ref(field.name, value ? new_value(*value) : 0));
         } else if (value) {
@@ -684,7 +692,8 @@ class Emitter {
         }
       }
     }
-    for (std::size_t i = 0; i < count; ++i) {
+    // The fields the layout did not write (none when they were in order).
+    for (std::size_t i = 0; !in_order && i < count; ++i) {
       std::string_view name = field_name(i);
       std::optional<FieldKind> declared = layout != nullptr ? layout->kind_of(name) : std::nullopt;
       if (fits && declared) continue;
