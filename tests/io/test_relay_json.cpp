@@ -14,6 +14,7 @@
 #include <graphpat/analysis/verify.hpp>
 #include <graphpat/io/relay_json.hpp>
 #include <graphpat/io/relay_json/fast_document.hpp>
+#include <graphpat/io/relay_json/object_graph.hpp>
 #include <graphpat/io/relay_text.hpp>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -766,6 +767,26 @@ TEST_CASE("a field name with an escaped character is written escaped", "[relay_j
   absl::StatusOr<relay::LoadedJson> reloaded = relay::load_json(*saved);
   REQUIRE(reloaded.ok());
   CHECK(structural_equal(reloaded->module, loaded->module));
+}
+
+TEST_CASE("names added to a base pool's names sort among them by their texts", "[relay_json]") {
+  StringPool base_pool;
+  for (std::string_view name : {"b", "d", "span"}) base_pool.intern(name);
+  const relay::detail::JsonNames base(base_pool);
+  StringPool pool(&base_pool);
+  for (std::string_view name : {"e", "a", "c", "da", "\xff"}) pool.intern(name);
+  const relay::detail::JsonNames names(base, pool);
+  // Text order: a < b < c < d < da < e < span < \xff (bytes compare unsigned).
+  std::vector<std::string_view> by_order;
+  for (std::uint32_t i = 0; i < pool.size(); ++i) by_order.push_back(pool.view(StringId(i)));
+  std::sort(by_order.begin(), by_order.end(), [&](std::string_view x, std::string_view y) {
+    return names.order(pool.find(x)) < names.order(pool.find(y));
+  });
+  CHECK(by_order == std::vector<std::string_view>{"a", "b", "c", "d", "da", "e", "span", "\xff"});
+  CHECK(names.json(pool.find("span")) == "\"span\": ");
+  CHECK(names.json(pool.find("da")) == "\"da\": ");
+  CHECK(names.utf8(pool.find("c")));
+  CHECK_FALSE(names.utf8(pool.find("\xff")));
 }
 
 TEST_CASE("strings are written with dmlc's five escapes, other control bytes as \\u00XX",

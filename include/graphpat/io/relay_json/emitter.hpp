@@ -65,6 +65,13 @@ constexpr std::string_view expression_key(NodeKind kind) {
   return "";
 }
 
+/// known_json_names()' JSON texts and order (JsonNames), worked out once per process: every
+/// save's names start from them (a small model's save worked them out again each time).
+inline const JsonNames& known_json_name_texts() {
+  static const JsonNames* const texts = new JsonNames(known_json_names());  // never freed
+  return *texts;
+}
+
 class Emitter {
  public:
   static constexpr std::uint32_t kNone = Id<void>::kNone;
@@ -887,7 +894,7 @@ class Emitter {
   const Context& context_;
   const ProvenanceData* prov_;
   LayoutCache layouts_;
-  ObjectGraph objects_;
+  ObjectGraph objects_{known_json_name_texts()};
   std::vector<std::uint32_t> out_of_node_;
   std::vector<std::uint32_t> out_of_orig_;
   std::uint32_t shared_device_ = kNone;

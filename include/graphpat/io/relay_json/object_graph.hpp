@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -62,10 +63,15 @@ struct OutObject {
   std::uint32_t data_count = 0;
 };
 
+class JsonNames;
+
 /// Objects to write; id 0 is the null object. Fields are kept in traversal order.
 class ObjectGraph {
  public:
   ObjectGraph() { objects_.push_back({names.intern("")}); }
+  /// Names start from `known`'s pool, whose JSON texts and order write_json takes from `known`
+  /// rather than working them out again (`known` must outlive the graph).
+  explicit ObjectGraph(const JsonNames& known);
 
   /// Room for the objects of a graph of `nodes` nodes (a typed call is about seven objects and
   /// sixteen fields: the call, its type, the type's shape and dims), so that a large graph's
@@ -149,6 +155,7 @@ class ObjectGraph {
 
   StringPool names;               // type keys and field names
   std::vector<TensorId> ndarrays;  // slot → tensor
+  const JsonNames* known_names = nullptr;  // names' base pool's table, when it has one
 
  private:
   std::vector<OutObject> objects_;
@@ -212,6 +219,87 @@ inline bool append_json_string(std::string& out, std::string_view text) {
   out.append(text, run_start);
   out += '"';
   return ascii || graphpat::detail::invalid_utf8_at(text) == std::string_view::npos;
+}
+
+/// What write_json writes for the type keys and field names of a pool: each name's JSON string
+/// followed by ": ", whether its text is UTF-8, and an order key that sorts names as their texts
+/// sort (the `attrs` of an object are written in name order). Worked out once per process for
+/// the names most files use (a frozen base pool); a save then works out only the names its
+/// graph adds to them.
+///
+///   JsonNames all(pool);                 // every name of `pool`
+///   JsonNames added(known, graph_names);  // known's pool is graph_names' base
+class JsonNames {
+ public:
+  explicit JsonNames(const StringPool& pool) : pool_(&pool) { add_from(0); }
+  /// `base` must have no base itself, and its pool must be `pool`'s base pool.
+  JsonNames(const JsonNames& base, const StringPool& pool)
+      : pool_(&pool), base_(&base), first_(base.json_.size()) {
+    assert(base.base_ == nullptr);
+    add_from(first_);
+  }
+  JsonNames(const JsonNames&) = delete;
+  JsonNames& operator=(const JsonNames&) = delete;
+
+  [[nodiscard]] const StringPool& pool() const { return *pool_; }
+  /// The name's JSON string followed by ": ".
+  [[nodiscard]] std::string_view json(StringId name) const {
+    return name.index() < first_ ? base_->json(name) : json_[name.index() - first_];
+  }
+  [[nodiscard]] bool utf8(StringId name) const {
+    return name.index() < first_ ? base_->utf8(name) : utf8_[name.index() - first_];
+  }
+  /// Less for a name whose text sorts first.
+  [[nodiscard]] std::uint64_t order(StringId name) const {
+    return name.index() < first_ ? base_->order(name) : order_[name.index() - first_];
+  }
+
+ private:
+  // The names of ids `first` on. With no base, the name of rank r gets ((r + 1) << 32) - 1.
+  // With a base, a name k base names sort before gets (k << 32) plus its rank among the added
+  // names (less than 2^32 - 1, as ids are 32-bit): after the base's name of rank k - 1, before
+  // the one of rank k.
+  void add_from(std::size_t first) {
+    const std::size_t count = pool_->size() - first;
+    json_.resize(count);
+    utf8_.resize(count);
+    order_.resize(count);
+    std::vector<std::uint32_t> by_text(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      by_text[i] = static_cast<std::uint32_t>(first + i);
+      utf8_[i] = append_json_string(json_[i], pool_->view(StringId(by_text[i])));
+      json_[i] += ": ";
+    }
+    auto text_of = [&](std::uint32_t id) { return pool_->view(StringId(id)); };
+    std::sort(by_text.begin(), by_text.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return text_of(a) < text_of(b); });
+    for (std::size_t rank = 0; rank < count; ++rank) {
+      std::uint64_t key = rank;
+      if (base_ == nullptr) {
+        key = ((key + 1) << 32) - 1;
+      } else {
+        auto before = std::partition_point(
+            base_->by_text_.begin(), base_->by_text_.end(),
+            [&](std::uint32_t id) { return text_of(id) < text_of(by_text[rank]); });
+        key |= static_cast<std::uint64_t>(before - base_->by_text_.begin()) << 32;
+      }
+      order_[by_text[rank] - first] = key;
+    }
+    by_text_ = std::move(by_text);
+  }
+
+  const StringPool* pool_;
+  const JsonNames* base_ = nullptr;
+  std::size_t first_ = 0;  // the first id this table holds (the base's hold the others)
+  std::vector<std::string> json_;
+  std::vector<bool> utf8_;
+  std::vector<std::uint64_t> order_;
+  std::vector<std::uint32_t> by_text_;  // this table's ids in text order
+};
+
+inline ObjectGraph::ObjectGraph(const JsonNames& known)
+    : names(&known.pool()), known_names(&known) {
+  objects_.push_back({names.intern("")});
 }
 
 /// The bytes of the file write_json writes, in one buffer: an append is a bounds check and a
@@ -370,24 +458,12 @@ inline absl::StatusOr<std::string> write_json(
   for (const auto& [key, value] : top_attrs) estimate += 16 + key.size() + value.size();
 
   // Type keys and field names are few: each one's JSON text (followed by ": "), whether it is
-  // UTF-8, and its rank in sorted order are worked out once, not at every object.
-  std::vector<std::string> name_json(graph.names.size());
-  std::vector<bool> name_utf8(graph.names.size());
-  std::vector<std::uint32_t> name_rank(graph.names.size());
-  {
-    std::vector<std::uint32_t> by_text(graph.names.size());
-    for (std::uint32_t i = 0; i < by_text.size(); ++i) {
-      by_text[i] = i;
-      name_utf8[i] = append_json_string(name_json[i], graph.names.view(StringId(i)));
-      name_json[i] += ": ";
-    }
-    std::sort(by_text.begin(), by_text.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return graph.names.view(StringId(a)) < graph.names.view(StringId(b));
-    });
-    for (std::uint32_t i = 0; i < by_text.size(); ++i) name_rank[by_text[i]] = i;
-  }
+  // UTF-8, and its order are worked out once, not at every object (those of the names' base pool
+  // once per process).
+  const JsonNames names = graph.known_names != nullptr ? JsonNames(*graph.known_names, graph.names)
+                                                       : JsonNames(graph.names);
   auto quoted_name = [&](StringId name) {
-    std::string_view text = name_json[name.index()];
+    std::string_view text = names.json(name);
     return text.substr(0, text.size() - 2);
   };
 
@@ -434,7 +510,7 @@ inline absl::StatusOr<std::string> write_json(
       sorted.clear();
       for (const OutField& field : fields) sorted.push_back(&field);
       std::sort(sorted.begin(), sorted.end(), [&](const OutField* a, const OutField* b) {
-        return name_rank[a->key.index()] < name_rank[b->key.index()];
+        return names.order(a->key) < names.order(b->key);
       });
       bool multi_line = sorted.size() > 1;
       out.put(", \n      \"attrs\": {"sv);
@@ -446,13 +522,13 @@ inline absl::StatusOr<std::string> write_json(
         };
         if (i > 0) out.put(", "sv);
         if (multi_line) out.put("\n        "sv);
-        if (!name_utf8[field.key.index()]) return field_not_utf8();
+        if (!names.utf8(field.key)) return field_not_utf8();
         if ((field.kind == OutKind::kInline || field.kind == OutKind::kInlineByLooks) &&
             too_long(graph.view(field.value))) {
           return refuse_long(graph.view(field.value), fmt::format("nodes[{}].attrs.{}", position,
                                                                   graph.names.view(field.key)));
         }
-        out.put(name_json[field.key.index()]);
+        out.put(names.json(field.key));
         switch (field.kind) {
           case OutKind::kRef:
           case OutKind::kRefUntraversed:
