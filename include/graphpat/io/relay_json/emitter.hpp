@@ -7,8 +7,8 @@
 // fields graphpat does not model (virtual_device_, type constraints, ...) are copied as read.
 // Nodes without provenance get what TVM gives a module built from Python: one shared
 // unconstrained VirtualDevice, null checked types and spans, empty arrays
-// (docs/relay-formats.md §3.5); each type is one object wherever it occurs (§3.4). Graph nodes are visited in id order (operands first), never
-// recursively.
+// (docs/relay-formats.md §3.5); each type is one object wherever it occurs (§3.4). Graph nodes
+// are visited in id order (operands first), never recursively.
 //
 //   graphpat::relay::detail::Emitter emitter(module.graph, provenance_or_null);
 //   std::uint32_t root = emitter.emit_module(module);

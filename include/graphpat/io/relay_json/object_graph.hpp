@@ -73,8 +73,9 @@ class ObjectGraph {
   /// rather than working them out again (`known` must outlive the graph).
   explicit ObjectGraph(const JsonNames& known);
 
-  /// Room for the objects of a graph of `nodes` nodes (a typed call is about seven objects and
-  /// sixteen fields: the call, its type, the type's shape and dims), so that a large graph's
+  /// Room for the objects of a graph of `nodes` nodes (a typed call whose type is new is about
+  /// seven objects and sixteen fields: the call, its type, the type's shape and dims; a type
+  /// written before is one field), so that a large graph's
   /// objects are not copied again and again as the arrays grow. Reserved room a small graph
   /// does not use is never touched.
   void reserve_for_nodes(std::size_t nodes) {

@@ -252,6 +252,12 @@ class RelayTextParser {
     }
     return result;
   }
+  // Makes (text, type) the one-entry memo of the type text last read; returns the type. Text
+  // and type are set together, after any reading of the text is done.
+  TypeId remember(std::string_view text, TypeId type) {
+    last_type_text_ = text;
+    return last_type_ = type;
+  }
   // The type a `ty=` annotation's text reads as; none for text that does not read as a type,
   // which leaves the comment a comment, as for TVM (which ignores them all). A model repeats a
   // few type texts on every line (a parameter's declared type again in its annotation), so
@@ -264,9 +270,8 @@ class RelayTextParser {
       // its shape, an annotation repeats the declared type before it): those cost a compare,
       // not a hash of the text.
       if (same_text(text, last_type_text_)) return last_type_;
-      last_type_text_ = text;
       if (auto found = type_texts_.find(text); found != type_texts_.end()) {
-        return last_type_ = found->second;
+        return remember(text, found->second);
       }
     }
     TypeId result;
@@ -277,7 +282,7 @@ class RelayTextParser {
       absl::StatusOr<TypeId> type = parse_type(sub, 0);
       result = type.ok() && sub.peek().kind == TokenKind::kEnd ? *type : TypeId();
     }
-    if (cached) type_texts_.emplace(text, last_type_ = result);
+    if (cached) type_texts_.emplace(text, remember(text, result));
     return result;
   }
   // The type of `text` (at `depth`) when it is written exactly as TVM prints a tensor type, a
@@ -378,15 +383,13 @@ class RelayTextParser {
       auto found = type_texts_.find(text);
       if (found != type_texts_.end() && found->second.valid()) {
         last_annotation_ = lexer().skip(text);
-        last_type_text_ = text;
-        return last_type_ = found->second;
+        return remember(text, found->second);
       }
       if (found == type_texts_.end()) {
         if (std::optional<TypeId> printed = printed_type(text, depth)) {
           last_annotation_ = lexer().skip(text);
           type_texts_.emplace(text, *printed);
-          last_type_text_ = text;
-          return last_type_ = *printed;
+          return remember(text, *printed);
         }
       }
     }
