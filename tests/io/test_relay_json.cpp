@@ -789,6 +789,37 @@ TEST_CASE("names added to a base pool's names sort among them by their texts", "
   CHECK_FALSE(names.utf8(pool.find("\xff")));
 }
 
+TEST_CASE("objects of one type key listing other fields are each written in name order",
+          "[relay_json]") {
+  // write_json remembers the order of the last field list per type key; an object of that key
+  // with other fields (or the same fields in another order) must be sorted for itself.
+  relay::detail::ObjectGraph objects;
+  auto object = [&](std::initializer_list<std::pair<std::string_view, std::string_view>> fields) {
+    std::vector<relay::detail::OutField> out;
+    for (auto [key, value] : fields) out.push_back(objects.inline_text(key, value));
+    return objects.add("T", out);
+  };
+  std::vector<std::uint32_t> items = {
+      object({{"b", "1"}, {"a", "2"}}), object({{"a", "3"}, {"c", "4"}}),
+      object({{"c", "5"}, {"a", "6"}}), object({{"b", "7"}, {"a", "8"}, {"c", "9"}})};
+  std::uint32_t root = objects.add("Array", {}, {}, items);
+  auto context = Context::create<relay::Dialect>();
+  absl::StatusOr<std::string> json = relay::detail::write_json(objects, root, *context, {});
+  REQUIRE(json.ok());
+  auto attrs_of = [&](int node) {
+    nlohmann::ordered_json file = nlohmann::ordered_json::parse(*json);
+    std::string keys;
+    for (const auto& [key, value] : file["nodes"][node]["attrs"].items()) {
+      keys += key + "=" + value.get<std::string>() + " ";
+    }
+    return keys;
+  };
+  CHECK(attrs_of(2) == "a=2 b=1 ");
+  CHECK(attrs_of(3) == "a=3 c=4 ");
+  CHECK(attrs_of(4) == "a=6 c=5 ");
+  CHECK(attrs_of(5) == "a=8 b=7 c=9 ");
+}
+
 TEST_CASE("strings are written with dmlc's five escapes, other control bytes as \\u00XX",
           "[relay_json]") {
   // dmlc::JSONWriter::WriteString escapes \r \n \\ \t and " only (docs/relay-formats.md §3.2) and

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cstdint>
 #include <cstring>
@@ -223,10 +224,10 @@ inline bool append_json_string(std::string& out, std::string_view text) {
 }
 
 /// What write_json writes for the type keys and field names of a pool: each name's JSON string
-/// followed by ": ", whether its text is UTF-8, and an order key that sorts names as their texts
-/// sort (the `attrs` of an object are written in name order). Worked out once per process for
-/// the names most files use (a frozen base pool); a save then works out only the names its
-/// graph adds to them.
+/// followed by ": " (with the separator and indent before an `attrs` entry), whether its text is
+/// UTF-8, and an order key that sorts names as their texts sort (the `attrs` of an object are
+/// written in name order). Worked out once per process for the names most files use (a frozen base
+/// pool); a save then works out only the names its graph adds to them.
 ///
 ///   JsonNames all(pool);                 // every name of `pool`
 ///   JsonNames added(known, graph_names);  // known's pool is graph_names' base
@@ -245,7 +246,17 @@ class JsonNames {
   [[nodiscard]] const StringPool& pool() const { return *pool_; }
   /// The name's JSON string followed by ": ".
   [[nodiscard]] std::string_view json(StringId name) const {
-    return name.index() < first_ ? base_->json(name) : json_[name.index() - first_];
+    return entry(name).substr(kEntryIndent.size());
+  }
+  /// The name's JSON string.
+  [[nodiscard]] std::string_view quoted(StringId name) const {
+    std::string_view json_text = json(name);
+    return json_text.substr(0, json_text.size() - 2);
+  }
+  /// What opens an `attrs` entry of this name: json() after ", " unless it is the `first`, and
+  /// after a line break and indent when the entries are `multi_line`.
+  [[nodiscard]] std::string_view attr_entry(StringId name, bool first, bool multi_line) const {
+    return entry(name).substr(multi_line ? (first ? 2 : 0) : kEntryIndent.size());
   }
   [[nodiscard]] bool utf8(StringId name) const {
     return name.index() < first_ ? base_->utf8(name) : utf8_[name.index() - first_];
@@ -256,6 +267,13 @@ class JsonNames {
   }
 
  private:
+  // ", " and the indent of an `attrs` entry on its own line.
+  static constexpr std::string_view kEntryIndent = ", \n        ";
+
+  [[nodiscard]] std::string_view entry(StringId name) const {
+    return name.index() < first_ ? base_->entry(name) : json_[name.index() - first_];
+  }
+
   // The names of ids `first` on. With no base, the name of rank r gets ((r + 1) << 32) - 1.
   // With a base, a name k base names sort before gets (k << 32) plus its rank among the added
   // names (less than 2^32 - 1, as ids are 32-bit): after the base's name of rank k - 1, before
@@ -268,6 +286,7 @@ class JsonNames {
     std::vector<std::uint32_t> by_text(count);
     for (std::size_t i = 0; i < count; ++i) {
       by_text[i] = static_cast<std::uint32_t>(first + i);
+      json_[i] = kEntryIndent;
       utf8_[i] = append_json_string(json_[i], pool_->view(StringId(by_text[i])));
       json_[i] += ": ";
     }
@@ -292,10 +311,74 @@ class JsonNames {
   const StringPool* pool_;
   const JsonNames* base_ = nullptr;
   std::size_t first_ = 0;  // the first id this table holds (the base's hold the others)
-  std::vector<std::string> json_;
+  std::vector<std::string> json_;  // kEntryIndent, the JSON string, ": "
   std::vector<bool> utf8_;
   std::vector<std::uint64_t> order_;
   std::vector<std::uint32_t> by_text_;  // this table's ids in text order
+};
+
+/// The order write_json writes an object's fields in: by name, as dmlc's writer writes a
+/// std::map. The objects of one type key mostly list the same fields in the same order (a
+/// layout's), so the order of the last field list seen per type key is remembered, and an object
+/// listing those fields again costs a compare instead of a sort.
+///
+///   FieldOrder order(names);
+///   for (const OutField* field : order.sorted(object.type_key, graph.fields_of(id))) ...
+class FieldOrder {
+ public:
+  explicit FieldOrder(const JsonNames& names) : names_(names), memos_(kSlots) {}
+
+  /// `fields` sorted by name (stably: fields of one name keep their order); valid until the
+  /// next call.
+  std::span<const OutField* const> sorted(StringId type_key, std::span<const OutField> fields) {
+    const std::size_t count = fields.size();
+    sorted_.resize(count);
+    if (count > kMaxRemembered) {
+      for (std::size_t i = 0; i < count; ++i) sorted_[i] = &fields[i];
+      std::stable_sort(sorted_.begin(), sorted_.end(), [&](const OutField* a, const OutField* b) {
+        return names_.order(a->key) < names_.order(b->key);
+      });
+      return sorted_;
+    }
+    Memo& memo = memos_[type_key.index() % kSlots];
+    bool same = memo.type_key == type_key && memo.count == count;
+    for (std::size_t i = 0; same && i < count; ++i) same = memo.keys[i] == fields[i].key;
+    if (!same) remember(memo, type_key, fields);
+    for (std::size_t i = 0; i < count; ++i) sorted_[i] = &fields[memo.position[i]];
+    return sorted_;
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 64;
+  static constexpr std::size_t kMaxRemembered = 16;
+  struct Memo {
+    StringId type_key;
+    std::size_t count = 0;
+    std::array<StringId, kMaxRemembered> keys;
+    std::array<std::uint8_t, kMaxRemembered> position;  // the i-th field written
+  };
+
+  // Sorts the positions of `fields` by name into `memo` (an insertion sort: a few fields).
+  void remember(Memo& memo, StringId type_key, std::span<const OutField> fields) {
+    memo.type_key = type_key;
+    memo.count = fields.size();
+    std::array<std::uint64_t, kMaxRemembered> order;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      memo.keys[i] = fields[i].key;
+      const std::uint64_t key = names_.order(fields[i].key);
+      std::size_t at = i;
+      for (; at > 0 && order[at - 1] > key; --at) {
+        order[at] = order[at - 1];
+        memo.position[at] = memo.position[at - 1];
+      }
+      order[at] = key;
+      memo.position[at] = static_cast<std::uint8_t>(i);
+    }
+  }
+
+  const JsonNames& names_;
+  std::vector<Memo> memos_;
+  std::vector<const OutField*> sorted_;
 };
 
 inline ObjectGraph::ObjectGraph(const JsonNames& known)
@@ -328,10 +411,13 @@ class JsonOut {
   }
   /// `number` in decimal, quoted when `quoted` (a reference is written as a string).
   void put_number(std::uint32_t number, bool quoted) {
-    fmt::format_int digits(number);
-    if (quoted) put('"');
-    put(std::string_view(digits.data(), digits.size()));
-    if (quoted) put('"');
+    constexpr std::size_t kMost = 12;  // ten digits and two quotes
+    if (static_cast<std::size_t>(end_ - cursor_) < kMost) grow(kMost);
+    if (quoted) *cursor_++ = '"';
+    const fmt::format_int digits(number);
+    std::memcpy(cursor_, digits.data(), digits.size());
+    cursor_ += digits.size();
+    if (quoted) *cursor_++ = '"';
   }
   /// `text` as append_json_string writes it, and whether it is UTF-8.
   bool put_string(std::string_view text) {
@@ -463,23 +549,19 @@ inline absl::StatusOr<std::string> write_json(
   // once per process).
   const JsonNames names = graph.known_names != nullptr ? JsonNames(*graph.known_names, graph.names)
                                                        : JsonNames(graph.names);
-  auto quoted_name = [&](StringId name) {
-    std::string_view text = names.json(name);
-    return text.substr(0, text.size() - 2);
-  };
 
   using namespace std::string_view_literals;
   JsonOut out(estimate);
   out.put("{\n  \"root\": "sv);
   out.put_number(number[root], /*quoted=*/false);
   out.put(", \n  \"nodes\": ["sv);
-  std::vector<const OutField*> sorted;
+  FieldOrder field_order(names);
   for (std::size_t position = 0; position < order.size(); ++position) {
     std::uint32_t id = order[position];
     const OutObject& object = graph.object(id);
     out.put(position == 0 ? "\n    {\n      \"type_key\": "sv
                           : ", \n    {\n      \"type_key\": "sv);
-    out.put(quoted_name(object.type_key));
+    out.put(names.quoted(object.type_key));
     if (object.has_repr && !graph.view(object.repr).empty()) {
       std::string_view repr = graph.view(object.repr);
       bool printable = std::all_of(repr.begin(), repr.end(), [](char c) {
@@ -508,11 +590,7 @@ inline absl::StatusOr<std::string> write_json(
     }
     auto fields = graph.fields_of(id);
     if (!fields.empty()) {
-      sorted.clear();
-      for (const OutField& field : fields) sorted.push_back(&field);
-      std::sort(sorted.begin(), sorted.end(), [&](const OutField* a, const OutField* b) {
-        return names.order(a->key) < names.order(b->key);
-      });
+      std::span<const OutField* const> sorted = field_order.sorted(object.type_key, fields);
       bool multi_line = sorted.size() > 1;
       out.put(", \n      \"attrs\": {"sv);
       for (std::size_t i = 0; i < sorted.size(); ++i) {
@@ -521,15 +599,13 @@ inline absl::StatusOr<std::string> write_json(
           return not_utf8(
               fmt::format("nodes[{}].attrs.{}", position, graph.names.view(field.key)));
         };
-        if (i > 0) out.put(", "sv);
-        if (multi_line) out.put("\n        "sv);
         if (!names.utf8(field.key)) return field_not_utf8();
         if ((field.kind == OutKind::kInline || field.kind == OutKind::kInlineByLooks) &&
             too_long(graph.view(field.value))) {
           return refuse_long(graph.view(field.value), fmt::format("nodes[{}].attrs.{}", position,
                                                                   graph.names.view(field.key)));
         }
-        out.put(names.json(field.key));
+        out.put(names.attr_entry(field.key, i == 0, multi_line));
         switch (field.kind) {
           case OutKind::kRef:
           case OutKind::kRefUntraversed:
