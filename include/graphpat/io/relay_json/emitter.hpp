@@ -427,16 +427,22 @@ class Emitter {
     return objects_.inline_text(key, std::string_view(digits.data(), digits.size()));
   }
 
-  std::uint32_t int_imm(std::string_view dtype, std::int64_t value) {
-    return objects_.add("IntImm", {objects_.inline_text("dtype", dtype),
-                                   decimal_field("value", value), objects_.ref("span", 0)});
+  /// An IntImm of the one-lane `dtype` (a model's attributes and shapes hold hundreds of
+  /// IntImms of one or two dtypes: each dtype's text is written once per save).
+  std::uint32_t int_imm(DataType dtype, std::int64_t value) {
+    const auto key = static_cast<std::uint32_t>(dtype.code) << 16 | dtype.bits;
+    auto [text, added] = int_dtype_texts_.try_emplace(key, 0);
+    if (added) text->second = objects_.text(graphpat::dtype_name(dtype));
+    return objects_.add("IntImm", {{objects_.name("dtype"), OutKind::kInline, text->second},
+                                   decimal_field("value", value),
+                                   objects_.ref("span", 0)});
   }
 
   std::uint32_t new_dim(DimId id) {
     const Dim& dim = context_.types.get_dim(id);
     switch (dim.kind) {
       case Dim::Kind::kInt:
-        return int_imm(graphpat::dtype_name({DataType::Code::kInt, dim.bits, 1}), dim.value);
+        return int_imm({DataType::Code::kInt, dim.bits, 1}, dim.value);
       case Dim::Kind::kAny:
         return objects_.add("tir.Any",
                             {objects_.inline_text("dtype", "int32"), objects_.ref("span", 0)});
@@ -593,11 +599,10 @@ class Emitter {
       case AttrKind::kNull:
         return 0;
       case AttrKind::kBool:
-        return int_imm("bool", attrs.as_bool(id) ? 1 : 0);
+        return int_imm({DataType::Code::kBool, 1, 1}, attrs.as_bool(id) ? 1 : 0);
       case AttrKind::kInt:
         return int_imm(
-            graphpat::dtype_name({record.is_unsigned ? DataType::Code::kUInt : DataType::Code::kInt,
-                                  record.bits, 1}),
+            {record.is_unsigned ? DataType::Code::kUInt : DataType::Code::kInt, record.bits, 1},
             attrs.as_int(id));
       case AttrKind::kFloat:
         if (record.bits == 0) {  // Relay text's `1.5`, read without a width (literals.hpp)
@@ -903,6 +908,7 @@ class Emitter {
   absl::flat_hash_map<TypeId, std::uint32_t> type_objects_;  // new_type's objects
   absl::flat_hash_map<StringId, std::uint32_t> source_names_;
   absl::flat_hash_map<TensorId, std::uint32_t> tensor_slots_;
+  absl::flat_hash_map<std::uint32_t, std::uint32_t> int_dtype_texts_;  // int_imm's, by dtype
   absl::Status status_ = absl::OkStatus();
   NodeId emitting_;  // the node emit_node writes (invalid before the first)
 };
