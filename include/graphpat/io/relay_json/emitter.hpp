@@ -310,8 +310,8 @@ class Emitter {
   // the type does not declare: a GlobalVar that attrs also refer to is one object, and an
   // attrs value keeps such fields.
   std::uint32_t add_node(std::string_view key, std::uint32_t k, OutFields& fields) {
-    if (const Layout* layout = layouts_.find(key); k != kNone && layout != nullptr) {
-      append_undeclared(k, *layout, fields);
+    if (k != kNone) {
+      if (const Layout* layout = layouts_.find(key)) append_undeclared(k, *layout, fields);
     }
     return objects_.add(key, fields);
   }
