@@ -259,7 +259,7 @@ class JsonNames {
     return entry(name).substr(multi_line ? (first ? 2 : 0) : kEntryIndent.size());
   }
   [[nodiscard]] bool utf8(StringId name) const {
-    return name.index() < first_ ? base_->utf8(name) : utf8_[name.index() - first_];
+    return name.index() < first_ ? base_->utf8(name) : utf8_[name.index() - first_] != 0;
   }
   /// Less for a name whose text sorts first.
   [[nodiscard]] std::uint64_t order(StringId name) const {
@@ -271,7 +271,7 @@ class JsonNames {
   static constexpr std::string_view kEntryIndent = ", \n        ";
 
   [[nodiscard]] std::string_view entry(StringId name) const {
-    return name.index() < first_ ? base_->entry(name) : json_[name.index() - first_];
+    return name.index() < first_ ? base_->entry(name) : entries_[name.index() - first_];
   }
 
   // The names of ids `first` on. With no base, the name of rank r gets ((r + 1) << 32) - 1.
@@ -290,6 +290,7 @@ class JsonNames {
       utf8_[i] = append_json_string(json_[i], pool_->view(StringId(by_text[i])));
       json_[i] += ": ";
     }
+    entries_.assign(json_.begin(), json_.end());
     auto text_of = [&](std::uint32_t id) { return pool_->view(StringId(id)); };
     std::sort(by_text.begin(), by_text.end(),
               [&](std::uint32_t a, std::uint32_t b) { return text_of(a) < text_of(b); });
@@ -312,7 +313,8 @@ class JsonNames {
   const JsonNames* base_ = nullptr;
   std::size_t first_ = 0;  // the first id this table holds (the base's hold the others)
   std::vector<std::string> json_;  // kEntryIndent, the JSON string, ": "
-  std::vector<bool> utf8_;
+  std::vector<std::string_view> entries_;  // json_'s texts, read without a string's indirection
+  std::vector<std::uint8_t> utf8_;
   std::vector<std::uint64_t> order_;
   std::vector<std::uint32_t> by_text_;  // this table's ids in text order
 };
@@ -500,21 +502,27 @@ inline absl::StatusOr<std::string> write_json(
     if (number[start] != kUnnumbered) return;
     visit(start);
     while (!stack.empty()) {
+      // The top object's next child not numbered yet: it is visited (pushed), or the object is
+      // done when it has none left.
       Frame& frame = stack.back();
-      auto fields = graph.fields_of(frame.object);
-      auto data = graph.data_of(frame.object);
-      if (frame.next >= fields.size() + data.size()) {
-        stack.pop_back();
-        continue;
-      }
-      std::uint32_t position = frame.next++;
+      const auto fields = graph.fields_of(frame.object);
+      const auto data = graph.data_of(frame.object);
       std::uint32_t child = kUnnumbered;
-      if (position < fields.size()) {
-        if (fields[position].kind == OutKind::kRef) child = fields[position].value;
-      } else {
-        child = data[position - fields.size()];
+      while (child == kUnnumbered && frame.next < fields.size() + data.size()) {
+        const std::uint32_t position = frame.next++;
+        std::uint32_t next = kUnnumbered;
+        if (position < fields.size()) {
+          if (fields[position].kind == OutKind::kRef) next = fields[position].value;
+        } else {
+          next = data[position - fields.size()];
+        }
+        if (next != kUnnumbered && number[next] == kUnnumbered) child = next;
       }
-      if (child != kUnnumbered && number[child] == kUnnumbered) visit(child);
+      if (child == kUnnumbered) {
+        stack.pop_back();
+      } else {
+        visit(child);  // pushes: `frame` is not used after this
+      }
     }
   };
   number_from(root);
