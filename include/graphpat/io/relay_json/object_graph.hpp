@@ -101,21 +101,31 @@ class ObjectGraph {
   /// The id of a type key or field name (interned in `names`).
   StringId name(std::string_view text) { return name_ids_.intern(names, text); }
 
-  OutField ref(std::string_view key, std::uint32_t object) {
-    return {name(key), OutKind::kRef, object};
+  // Each takes a name as its id (see Emitter::name_id) or as text.
+  [[gnu::always_inline]] OutField ref(StringId key, std::uint32_t object) {
+    return {key, OutKind::kRef, object};
   }
-  OutField inline_text(std::string_view key, std::string_view value) {
-    return {name(key), OutKind::kInline, text(value)};
+  [[gnu::always_inline]] OutField ref(std::string_view key, std::uint32_t object) {
+    return ref(name(key), object);
   }
-  OutField inline_text_by_looks(std::string_view key, std::string_view value) {
+  [[gnu::always_inline]] OutField inline_text(StringId key, std::string_view value) {
+    return {key, OutKind::kInline, text(value)};
+  }
+  [[gnu::always_inline]] OutField inline_text(std::string_view key, std::string_view value) {
+    return inline_text(name(key), value);
+  }
+  [[gnu::always_inline]] OutField inline_text_by_looks(std::string_view key,
+                                                       std::string_view value) {
     return {name(key), OutKind::kInlineByLooks, text(value)};
   }
 
-  std::uint32_t add(std::string_view type_key, std::span<const OutField> fields,
+  std::uint32_t add(StringId type_key, std::span<const OutField> fields,
                     std::span<const std::uint32_t> key_texts = {},
                     std::span<const std::uint32_t> data = {}) {
-    OutObject object;
-    object.type_key = name(type_key);
+    // Filled in place: an OutObject built aside and copied in was read back before its stores
+    // had landed (a store-forwarding stall on every object).
+    OutObject& object = objects_.emplace_back();
+    object.type_key = type_key;
     object.first_field = static_cast<std::uint32_t>(fields_.size());
     object.field_count = static_cast<std::uint32_t>(fields.size());
     fields_.insert(fields_.end(), fields.begin(), fields.end());
@@ -125,17 +135,27 @@ class ObjectGraph {
     object.first_data = static_cast<std::uint32_t>(data_.size());
     object.data_count = static_cast<std::uint32_t>(data.size());
     data_.insert(data_.end(), data.begin(), data.end());
-    objects_.push_back(object);
     return static_cast<std::uint32_t>(objects_.size() - 1);
   }
-  std::uint32_t add(std::string_view type_key, std::initializer_list<OutField> fields) {
+  std::uint32_t add(std::string_view type_key, std::span<const OutField> fields,
+                    std::span<const std::uint32_t> key_texts = {},
+                    std::span<const std::uint32_t> data = {}) {
+    return add(name(type_key), fields, key_texts, data);
+  }
+  std::uint32_t add(StringId type_key, std::initializer_list<OutField> fields) {
     return add(type_key, std::span(fields.begin(), fields.size()));
   }
-  std::uint32_t add_repr(std::string_view type_key, std::string_view repr) {
+  std::uint32_t add(std::string_view type_key, std::initializer_list<OutField> fields) {
+    return add(name(type_key), fields);
+  }
+  std::uint32_t add_repr(StringId type_key, std::string_view repr) {
     std::uint32_t id = add(type_key, std::span<const OutField>{});
     objects_[id].has_repr = true;
     objects_[id].repr = text(repr);
     return id;
+  }
+  std::uint32_t add_repr(std::string_view type_key, std::string_view repr) {
+    return add_repr(name(type_key), repr);
   }
   /// A tensor slot for an NDArray field (the caller deduplicates by tensor).
   std::uint32_t add_ndarray(TensorId tensor) {
