@@ -144,10 +144,12 @@ class RelayTextPrinter {
         envelope_(envelope),
         cache_(graph.context()),  // only interns the schemas' default values
         indenter_(graph.context().strings),
-        parents_(graph.size(), 0) {
-    temps_.reserve(graph.size() / 2);
-    leaf_texts_.reserve(graph.size() / 2);
-  }
+        parents_(graph.size(), 0),
+        temps_(graph.size(), kUnbound),
+        leaf_texts_(graph.size()),
+        has_leaf_text_(graph.size(), false),
+        declared_(graph.size(), false),
+        annotated_(graph.size(), false) {}
 
   /// The module's text, or `relay_text.unprintable` naming the first node with a name the
   /// reader would not read back as written.
@@ -198,9 +200,8 @@ class RelayTextPrinter {
   /// After a print: the `N` of the `%N = ...` line `node` was printed on, or nullopt when it
   /// was printed inline (tools use it to map nodes to lines of the text).
   [[nodiscard]] std::optional<std::uint32_t> binding_number(NodeId node) const {
-    auto temp = temps_.find(node.index());
-    if (temp == temps_.end()) return std::nullopt;
-    return temp->second;
+    if (temps_[node.index()] == kUnbound) return std::nullopt;
+    return temps_[node.index()];
   }
 
  private:
@@ -367,15 +368,17 @@ class RelayTextPrinter {
   void count_parents(NodeId root) {
     for (std::uint32_t touched : touched_) parents_[touched] = 0;
     touched_.clear();
-    absl::flat_hash_set<std::uint32_t> seen;
+    // A node is walked from when it gets its first parent (the root has none: operands come
+    // before their users).
     std::vector<NodeId> stack{root};
-    seen.insert(root.index());
     while (!stack.empty()) {
       NodeId node = stack.back();
       stack.pop_back();
       for (NodeId operand : graph_.operands(node)) {
-        if (parents_[operand.index()]++ == 0) touched_.push_back(operand.index());
-        if (seen.insert(operand.index()).second) stack.push_back(operand);
+        if (parents_[operand.index()]++ == 0) {
+          touched_.push_back(operand.index());
+          stack.push_back(operand);
+        }
       }
     }
   }
@@ -552,7 +555,7 @@ class RelayTextPrinter {
   std::string declare_var(NodeId var) {
     std::string name = var_name(var);
     var_names_[var.index()] = name;
-    declared_.insert(var.index());
+    declared_[var.index()] = true;
     std::string out = name;
     if (graph_.annotation(var).valid()) {
       out += ": ";
@@ -597,8 +600,8 @@ class RelayTextPrinter {
   }
 
   void start_print_expr(NodeId node, bool try_inline) {
-    if (auto temp = temps_.find(node.index()); temp != temps_.end()) {
-      results_.push_back(temp_text(temp->second));
+    if (temps_[node.index()] != kUnbound) {
+      results_.push_back(temp_text(temps_[node.index()]));
       return;
     }
     if (graph_.kind(node) == NodeKind::kVar) {
@@ -611,8 +614,8 @@ class RelayTextPrinter {
                                  "let), which the text reader refuses",
                                  var_names_[node.index()]));
       }
-      if (!declared_.contains(node.index())) {
-        declared_.insert(node.index());
+      if (!declared_[node.index()]) {
+        declared_[node.index()] = true;
         std::string decl = var_names_[node.index()];
         if (graph_.annotation(node).valid()) {
           decl += ": ";
@@ -644,7 +647,10 @@ class RelayTextPrinter {
       wrapped += "\n)";
       text = std::move(wrapped);
     }
-    if (annotated_.insert(node.index()).second) append_annotation(text, node);
+    if (!annotated_[node.index()]) {
+      annotated_[node.index()] = true;
+      append_annotation(text, node);
+    }
     if (inline_it) return text;
     std::uint32_t number = counter_++;
     temps_[node.index()] = number;
@@ -670,7 +676,7 @@ class RelayTextPrinter {
   }
 
   [[nodiscard]] bool visited(NodeId node) const {
-    return leaf_texts_.contains(node.index()) || temps_.contains(node.index()) ||
+    return has_leaf_text_[node.index()] || temps_[node.index()] != kUnbound ||
            (graph_.kind(node) == NodeKind::kVar && var_names_.contains(node.index()));
   }
 
@@ -694,7 +700,7 @@ class RelayTextPrinter {
         stack->pop_back();
         if (opens_scope(node)) {
           tasks_.push_back([this, stack] { continue_visit(stack); });
-          tasks_.push_back([this, node] { leaf_texts_[node.index()] = take_result(); });
+          tasks_.push_back([this, node] { set_leaf_text(node, take_result()); });
           // A task too, so that a fn directly in a fn does not start it from here.
           tasks_.push_back([this, node] { start_scoped_text(node); });
           return;
@@ -729,9 +735,7 @@ class RelayTextPrinter {
   }
   std::string leaf_text(NodeId node) {
     if (graph_.kind(node) == NodeKind::kVar) return var_names_[node.index()];
-    if (auto temp = temps_.find(node.index()); temp != temps_.end()) {
-      return temp_text(temp->second);
-    }
+    if (temps_[node.index()] != kUnbound) return temp_text(temps_[node.index()]);
     return leaf_texts_[node.index()];
   }
 
@@ -787,7 +791,11 @@ class RelayTextPrinter {
       case NodeKind::kLet:
         return;  // opens_scope: printed by start_scoped_text
     }
+    set_leaf_text(node, std::move(text));
+  }
+  void set_leaf_text(NodeId node, std::string text) {
     leaf_texts_[node.index()] = std::move(text);
+    has_leaf_text_[node.index()] = true;
   }
 
   std::string constant_text(NodeId node) {
@@ -887,9 +895,8 @@ class RelayTextPrinter {
     }
     std::vector<std::string> params;
     for (NodeId param : graph_.params(function)) {
-      if (declared_.contains(param.index())) refuse_rebinding(param, "a parameter");
-      params.push_back(declared_.contains(param.index()) ? var_names_[param.index()]
-                                                         : declare_var(param));
+      if (declared_[param.index()]) refuse_rebinding(param, "a parameter");
+      params.push_back(declared_[param.index()] ? var_names_[param.index()] : declare_var(param));
     }
     AttrValueId attrs = graph_.attrs(function);
     if (attrs.valid()) {
@@ -916,7 +923,7 @@ class RelayTextPrinter {
       indenter_.append_block(out, body);
       out += "\n}";
       if (nested) {
-        annotated_.insert(function.index());
+        annotated_[function.index()] = true;
         append_annotation(out, function);
       }
       results_.push_back(std::move(out));
@@ -986,7 +993,7 @@ class RelayTextPrinter {
       return;
     }
     NodeId var = graph_.let_var(current);
-    if (declared_.contains(var.index())) refuse_rebinding(var, "a let");
+    if (declared_[var.index()]) refuse_rebinding(var, "a let");
     std::string decl = declare_var(var);
     being_bound_.insert(var.index());
     tasks_.push_back([this, current, var, lets, decl = std::move(decl)] {
@@ -1005,17 +1012,21 @@ class RelayTextPrinter {
   BlockIndenter indenter_;
   std::vector<std::uint32_t> parents_;
   std::vector<std::uint32_t> touched_;
+  // By node index, sized to the graph: flat arrays where hash tables keyed by node grew and
+  // rehashed as the print went (a print visits most nodes of the graph).
+  static constexpr std::uint32_t kUnbound = Id<void>::kNone;
+  std::vector<std::uint32_t> temps_;     // the N of a node's `%N = ...` line, or kUnbound
+  std::vector<std::string> leaf_texts_;  // a visited node's own text (moved out once bound)
+  std::vector<bool> has_leaf_text_;      // whether leaf_texts_ was set (it may be moved out)
+  std::vector<bool> declared_;           // variables declared (a param, a let, a free var)
+  std::vector<bool> annotated_;          // nodes whose annotation was appended
   std::vector<std::vector<std::string>> scopes_;
   std::vector<std::function<void()>> tasks_;
   std::vector<std::string> results_;
   std::uint32_t counter_ = 0;
   absl::flat_hash_map<std::string, std::uint32_t> names_;
   absl::flat_hash_map<std::uint32_t, std::string> var_names_;
-  absl::flat_hash_set<std::uint32_t> declared_;
   absl::flat_hash_set<std::uint32_t> being_bound_;  // let variables whose value is printing
-  absl::flat_hash_map<std::uint32_t, std::uint32_t> temps_;
-  absl::flat_hash_map<std::uint32_t, std::string> leaf_texts_;
-  absl::flat_hash_set<std::uint32_t> annotated_;
   absl::flat_hash_set<std::pair<std::uint32_t, bool>> checked_attrs_;  // check_attrs's
   absl::flat_hash_set<std::pair<std::uint32_t, const AttrSchema*>> checked_fields_;
   absl::flat_hash_map<std::uint32_t, std::uint32_t> meta_index_;
