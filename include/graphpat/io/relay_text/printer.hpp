@@ -136,6 +136,35 @@ class BlockIndenter {
   std::array<bool, 256> stops_{};  // the bytes expand() stops at: in_, out_ and line feeds
 };
 
+// The lines of a scope being printed, each ended by a line feed, in pieces of up to about
+// 64 KB: one string per line cost an allocation per binding, and one string per scope, doubling
+// as a million-line body grew, was copied and faulted in again at each doubling.
+//
+//   ScopeLines lines;
+//   lines.line() += "%0 = nn.relu(%x);\n";
+//   std::string text;
+//   lines.append_to(text);   // "%0 = nn.relu(%x);\n"
+class ScopeLines {
+ public:
+  /// The piece to append a line to (the caller ends it with a line feed).
+  std::string& line() {
+    if (pieces_.empty() || pieces_.back().size() >= kPieceBytes) pieces_.emplace_back();
+    return pieces_.back();
+  }
+  [[nodiscard]] std::size_t size() const {
+    std::size_t size = 0;
+    for (const std::string& piece : pieces_) size += piece.size();
+    return size;
+  }
+  void append_to(std::string& out) const {
+    for (const std::string& piece : pieces_) out += piece;
+  }
+
+ private:
+  static constexpr std::size_t kPieceBytes = std::size_t{64} << 10;
+  std::vector<std::string> pieces_;
+};
+
 class RelayTextPrinter {
  public:
   RelayTextPrinter(const relay::Graph& graph, relay::TextEnvelope envelope)
@@ -184,12 +213,8 @@ class RelayTextPrinter {
     count_parents(root);
     scopes_.emplace_back();
     std::string result = print_expr(root, /*try_inline=*/true);
-    std::vector<std::string> lines = std::move(scopes_.back());
+    scopes_.back().append_to(out);
     scopes_.pop_back();
-    for (const std::string& line : lines) {
-      out += line;
-      out += '\n';
-    }
     out += result;
     if (!status_.ok()) return status_;
     out = indenter_.expand(out);
@@ -591,7 +616,12 @@ class RelayTextPrinter {
   }
 
   // ----- expressions -----------------------------------------------------------------------
-  void emit(std::string line) { scopes_.back().push_back(std::move(line)); }
+  // Appends a line to the current scope's lines.
+  void emit(std::string_view line) {
+    std::string& lines = scopes_.back().line();
+    lines += line;
+    lines += '\n';
+  }
 
   // The text of `node` where it is used: `%N` when it is bound (its binding line emitted in the
   // current scope the first time), else the text itself.
@@ -655,13 +685,11 @@ class RelayTextPrinter {
     std::uint32_t number = counter_++;
     temps_[node.index()] = number;
     std::string name = temp_text(number);
-    std::string line;
-    line.reserve(name.size() + text.size() + 4);
-    line += name;
-    line += " = ";
-    line += text;
-    line += ';';
-    emit(std::move(line));
+    std::string& lines = scopes_.back().line();
+    lines += name;
+    lines += " = ";
+    lines += text;
+    lines += ";\n";
     return name;
   }
 
@@ -936,10 +964,12 @@ class RelayTextPrinter {
     scopes_.emplace_back();
     tasks_.push_back([this] {
       std::string result = take_result();
-      std::vector<std::string> lines = std::move(scopes_.back());
+      std::string text;
+      text.reserve(scopes_.back().size() + result.size());
+      scopes_.back().append_to(text);
       scopes_.pop_back();
-      lines.push_back(std::move(result));
-      results_.push_back(absl::StrJoin(lines, "\n"));  // sized once, unlike fmt::join
+      text += result;
+      results_.push_back(std::move(text));
     });
     start_print_expr(body, /*try_inline=*/true);
   }
@@ -979,11 +1009,8 @@ class RelayTextPrinter {
         std::string text;
         for (std::size_t i = 0; i < lets->size(); ++i) {
           text += (*lets)[i];
-          for (const std::string& line : scopes_[first_scope + i]) {
-            text += '\n';
-            text += line;
-          }
           text += '\n';
+          scopes_[first_scope + i].append_to(text);
         }
         text += rest;
         scopes_.resize(first_scope);
@@ -1020,7 +1047,7 @@ class RelayTextPrinter {
   std::vector<bool> has_leaf_text_;      // whether leaf_texts_ was set (it may be moved out)
   std::vector<bool> declared_;           // variables declared (a param, a let, a free var)
   std::vector<bool> annotated_;          // nodes whose annotation was appended
-  std::vector<std::vector<std::string>> scopes_;
+  std::vector<ScopeLines> scopes_;       // each open scope's lines
   std::vector<std::function<void()>> tasks_;
   std::vector<std::string> results_;
   std::uint32_t counter_ = 0;
