@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <iterator>
@@ -71,9 +70,6 @@ class BlockIndenter {
       in_ = static_cast<char>(byte);
     }
     if (out_ == 0) in_ = 0;  // fewer than two are free
-    stops_[static_cast<unsigned char>(in_)] = true;
-    stops_[static_cast<unsigned char>(out_)] = true;
-    stops_['\n'] = true;
   }
 
   /// Appends a line feed and `text` to `out` as a block indented by two more spaces after each
@@ -96,20 +92,30 @@ class BlockIndenter {
     if (!deferred()) return std::string(text);
     std::string out;
     out.reserve(text.size() + text.size() / 4);
+    // The next of each stop byte is found with a memchr-like search, each searched again only
+    // once passed: a lookup per byte of the text cost 9% of a print.
+    auto next = [&](char byte, std::size_t from) {
+      return std::min(text.find(byte, from), text.size());
+    };
+    std::size_t next_in = next(in_, 0);
+    std::size_t next_out = next(out_, 0);
+    std::size_t next_line_feed = next('\n', 0);
     std::size_t level = 0;
     std::size_t start = 0;
-    while (start < text.size()) {  // whole runs of plain bytes at a time
-      std::size_t stop = start;
-      while (stop < text.size() && !stops_[static_cast<unsigned char>(text[stop])]) ++stop;
+    while (true) {
+      const std::size_t stop = std::min({next_in, next_out, next_line_feed});
       out.append(text.substr(start, stop - start));
       if (stop == text.size()) break;
-      if (text[stop] == in_) {
+      if (stop == next_in) {
         ++level;
-      } else if (text[stop] == out_) {
+        next_in = next(in_, stop + 1);
+      } else if (stop == next_out) {
         level -= level > 0;
+        next_out = next(out_, stop + 1);
       } else {
         out += '\n';
         out.append(2 * level, ' ');
+        next_line_feed = next('\n', stop + 1);
       }
       start = stop + 1;
     }
@@ -133,7 +139,6 @@ class BlockIndenter {
 
   char in_ = 0;  // 0: no marker bytes free, blocks are indented as built
   char out_ = 0;
-  std::array<bool, 256> stops_{};  // the bytes expand() stops at: in_, out_ and line feeds
 };
 
 // The lines of a scope being printed, each ended by a line feed, in pieces of up to about
