@@ -82,13 +82,19 @@ inline std::string format_float(double value, std::uint8_t bits) {
   return digits.append(suffix);
 }
 
-/// An integer as Relay prints it: int64 `5i64`, int16 `5i16`, every other width plain.
-inline std::string format_int(std::int64_t value, std::uint8_t bits, bool is_unsigned) {
+/// Appends an integer as Relay prints it: int64 `5i64`, int16 `5i16`, every other width plain.
+inline void append_int(std::string& out, std::int64_t value, std::uint8_t bits, bool is_unsigned) {
+  using namespace std::string_view_literals;
   fmt::format_int digits =
       is_unsigned ? fmt::format_int(static_cast<std::uint64_t>(value)) : fmt::format_int(value);
-  std::string text(digits.data(), digits.size());
-  if (!is_unsigned && bits == 64) text += "i64";
-  if (!is_unsigned && bits == 16) text += "i16";
+  out.append(digits.data(), digits.size());
+  if (!is_unsigned && bits == 64) out += "i64"sv;
+  if (!is_unsigned && bits == 16) out += "i16"sv;
+}
+/// The same as a text.
+inline std::string format_int(std::int64_t value, std::uint8_t bits, bool is_unsigned) {
+  std::string text;
+  append_int(text, value, bits, is_unsigned);
   return text;
 }
 
@@ -98,7 +104,7 @@ inline void append_dim(std::string& out, const Context& context, DimId id) {
   const Dim& dim = context.types.get_dim(id);
   switch (dim.kind) {
     case Dim::Kind::kInt:
-      out += format_int(dim.value, dim.bits, false);
+      append_int(out, dim.value, dim.bits, false);
       break;
     case Dim::Kind::kAny:
       out += '?';
@@ -111,6 +117,7 @@ inline void append_dim(std::string& out, const Context& context, DimId id) {
 
 // Recursion here follows the nesting of one type, which parsers bound; never a graph.
 inline void append_type(std::string& out, const Context& context, TypeId id) {
+  using namespace std::string_view_literals;
   if (!id.valid()) {
     out += "<no type>";
     return;
@@ -120,7 +127,7 @@ inline void append_type(std::string& out, const Context& context, TypeId id) {
   auto append_list = [&](auto ids) {
     bool first = true;
     for (TypeId child : ids) {
-      if (!first) out += ", ";
+      if (!first) out += ", "sv;
       first = false;
       append_type(out, context, child);
     }
@@ -135,12 +142,12 @@ inline void append_type(std::string& out, const Context& context, TypeId id) {
         out += dtype;
         return;
       }
-      out += "Tensor[(";
+      out += "Tensor[("sv;
       for (std::size_t i = 0; i < dims.size(); ++i) {
-        if (i > 0) out += ", ";
+        if (i > 0) out += ", "sv;
         append_dim(out, context, dims[i]);
       }
-      out += "), ";
+      out += "), "sv;
       out += dtype;
       out += ']';
       return;
@@ -209,7 +216,7 @@ class RelayAttrSyntax : public AttrSyntax {
         out += attrs.as_bool(id) ? "True" : "False";
         break;
       case AttrKind::kInt:
-        out += format_int(attrs.as_int(id), record.bits, record.is_unsigned);
+        append_int(out, attrs.as_int(id), record.bits, record.is_unsigned);
         break;
       case AttrKind::kFloat:
         out += format_float(attrs.as_float(id), record.bits);
@@ -252,7 +259,9 @@ inline AttrValueView show(const Context& context, AttrValueId id) { return {&con
 
 /// The Relay text of a type.
 inline std::string to_string(const Context& context, TypeId id) {
+  constexpr std::size_t kMostTypes = 48;  // `Tensor[(1, 64, 56, 56), float32]` without growing
   std::string out;
+  out.reserve(kMostTypes);
   detail::append_type(out, context, id);
   return out;
 }

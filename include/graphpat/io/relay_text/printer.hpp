@@ -89,9 +89,17 @@ class BlockIndenter {
 
   /// The finished text with every block's indentation in place.
   [[nodiscard]] std::string expand(std::string_view text) const {
-    if (!deferred()) return std::string(text);
     std::string out;
-    out.reserve(text.size() + text.size() / 4);
+    expand_into(out, text);
+    return out;
+  }
+  /// Appends expand(text) to `out`.
+  void expand_into(std::string& out, std::string_view text) const {
+    if (!deferred()) {
+      out += text;
+      return;
+    }
+    out.reserve(out.size() + text.size() + text.size() / 4);
     // The next of each stop byte is found with a memchr-like search, each searched again only
     // once passed: a lookup per byte of the text cost 9% of a print.
     auto next = [&](char byte, std::size_t from) {
@@ -119,7 +127,6 @@ class BlockIndenter {
       }
       start = stop + 1;
     }
-    return out;
   }
 
  private:
@@ -183,7 +190,15 @@ class RelayTextPrinter {
         leaf_texts_(graph.size()),
         has_leaf_text_(graph.size(), false),
         declared_(graph.size(), false),
-        annotated_(graph.size(), false) {}
+        annotated_(graph.size(), false) {
+    // The memos a model fills with a few dozen entries (distinct types, attributes, constants)
+    // start at that size rather than doubling up to it.
+    const std::size_t few = std::min<std::size_t>(graph.size(), kFewEntries);
+    type_texts_.reserve(few);
+    scanned_types_.reserve(few);
+    checked_attrs_.reserve(few);
+    meta_index_.reserve(few);
+  }
 
   /// The module's text, or `relay_text.unprintable` naming the first node with a name the
   /// reader would not read back as written.
@@ -202,12 +217,13 @@ class RelayTextPrinter {
       if (!is_relay_global_name(module.name(*function))) {
         refuse(function->function, "function name", module.name(*function), kIdentifierRule);
       }
-      out += function_text(function->function, fmt::format("def @{}", module.name(*function)),
-                           /*nested=*/false);
+      // Each definition's blocks are balanced: expanded one by one, straight into the text.
+      indenter_.expand_into(out, function_text(function->function,
+                                               fmt::format("def @{}", module.name(*function)),
+                                               /*nested=*/false));
       out += '\n';
     }
     if (!status_.ok()) return status_;
-    out = indenter_.expand(out);
     append_trailer(out, module.text_metadata, /*is_module=*/true);
     return out;
   }
@@ -520,12 +536,13 @@ class RelayTextPrinter {
 
   /// Appends the ` /* ty=... span=... */` comment of `node` (nothing when it has neither).
   void append_annotation(std::string& out, NodeId node) {
+    using namespace std::string_view_literals;
     TypeId type = printed_type(node);
     SpanId span = graph_.span(node);
     if (!type.valid() && !span.valid()) return;
-    out += " /*";
+    out += " /*"sv;
     if (type.valid()) {
-      out += " ty=";
+      out += " ty="sv;
       out += type_text(type, node);
     }
     if (span.valid()) {
@@ -542,7 +559,7 @@ class RelayTextPrinter {
       }
       fmt::format_to(std::back_inserter(out), " span={}:{}:{}", source, s.line, s.column);
     }
-    out += " */";
+    out += " */"sv;
   }
 
   std::string allocate_name(std::string_view hint) {
@@ -583,12 +600,13 @@ class RelayTextPrinter {
 
   // A variable's declaration text (`%x: T /* ty=T */`); allocates its name.
   std::string declare_var(NodeId var) {
+    using namespace std::string_view_literals;
     std::string name = var_name(var);
     var_names_[var.index()] = name;
     declared_[var.index()] = true;
     std::string out = name;
     if (graph_.annotation(var).valid()) {
-      out += ": ";
+      out += ": "sv;
       out += type_text(graph_.annotation(var), var);
     }
     append_annotation(out, var);
@@ -633,6 +651,28 @@ class RelayTextPrinter {
   std::string print_expr(NodeId node, bool try_inline) {
     return complete([&] { start_print_expr(node, try_inline); });
   }
+  // Appends print_expr(node, false): in place when the text is known already (a binding's
+  // `%N`, a visited op, constant or global, a declared variable), which is what a call's callee
+  // and arguments mostly are, as the walk visits them first.
+  void append_expr(std::string& out, NodeId node) {
+    const std::uint32_t i = node.index();
+    if (temps_[i] != kUnbound) {
+      append_temp(out, temps_[i]);
+      return;
+    }
+    if (graph_.kind(node) == NodeKind::kVar) {
+      if (declared_[i] && !being_bound_.contains(i)) {
+        if (auto name = var_names_.find(i); name != var_names_.end()) {
+          out += name->second;
+          return;
+        }
+      }
+    } else if (atomic(node) && has_leaf_text_[i]) {
+      out += leaf_texts_[i];
+      return;
+    }
+    out += print_expr(node, false);
+  }
 
   void start_print_expr(NodeId node, bool try_inline) {
     if (temps_[node.index()] != kUnbound) {
@@ -673,6 +713,7 @@ class RelayTextPrinter {
 
   // print_expr once `node` is visited.
   std::string finish_expr(NodeId node, bool inline_it) {
+    using namespace std::string_view_literals;
     // A bound node's text is emitted once and never read again, so it is moved, not copied.
     std::string text = atomic(node) || inline_it ? leaf_text(node) : std::move(leaf_texts_[node.index()]);
     if (atomic(node)) return text;
@@ -682,30 +723,34 @@ class RelayTextPrinter {
       wrapped += "\n)";
       text = std::move(wrapped);
     }
-    if (!annotated_[node.index()]) {
-      annotated_[node.index()] = true;
-      append_annotation(text, node);
+    const bool annotate = !annotated_[node.index()];
+    annotated_[node.index()] = true;
+    if (inline_it) {
+      if (annotate) append_annotation(text, node);
+      return text;
     }
-    if (inline_it) return text;
+    // The binding line is written in place: `%N = `, the text, its annotation.
     std::uint32_t number = counter_++;
     temps_[node.index()] = number;
-    std::string name = temp_text(number);
     std::string& lines = scopes_.back().line();
-    lines += name;
-    lines += " = ";
+    append_temp(lines, number);
+    lines += " = "sv;
     lines += text;
-    lines += ";\n";
-    return name;
+    if (annotate) append_annotation(lines, node);
+    lines += ";\n"sv;
+    return temp_text(number);
   }
 
   // `%N`, how a binding is read.
   static std::string temp_text(std::uint32_t number) {
-    fmt::format_int digits(number);
     std::string text;
-    text.reserve(digits.size() + 1);
-    text += '%';
-    text.append(digits.data(), digits.size());
+    append_temp(text, number);
     return text;
+  }
+  static void append_temp(std::string& out, std::uint32_t number) {
+    fmt::format_int digits(number);
+    out += '%';
+    out.append(digits.data(), digits.size());
   }
 
   [[nodiscard]] bool visited(NodeId node) const {
@@ -774,6 +819,7 @@ class RelayTextPrinter {
 
   // The text of a node without scopes, its operands visited.
   void visit_leaf(NodeId node) {
+    using namespace std::string_view_literals;
     std::string text;
     switch (graph_.kind(node)) {
       case NodeKind::kVar:
@@ -799,17 +845,21 @@ class RelayTextPrinter {
         text = call_text(node);
         break;
       case NodeKind::kTuple: {
-        std::vector<std::string> fields;
-        for (NodeId field : graph_.fields(node)) fields.push_back(print_expr(field, false));
-        text = fmt::format("({}{})", fmt::join(fields, ", "), fields.size() == 1 ? "," : "");
+        auto fields = graph_.fields(node);
+        text += '(';
+        for (std::size_t k = 0; k < fields.size(); ++k) {
+          if (k > 0) text += ", "sv;
+          append_expr(text, fields[k]);
+        }
+        if (fields.size() == 1) text += ',';
+        text += ')';
         break;
       }
       case NodeKind::kTupleGetItem: {
-        std::string tuple = print_expr(graph_.tuple(node), false);
+        append_expr(text, graph_.tuple(node));
         // `%t.0` reads as a variable named `t.0` when there is one (ONNX names), so a
         // projection of `%t` is bracketed then: `(%t).0`.
         fmt::format_int index(graph_.index(node));
-        text = std::move(tuple);
         text += '.';
         text.append(index.data(), index.size());
         if (text.starts_with('%') &&
@@ -832,6 +882,7 @@ class RelayTextPrinter {
   }
 
   std::string constant_text(NodeId node) {
+    using namespace std::string_view_literals;
     const Tensor& tensor = graph_.tensor(node);
     if (auto literal = scalar_literal(context_, tensor)) return *literal;
     auto [slot, inserted] =
@@ -840,25 +891,45 @@ class RelayTextPrinter {
       meta_constants_.push_back(node);
       note_meta_key("relay.Constant");
     }
-    return fmt::format("meta[relay.Constant][{}]", slot->second);
+    fmt::format_int index(slot->second);
+    std::string text;
+    text.reserve(kCallTextBytes);  // and its annotation, which follows
+    text += "meta[relay.Constant]["sv;
+    text.append(index.data(), index.size());
+    text += ']';
+    return text;
   }
 
   std::string call_text(NodeId node) {
-    // The arguments are printed before the callee (which may bind lines of its own), into one
-    // string, each after a ", ".
-    std::string args;
+    using namespace std::string_view_literals;
+    // The arguments are printed before the callee (which may bind lines of its own), each
+    // after a ", ". An op binds nothing: its name starts the text, which the arguments then
+    // follow in place.
+    NodeId callee = graph_.callee(node);
+    const bool op_callee = graph_.kind(callee) == NodeKind::kOp;
+    std::string text;
+    if (op_callee) {
+      text.reserve(kCallTextBytes);
+      append_expr(text, callee);
+      text += '(';
+    }
+    std::string separate_args;
+    std::string& args = op_callee ? text : separate_args;
     bool first = true;
     auto add_arg = [&](std::string_view arg) {
-      if (!first) args += ", ";
+      if (!first) args += ", "sv;
       first = false;
       args += arg;
     };
-    for (NodeId arg : graph_.args(node)) add_arg(print_expr(arg, false));
+    for (NodeId arg : graph_.args(node)) {
+      if (!first) args += ", "sv;
+      first = false;
+      append_expr(args, arg);
+    }
     AttrValueId attrs = graph_.attrs(node);
     if (attrs.valid()) {
       const AttrTable& table = context_.attrs;
       std::string_view key = table.text(attrs);
-      NodeId callee = graph_.callee(node);
       const AttrSchema* op_schema = nullptr;
       if (graph_.kind(callee) == NodeKind::kOp) {
         op_schema = context_.ops.schema(context_.ops.info(graph_.op(callee)));
@@ -904,10 +975,12 @@ class RelayTextPrinter {
                                  context_.strings.view(op_schema->type_key)));
       }
     }
-    std::string text = print_expr(graph_.callee(node), false);
-    text.reserve(text.size() + args.size() + 2);
-    text += '(';
-    text += args;
+    if (!op_callee) {
+      text = print_expr(callee, false);
+      text.reserve(text.size() + args.size() + 2);
+      text += '(';
+      text += args;
+    }
     text += ')';
     return text;
   }
@@ -1011,7 +1084,12 @@ class RelayTextPrinter {
       tasks_.push_back([this, lets] {
         std::string rest = take_result();
         std::size_t first_scope = scopes_.size() - lets->size();
+        std::size_t size = rest.size();
+        for (std::size_t i = 0; i < lets->size(); ++i) {
+          size += (*lets)[i].size() + 1 + scopes_[first_scope + i].size();
+        }
         std::string text;
+        text.reserve(size);
         for (std::size_t i = 0; i < lets->size(); ++i) {
           text += (*lets)[i];
           text += '\n';
@@ -1047,6 +1125,10 @@ class RelayTextPrinter {
   // By node index, sized to the graph: flat arrays where hash tables keyed by node grew and
   // rehashed as the print went (a print visits most nodes of the graph).
   static constexpr std::uint32_t kUnbound = Id<void>::kNone;
+  static constexpr std::size_t kFewEntries = 32;
+  // Room for most calls' and constants' texts with their annotations, reserved at once
+  // instead of doubling up to it.
+  static constexpr std::size_t kCallTextBytes = 128;
   std::vector<std::uint32_t> temps_;     // the N of a node's `%N = ...` line, or kUnbound
   std::vector<std::string> leaf_texts_;  // a visited node's own text (moved out once bound)
   std::vector<bool> has_leaf_text_;      // whether leaf_texts_ was set (it may be moved out)
