@@ -368,7 +368,8 @@ class RelayTextPrinter {
     // interned attributes shared by many calls are checked once.
     if (!checked_attrs_.insert({attrs.index(), call}).second) return;
     const AttrTable& table = context_.attrs;
-    std::vector<AttrValueId> values;
+    std::vector<AttrValueId>& values = attr_stack_;
+    values.clear();
     for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
       std::string_view key = context_.strings.view(table.field_key(attrs, i));
       if (call ? !is_relay_identifier(key) || key == "attrs_type_key"
@@ -454,7 +455,8 @@ class RelayTextPrinter {
   // back as the same type.
   void scan_type(TypeId root, NodeId node) {
     if (!scanned_types_.insert(root).second) return;
-    std::vector<TypeId> stack{root};
+    std::vector<TypeId>& stack = type_stack_;
+    stack.assign(1, root);
     const TypeTable& types = context_.types;
     while (!stack.empty()) {
       TypeId type = stack.back();
@@ -1150,6 +1152,8 @@ class RelayTextPrinter {
   absl::flat_hash_map<std::string, std::size_t> meta_counts_;
   absl::flat_hash_set<std::string> seen_meta_texts_;
   absl::flat_hash_set<TypeId> scanned_types_;
+  std::vector<TypeId> type_stack_;        // scan_type's, kept for its next call
+  std::vector<AttrValueId> attr_stack_;   // check_attrs's
   absl::flat_hash_map<TypeId, std::string> type_texts_;
   absl::Status status_;  // the first name that cannot be printed
 };

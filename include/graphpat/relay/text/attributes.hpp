@@ -288,21 +288,34 @@ inline std::string_view attr_kind_phrase(AttrKind kind) {
   return "a value";
 }
 
-/// For a field of `cpp_type` held as an object (IndexExpr, Integer and arrays of them), the
-/// kind of the (element) value it cannot hold, e.g. a string among `strides`; nullopt when
-/// `value` is acceptable or the type is not one of these.
-inline std::optional<AttrKind> refused_kind(std::string_view cpp_type, const AttrTable& attrs,
+/// What a field's C++ type lets an index field hold: IndexExpr, Integer (a scalar), arrays of
+/// them, or anything else (not checked here).
+enum class IndexField : std::uint8_t { kNone, kScalar, kArray };
+constexpr IndexField index_field(std::string_view cpp_type) {
+  if (cpp_type == "IndexExpr" || cpp_type == "Integer" || cpp_type == "Optional<Integer>") {
+    return IndexField::kScalar;
+  }
+  if (cpp_type == "Array<IndexExpr>" || cpp_type == "Array<Integer>" ||
+      cpp_type == "Optional<Array<Integer>>" || cpp_type == "Array<PrimExpr>") {
+    return IndexField::kArray;
+  }
+  return IndexField::kNone;
+}
+
+/// For an index field (IndexExpr, Integer and arrays of them), the kind of the (element) value
+/// it cannot hold, e.g. a string among `strides`; nullopt when `value` is acceptable or the
+/// field is not one of these.
+inline std::optional<AttrKind> refused_kind(IndexField field, const AttrTable& attrs,
                                             AttrValueId value) {
   auto scalar_refused = [](AttrKind kind) {
     return kind == AttrKind::kFloat || kind == AttrKind::kString || kind == AttrKind::kDataType ||
            kind == AttrKind::kArray || kind == AttrKind::kMap;
   };
   AttrKind kind = attrs.get(value).kind;
-  if (cpp_type == "IndexExpr" || cpp_type == "Integer" || cpp_type == "Optional<Integer>") {
+  if (field == IndexField::kScalar) {
     return scalar_refused(kind) ? std::optional(kind) : std::nullopt;
   }
-  if (cpp_type == "Array<IndexExpr>" || cpp_type == "Array<Integer>" ||
-      cpp_type == "Optional<Array<Integer>>" || cpp_type == "Array<PrimExpr>") {
+  if (field == IndexField::kArray) {
     if (kind != AttrKind::kArray) return kind == AttrKind::kNull ? std::nullopt : std::optional(kind);
     for (AttrValueId element : attrs.elements(value)) {
       if (scalar_refused(attrs.get(element).kind)) return attrs.get(element).kind;
@@ -340,6 +353,22 @@ class AttrSchemaCache {
     return relay::field_storage(context_.strings.view(field.cpp_type));
   }
 
+  /// How each field of `schema` is stored and what it may hold, read from its C++ type once.
+  struct FieldRule {
+    relay::FieldStorage storage;
+    IndexField index;
+  };
+  const std::vector<FieldRule>& rules(const AttrSchema& schema) {
+    auto [slot, inserted] = rules_.try_emplace(schema.type_key);
+    if (inserted) {
+      for (const AttrSchemaField& field : schema.fields) {
+        slot->second.push_back(
+            {storage(field), index_field(context_.strings.view(field.cpp_type))});
+      }
+    }
+    return slot->second;
+  }
+
   /// The canonical object for `written` pairs of a call of `op_name` whose struct is `schema`:
   /// every field, defaults filled in. Fields the schema does not know keep the pairs as
   /// written (nothing is dropped); a missing field without default is refused, as TVM does.
@@ -360,6 +389,7 @@ class AttrSchemaCache {
       if (!known) return attrs.object(type_key, written);
     }
     const auto& declared_defaults = defaults(schema);
+    const auto& field_rules = rules(schema);
     std::vector<AttrField> fields;
     fields.reserve(schema.fields.size());
     for (std::size_t i = 0; i < schema.fields.size(); ++i) {
@@ -374,9 +404,9 @@ class AttrSchemaCache {
       std::string_view name = context_.strings.view(declared.name);
       if (value) {
         std::string_view cpp_type = context_.strings.view(declared.cpp_type);
-        std::optional<AttrKind> refused = refused_kind(cpp_type, attrs, *value);
+        std::optional<AttrKind> refused = refused_kind(field_rules[i].index, attrs, *value);
         AttrKind given = attrs.get(*value).kind;
-        value = to_field_form(context_, storage(declared), *value);
+        value = to_field_form(context_, field_rules[i].storage, *value);
         if (!value || refused) {
           return refuse_attribute(
               "bad_attribute", pair,
@@ -431,21 +461,25 @@ class AttrSchemaCache {
   /// it). nullopt when the reader reads them all.
   std::optional<std::string> unreadable_field(AttrValueId attrs, const AttrSchema& schema) {
     AttrTable& table = context_.attrs;
-    std::vector<const AttrSchemaField*> declared(table.entry_count(attrs), nullptr);
+    constexpr std::size_t kUndeclared = ~std::size_t{0};
+    std::vector<std::size_t> declared(table.entry_count(attrs), kUndeclared);
     for (std::size_t i = 0; i < declared.size(); ++i) {
-      for (const AttrSchemaField& field : schema.fields) {
-        if (field.name == table.field_key(attrs, i)) declared[i] = &field;
+      for (std::size_t k = 0; k < schema.fields.size(); ++k) {
+        if (schema.fields[k].name == table.field_key(attrs, i)) declared[i] = k;
       }
-      if (declared[i] == nullptr) return std::nullopt;  // kept as written, unchecked
+      if (declared[i] == kUndeclared) return std::nullopt;  // kept as written, unchecked
     }
+    const auto& field_rules = rules(schema);
     for (std::size_t i = 0; i < declared.size(); ++i) {
       AttrValueId value = table.entry_value(attrs, i);
-      std::string_view cpp_type = context_.strings.view(declared[i]->cpp_type);
-      std::optional<AttrKind> refused = refused_kind(cpp_type, table, value);
-      if (!refused && to_field_form(context_, storage(*declared[i]), value)) continue;
+      const FieldRule& rule = field_rules[declared[i]];
+      std::optional<AttrKind> refused = refused_kind(rule.index, table, value);
+      if (!refused && to_field_form(context_, rule.storage, value)) continue;
+      const AttrSchemaField& field = schema.fields[declared[i]];
       return fmt::format("attribute '{}' of {} ({}) holds {}, which its text reader refuses",
-                         context_.strings.view(declared[i]->name),
-                         context_.strings.view(schema.type_key), cpp_type,
+                         context_.strings.view(field.name),
+                         context_.strings.view(schema.type_key),
+                         context_.strings.view(field.cpp_type),
                          attr_kind_phrase(refused.value_or(table.get(value).kind)));
     }
     return std::nullopt;
@@ -472,7 +506,7 @@ class AttrSchemaCache {
       AttrValueId value = table.entry_value(attrs, i);
       std::optional<relay::FieldStorage> kind;
       if (canonical) {
-        kind = storage(schema->fields[i]);
+        kind = rules(*schema)[i].storage;
         const auto& fallback = (*declared_defaults)[i];
         if (fallback && equal_to_default(*kind, value, *fallback)) continue;
       }
@@ -543,6 +577,7 @@ class AttrSchemaCache {
 
   Context& context_;
   absl::flat_hash_map<StringId, std::vector<std::optional<AttrValueId>>> defaults_;
+  absl::flat_hash_map<StringId, std::vector<FieldRule>> rules_;
   absl::flat_hash_map<AttrValueId, std::vector<std::string>> field_texts_;  // field_texts' memo
 };
 
