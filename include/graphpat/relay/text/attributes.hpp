@@ -389,7 +389,6 @@ class AttrSchemaCache {
       if (!known) return attrs.object(type_key, written);
     }
     const auto& declared_defaults = defaults(schema);
-    const auto& field_rules = rules(schema);
     std::vector<AttrField> fields;
     fields.reserve(schema.fields.size());
     for (std::size_t i = 0; i < schema.fields.size(); ++i) {
@@ -404,9 +403,9 @@ class AttrSchemaCache {
       std::string_view name = context_.strings.view(declared.name);
       if (value) {
         std::string_view cpp_type = context_.strings.view(declared.cpp_type);
-        std::optional<AttrKind> refused = refused_kind(field_rules[i].index, attrs, *value);
+        std::optional<AttrKind> refused = refused_kind(index_field(cpp_type), attrs, *value);
         AttrKind given = attrs.get(*value).kind;
-        value = to_field_form(context_, field_rules[i].storage, *value);
+        value = to_field_form(context_, storage(declared), *value);
         if (!value || refused) {
           return refuse_attribute(
               "bad_attribute", pair,
