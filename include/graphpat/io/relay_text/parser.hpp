@@ -322,7 +322,7 @@ class RelayTextParser {
     if (type_params_.empty() && is_relay_identifier(dtype) && parse_dtype(dtype) &&
         !dtype_problem(dtype)) {
       at += dtype.size();
-      return types.tensor(dtype, {});
+      return types.tensor(dtype_id(dtype), {});
     }
     return std::nullopt;
   }
@@ -358,7 +358,16 @@ class RelayTextParser {
       std::uint8_t bits = extent > std::numeric_limits<std::int32_t>::max() ? 64 : 32;
       dims.push_back(types.dim(extent, bits));
     }
-    return types.tensor(dtype, dims);
+    return types.tensor(dtype_id(dtype), dims);
+  }
+  // The pool's id of a dtype's text. A model's types share a dtype or two, so the last one is
+  // kept (its text the pool's, which outlives any text read).
+  StringId dtype_id(std::string_view text) {
+    if (!same_text(text, last_dtype_text_)) {
+      last_dtype_ = context_.strings.intern(text);
+      last_dtype_text_ = context_.strings.view(last_dtype_);
+    }
+    return last_dtype_;
   }
   // How many bytes at the start of `text` are identifier characters (a dtype word's).
   static std::size_t word_length(std::string_view text) {
@@ -1340,6 +1349,8 @@ class RelayTextParser {
   // text that is not a type).
   std::string_view last_type_text_;
   TypeId last_type_;
+  std::string_view last_dtype_text_;  // dtype_id's memo
+  StringId last_dtype_;
   // The attributes of an op's call read from a plainly written text (parse_call_rest).
   struct CallAttrsText {
     NodeId op;  // the callee, an op's node
