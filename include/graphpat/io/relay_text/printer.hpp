@@ -22,6 +22,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -75,15 +76,25 @@ class BlockIndenter {
   /// Appends a line feed and `text` to `out` as a block indented by two more spaces after each
   /// of its line feeds (a function's body is most of a big module's text: it is copied once).
   void append_block(std::string& out, std::string_view text) const {
-    out.reserve(out.size() + text.size() + 4);
+    append_block(out, {}, text);
+  }
+  /// The same for a block given as `pieces`, then `rest` (a scope's lines, then its body),
+  /// which are not joined first.
+  void append_block(std::string& out, std::span<const std::string> pieces,
+                    std::string_view rest) const {
+    std::size_t size = rest.size();
+    for (const std::string& piece : pieces) size += piece.size();
+    out.reserve(out.size() + size + 4);
     if (!deferred()) {
       out += "\n  ";
-      append_indented(out, text, 1);
+      for (const std::string& piece : pieces) append_indented(out, piece, 1);
+      append_indented(out, rest, 1);
       return;
     }
     out += in_;
     out += '\n';
-    out += text;
+    for (const std::string& piece : pieces) out += piece;
+    out += rest;
     out += out_;
   }
 
@@ -171,6 +182,7 @@ class ScopeLines {
   void append_to(std::string& out) const {
     for (const std::string& piece : pieces_) out += piece;
   }
+  [[nodiscard]] std::span<const std::string> pieces() const { return pieces_; }
 
  private:
   static constexpr std::size_t kPieceBytes = std::size_t{64} << 10;
@@ -195,7 +207,6 @@ class RelayTextPrinter {
     // start at that size rather than doubling up to it.
     const std::size_t few = std::min<std::size_t>(graph.size(), kFewEntries);
     type_texts_.reserve(few);
-    scanned_types_.reserve(few);
     checked_attrs_.reserve(few);
     meta_index_.reserve(few);
   }
@@ -452,9 +463,8 @@ class RelayTextPrinter {
     return slot->second;
   }
   // Notes the meta references in a type and refuses the names in it the reader would not read
-  // back as the same type.
+  // back as the same type (once per type: type_text's memo).
   void scan_type(TypeId root, NodeId node) {
-    if (!scanned_types_.insert(root).second) return;
     std::vector<TypeId>& stack = type_stack_;
     stack.assign(1, root);
     const TypeTable& types = context_.types;
@@ -603,10 +613,11 @@ class RelayTextPrinter {
   // A variable's declaration text (`%x: T /* ty=T */`); allocates its name.
   std::string declare_var(NodeId var) {
     using namespace std::string_view_literals;
-    std::string name = var_name(var);
-    var_names_[var.index()] = name;
+    std::string out;
+    out.reserve(kUsualTextBytes);  // `%name: T /* ty=T */` without growing
+    out += var_name(var);
+    var_names_[var.index()] = out;
     declared_[var.index()] = true;
-    std::string out = name;
     if (graph_.annotation(var).valid()) {
       out += ": "sv;
       out += type_text(graph_.annotation(var), var);
@@ -895,7 +906,7 @@ class RelayTextPrinter {
     }
     fmt::format_int index(slot->second);
     std::string text;
-    text.reserve(kCallTextBytes);  // and its annotation, which follows
+    text.reserve(kUsualTextBytes);  // and its annotation, which follows
     text += "meta[relay.Constant]["sv;
     text.append(index.data(), index.size());
     text += ']';
@@ -911,7 +922,7 @@ class RelayTextPrinter {
     const bool op_callee = graph_.kind(callee) == NodeKind::kOp;
     std::string text;
     if (op_callee) {
-      text.reserve(kCallTextBytes);
+      text.reserve(kUsualTextBytes);
       append_expr(text, callee);
       text += '(';
     }
@@ -1025,10 +1036,14 @@ class RelayTextPrinter {
     if (graph_.result_type(function).valid()) {
       out += "-> " + type_text(graph_.result_type(function), function) + " ";
     }
+    // The body's scope, as start_scope opens one, but its lines are indented straight into the
+    // function's text rather than joined into a text of their own first.
+    scopes_.emplace_back();
     tasks_.push_back([this, function, nested, out = std::move(out)]() mutable {
       std::string body = take_result();
       out += '{';
-      indenter_.append_block(out, body);
+      indenter_.append_block(out, scopes_.back().pieces(), body);
+      scopes_.pop_back();
       out += "\n}";
       if (nested) {
         annotated_[function.index()] = true;
@@ -1036,7 +1051,7 @@ class RelayTextPrinter {
       }
       results_.push_back(std::move(out));
     });
-    start_scope(graph_.body(function));
+    start_print_expr(graph_.body(function), /*try_inline=*/true);
   }
 
   // A scope's text: the lines bound in it, then `body`.
@@ -1128,9 +1143,9 @@ class RelayTextPrinter {
   // rehashed as the print went (a print visits most nodes of the graph).
   static constexpr std::uint32_t kUnbound = Id<void>::kNone;
   static constexpr std::size_t kFewEntries = 32;
-  // Room for most calls' and constants' texts with their annotations, reserved at once
-  // instead of doubling up to it.
-  static constexpr std::size_t kCallTextBytes = 128;
+  // Room for most calls', constants' and declarations' texts with their annotations, reserved
+  // at once instead of doubling up to it.
+  static constexpr std::size_t kUsualTextBytes = 128;
   std::vector<std::uint32_t> temps_;     // the N of a node's `%N = ...` line, or kUnbound
   std::vector<std::string> leaf_texts_;  // a visited node's own text (moved out once bound)
   std::vector<bool> has_leaf_text_;      // whether leaf_texts_ was set (it may be moved out)
@@ -1151,7 +1166,6 @@ class RelayTextPrinter {
   std::vector<std::string> meta_order_;
   absl::flat_hash_map<std::string, std::size_t> meta_counts_;
   absl::flat_hash_set<std::string> seen_meta_texts_;
-  absl::flat_hash_set<TypeId> scanned_types_;
   std::vector<TypeId> type_stack_;        // scan_type's, kept for its next call
   std::vector<AttrValueId> attr_stack_;   // check_attrs's
   absl::flat_hash_map<TypeId, std::string> type_texts_;
