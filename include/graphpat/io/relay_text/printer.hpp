@@ -82,9 +82,7 @@ class BlockIndenter {
   /// which are not joined first.
   void append_block(std::string& out, std::span<const std::string> pieces,
                     std::string_view rest) const {
-    std::size_t size = rest.size();
-    for (const std::string& piece : pieces) size += piece.size();
-    out.reserve(out.size() + size + 4);
+    out.reserve(out.size() + block_size(pieces, rest) + 4);
     if (!deferred()) {
       out += "\n  ";
       for (const std::string& piece : pieces) append_indented(out, piece, 1);
@@ -106,6 +104,29 @@ class BlockIndenter {
   }
   /// Appends expand(text) to `out`.
   void expand_into(std::string& out, std::string_view text) const {
+    std::size_t level = 0;
+    expand_into(out, text, level);
+  }
+  /// Appends expand(block) to `out` for the block append_block(pieces, rest) would append,
+  /// without building it: the expansion of a definition's body, written once.
+  void expand_block_into(std::string& out, std::span<const std::string> pieces,
+                         std::string_view rest) const {
+    if (!deferred()) {
+      append_block(out, pieces, rest);  // indented as appended; nothing to expand
+      return;
+    }
+    const std::size_t size = block_size(pieces, rest);
+    out.reserve(out.size() + size + size / 4);
+    out += "\n  ";  // the opening marker, then its line feed at the block's level
+    std::size_t level = 1;
+    for (const std::string& piece : pieces) expand_into(out, piece, level);
+    expand_into(out, rest, level);
+  }
+
+ private:
+  // expand_into from block depth `level`, left at the depth the text ends at: a text expanded
+  // in pieces reads as the pieces joined.
+  void expand_into(std::string& out, std::string_view text, std::size_t& level) const {
     if (!deferred()) {
       out += text;
       return;
@@ -119,7 +140,6 @@ class BlockIndenter {
     std::size_t next_in = next(in_, 0);
     std::size_t next_out = next(out_, 0);
     std::size_t next_line_feed = next('\n', 0);
-    std::size_t level = 0;
     std::size_t start = 0;
     while (true) {
       const std::size_t stop = std::min({next_in, next_out, next_line_feed});
@@ -140,8 +160,12 @@ class BlockIndenter {
     }
   }
 
- private:
   [[nodiscard]] bool deferred() const { return in_ != 0; }
+  static std::size_t block_size(std::span<const std::string> pieces, std::string_view rest) {
+    std::size_t size = rest.size();
+    for (const std::string& piece : pieces) size += piece.size();
+    return size;
+  }
 
   // Appends `text` with 2 * `levels` spaces after each of its line feeds.
   static void append_indented(std::string& out, std::string_view text, std::size_t levels) {
@@ -228,10 +252,7 @@ class RelayTextPrinter {
       if (!is_relay_global_name(module.name(*function))) {
         refuse(function->function, "function name", module.name(*function), kIdentifierRule);
       }
-      // Each definition's blocks are balanced: expanded one by one, straight into the text.
-      indenter_.expand_into(out, function_text(function->function,
-                                               fmt::format("def @{}", module.name(*function)),
-                                               /*nested=*/false));
+      print_definition(out, function->function, fmt::format("def @{}", module.name(*function)));
       out += '\n';
     }
     if (!status_.ok()) return status_;
@@ -998,11 +1019,17 @@ class RelayTextPrinter {
     return text;
   }
 
-  std::string function_text(NodeId function, std::string_view prefix, bool nested) {
-    return complete([&] { start_function(function, prefix, nested); });
+  // Appends the definition `prefix` `function` to the module's text `module_text`, expanded.
+  void print_definition(std::string& module_text, NodeId function, std::string_view prefix) {
+    const std::size_t floor = tasks_.size();
+    start_function(function, prefix, /*nested=*/false, &module_text);
+    run_tasks(floor);
   }
 
-  void start_function(NodeId function, std::string_view prefix, bool nested) {
+  // A fn's text, pushed on results_; or with `module_text` (a definition, not nested), appended
+  // to it expanded: the body's lines go there once, not into a text of the function first.
+  void start_function(NodeId function, std::string_view prefix, bool nested,
+                      std::string* module_text = nullptr) {
     std::string out(prefix);
     TypeId type_params = graph_.type_params(function);
     if (type_params.valid()) {
@@ -1039,9 +1066,16 @@ class RelayTextPrinter {
     // The body's scope, as start_scope opens one, but its lines are indented straight into the
     // function's text rather than joined into a text of their own first.
     scopes_.emplace_back();
-    tasks_.push_back([this, function, nested, out = std::move(out)]() mutable {
+    tasks_.push_back([this, function, nested, module_text, out = std::move(out)]() mutable {
       std::string body = take_result();
       out += '{';
+      if (module_text != nullptr) {
+        indenter_.expand_into(*module_text, out);
+        indenter_.expand_block_into(*module_text, scopes_.back().pieces(), body);
+        scopes_.pop_back();
+        *module_text += "\n}";
+        return;
+      }
       indenter_.append_block(out, scopes_.back().pieces(), body);
       scopes_.pop_back();
       out += "\n}";
