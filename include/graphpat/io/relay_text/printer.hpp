@@ -185,7 +185,9 @@ class BlockIndenter {
 
 // The lines of a scope being printed, each ended by a line feed, in pieces of up to about
 // 64 KB: one string per line cost an allocation per binding, and one string per scope, doubling
-// as a million-line body grew, was copied and faulted in again at each doubling.
+// as a million-line body grew, was copied and faulted in again at each doubling. The first
+// piece grows as lines come (most scopes are small); once a scope fills one, each next piece
+// is made full size at once.
 //
 //   ScopeLines lines;
 //   lines.line() += "%0 = nn.relu(%x);\n";
@@ -195,7 +197,11 @@ class ScopeLines {
  public:
   /// The piece to append a line to (the caller ends it with a line feed).
   std::string& line() {
-    if (pieces_.empty() || pieces_.back().size() >= kPieceBytes) pieces_.emplace_back();
+    if (pieces_.empty()) {
+      pieces_.emplace_back();
+    } else if (pieces_.back().size() >= kPieceBytes) {
+      pieces_.emplace_back().reserve(kPieceBytes + kLineSlack);
+    }
     return pieces_.back();
   }
   [[nodiscard]] std::size_t size() const {
@@ -210,6 +216,7 @@ class ScopeLines {
 
  private:
   static constexpr std::size_t kPieceBytes = std::size_t{64} << 10;
+  static constexpr std::size_t kLineSlack = 4096;  // the line that fills a piece goes past it
   std::vector<std::string> pieces_;
 };
 
