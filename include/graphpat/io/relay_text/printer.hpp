@@ -13,7 +13,6 @@
 #include <absl/container/flat_hash_set.h>
 #include <absl/status/status.h>
 #include <absl/status/statusor.h>
-#include <absl/strings/str_join.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -603,27 +602,26 @@ class RelayTextPrinter {
   }
 
   std::string allocate_name(std::string_view hint) {
-    std::string name(hint);
-    if (name.empty() || !((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z'))) {
-      name = "v" + name;
-    }
-    auto [found, added] = names_.try_emplace(name, 0);
-    if (!added) {
-      while (true) {
-        std::string candidate = name;
-        fmt::format_int number(++found->second);
-        candidate.append(number.data(), number.size());
-        if (!names_.contains(candidate)) {
-          name = std::move(candidate);
-          break;
-        }
-      }
-      names_.emplace(name, 0);
-    }
+    // `%`, then the name, built in place; names_ is keyed by the name (the text after `%`).
     std::string text;
-    text.reserve(name.size() + 1);
+    text.reserve(hint.size() + 2);
     text += '%';
-    text += name;
+    if (hint.empty() || !((hint[0] >= 'a' && hint[0] <= 'z') || (hint[0] >= 'A' && hint[0] <= 'Z'))) {
+      text += 'v';
+    }
+    text += hint;
+    auto name = [&] { return absl::string_view(text.data() + 1, text.size() - 1); };
+    auto [found, added] = names_.try_emplace(name(), 0);
+    if (!added) {
+      const std::size_t base = text.size();
+      while (true) {
+        text.resize(base);
+        fmt::format_int number(++found->second);
+        text.append(number.data(), number.size());
+        if (!names_.contains(name())) break;
+      }
+      names_.emplace(name(), 0);
+    }
     return text;
   }
 
@@ -640,18 +638,23 @@ class RelayTextPrinter {
 
   // A variable's declaration text (`%x: T /* ty=T */`); allocates its name.
   std::string declare_var(NodeId var) {
-    using namespace std::string_view_literals;
     std::string out;
     out.reserve(kUsualTextBytes);  // `%name: T /* ty=T */` without growing
-    out += var_name(var);
-    var_names_[var.index()] = out;
+    append_declaration(out, var);
+    return out;
+  }
+  // Appends declare_var's text to `out`.
+  void append_declaration(std::string& out, NodeId var) {
+    using namespace std::string_view_literals;
+    std::string name = var_name(var);
+    out += name;
+    var_names_[var.index()] = std::move(name);
     declared_[var.index()] = true;
     if (graph_.annotation(var).valid()) {
       out += ": "sv;
       out += type_text(graph_.annotation(var), var);
     }
     append_annotation(out, var);
-    return out;
   }
 
   // ----- the task stack ------------------------------------------------------------------
@@ -693,8 +696,9 @@ class RelayTextPrinter {
     return complete([&] { start_print_expr(node, try_inline); });
   }
   // Appends print_expr(node, false): in place when the text is known already (a binding's
-  // `%N`, a visited op, constant or global, a declared variable), which is what a call's callee
-  // and arguments mostly are, as the walk visits them first.
+  // `%N`, a visited op, constant or global, a declared variable) or the node only waits to be
+  // bound (a visited call, tuple or projection), which is what a call's callee and arguments
+  // mostly are, as the walk visits them first.
   void append_expr(std::string& out, NodeId node) {
     const std::uint32_t i = node.index();
     if (temps_[i] != kUnbound) {
@@ -710,6 +714,9 @@ class RelayTextPrinter {
       }
     } else if (atomic(node) && has_leaf_text_[i]) {
       out += leaf_texts_[i];
+      return;
+    } else if (!atomic(node) && visited(node)) {
+      out += finish_expr(node, /*inline_it=*/false);  // what start_print_expr would push
       return;
     }
     out += print_expr(node, false);
@@ -1046,10 +1053,21 @@ class RelayTextPrinter {
       }
       out += fmt::format("[{}]", fmt::join(names, ", "));
     }
-    std::vector<std::string> params;
+    // The parameters' declarations, then the attributes, written in place.
+    out += '(';
+    bool first = true;
+    auto separate = [&] {
+      if (!first) out += ", ";
+      first = false;
+    };
     for (NodeId param : graph_.params(function)) {
-      if (declared_[param.index()]) refuse_rebinding(param, "a parameter");
-      params.push_back(declared_[param.index()] ? var_names_[param.index()] : declare_var(param));
+      separate();
+      if (declared_[param.index()]) {
+        refuse_rebinding(param, "a parameter");
+        out += var_names_[param.index()];
+      } else {
+        append_declaration(out, param);
+      }
     }
     AttrValueId attrs = graph_.attrs(function);
     if (attrs.valid()) {
@@ -1058,14 +1076,12 @@ class RelayTextPrinter {
       for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
         std::string value = cache_.value_text(table.entry_value(attrs, i));
         if (cache_.meta_index(table.entry_value(attrs, i))) note_meta_text(value);
-        std::string param(context_.strings.view(table.field_key(attrs, i)));
-        param += '=';
-        param += value;
-        params.push_back(std::move(param));
+        separate();
+        out += context_.strings.view(table.field_key(attrs, i));
+        out += '=';
+        out += value;
       }
     }
-    out += '(';
-    out += absl::StrJoin(params, ", ");
     out += ") ";
     if (graph_.result_type(function).valid()) {
       out += "-> " + type_text(graph_.result_type(function), function) + " ";
