@@ -501,11 +501,12 @@ class AttrSchemaCache {
     bool canonical = schema != nullptr && is_canonical(attrs, *schema);
     const std::vector<std::optional<AttrValueId>>* declared_defaults =
         canonical ? &defaults(*schema) : nullptr;
+    const std::vector<FieldRule>* field_rules = canonical ? &rules(*schema) : nullptr;
     for (std::size_t i = 0; i < table.entry_count(attrs); ++i) {
       AttrValueId value = table.entry_value(attrs, i);
       std::optional<relay::FieldStorage> kind;
       if (canonical) {
-        kind = rules(*schema)[i].storage;
+        kind = (*field_rules)[i].storage;
         const auto& fallback = (*declared_defaults)[i];
         if (fallback && equal_to_default(*kind, value, *fallback)) continue;
       }
