@@ -74,9 +74,7 @@ class BlockIndenter {
 
   /// Appends a line feed and `text` to `out` as a block indented by two more spaces after each
   /// of its line feeds (a function's body is most of a big module's text: it is copied once).
-  void append_block(std::string& out, std::string_view text) const {
-    append_block(out, {}, text);
-  }
+  void append_block(std::string& out, std::string_view text) const { append_block(out, {}, text); }
   /// The same for a block given as `pieces`, then `rest` (a scope's lines, then its body),
   /// which are not joined first.
   void append_block(std::string& out, std::span<const std::string> pieces,
@@ -606,7 +604,8 @@ class RelayTextPrinter {
     std::string text;
     text.reserve(hint.size() + 2);
     text += '%';
-    if (hint.empty() || !((hint[0] >= 'a' && hint[0] <= 'z') || (hint[0] >= 'A' && hint[0] <= 'Z'))) {
+    if (hint.empty() ||
+        !((hint[0] >= 'a' && hint[0] <= 'z') || (hint[0] >= 'A' && hint[0] <= 'Z'))) {
       text += 'v';
     }
     text += hint;
@@ -1223,8 +1222,8 @@ class RelayTextPrinter {
   std::vector<std::string> meta_order_;
   absl::flat_hash_map<std::string, std::size_t> meta_counts_;
   absl::flat_hash_set<std::string> seen_meta_texts_;
-  std::vector<TypeId> type_stack_;        // scan_type's, kept for its next call
-  std::vector<AttrValueId> attr_stack_;   // check_attrs's
+  std::vector<TypeId> type_stack_;       // scan_type's, kept for its next call
+  std::vector<AttrValueId> attr_stack_;  // check_attrs's
   absl::flat_hash_map<TypeId, std::string> type_texts_;
   absl::Status status_;  // the first name that cannot be printed
 };

@@ -476,8 +476,7 @@ class AttrSchemaCache {
       if (!refused && to_field_form(context_, rule.storage, value)) continue;
       const AttrSchemaField& field = schema.fields[declared[i]];
       return fmt::format("attribute '{}' of {} ({}) holds {}, which its text reader refuses",
-                         context_.strings.view(field.name),
-                         context_.strings.view(schema.type_key),
+                         context_.strings.view(field.name), context_.strings.view(schema.type_key),
                          context_.strings.view(field.cpp_type),
                          attr_kind_phrase(refused.value_or(table.get(value).kind)));
     }
