@@ -42,18 +42,27 @@ inline constexpr std::string_view kOmittedTrailer =
     " * option to `True` when invoking `astext`. \n"
     " */";
 
+// The bytes of `pieces` together.
+inline std::size_t total_size(std::span<const std::string> pieces) {
+  std::size_t size = 0;
+  for (const std::string& piece : pieces) size += piece.size();
+  return size;
+}
+
 // TVM's Doc::Indent(2, ...) adds two spaces after every line feed of a block. Indenting each
 // block as it is built copies it once per enclosing block, so fns or ifs nested D deep cost
-// O(D^3); instead append_block() only brackets the block with two marker bytes, and expand() turns
-// the brackets into spaces once, when the whole text is done. The markers are ASCII control
-// bytes that occur in no string of the context: every printed text that is not the printer's
-// own (names, spans, attribute strings, dtypes) is one of them, so a marker is never a byte of
-// the model's. When the strings use up every candidate, blocks are indented as they are built.
+// O(D^3); instead append_block() only brackets the block with two marker bytes, and
+// expand_into() turns the brackets into spaces once, when the whole text is written out. The
+// markers are ASCII control bytes that occur in no string of the context: every printed text that
+// is not the printer's own (names, spans, attribute strings, dtypes) is one of them, so a marker is
+// never a byte of the model's. When the strings use up every candidate, blocks are indented as they
+// are built.
 //
 //   BlockIndenter indenter(context.strings);
 //   std::string text = "{";
 //   indenter.append_block(text, "body");
-//   indenter.expand(text + "\n}");   // "{\n  body\n}"
+//   std::string out;
+//   indenter.expand_into(out, text + "\n}");   // out == "{\n  body\n}"
 class BlockIndenter {
  public:
   explicit BlockIndenter(const StringPool& strings) {
@@ -79,7 +88,7 @@ class BlockIndenter {
   /// which are not joined first.
   void append_block(std::string& out, std::span<const std::string> pieces,
                     std::string_view rest) const {
-    out.reserve(out.size() + block_size(pieces, rest) + 4);
+    out.reserve(out.size() + total_size(pieces) + rest.size() + 4);
     if (!deferred()) {
       out += "\n  ";
       for (const std::string& piece : pieces) append_indented(out, piece, 1);
@@ -93,31 +102,29 @@ class BlockIndenter {
     out += out_;
   }
 
-  /// The finished text with every block's indentation in place.
-  [[nodiscard]] std::string expand(std::string_view text) const {
-    std::string out;
-    expand_into(out, text);
-    return out;
-  }
-  /// Appends expand(text) to `out`.
+  /// Appends the finished text, every block's indentation in place, of `text`.
   void expand_into(std::string& out, std::string_view text) const {
     std::size_t level = 0;
     expand_into(out, text, level);
   }
-  /// Appends expand(block) to `out` for the block append_block(pieces, rest) would append,
-  /// without building it: the expansion of a definition's body, written once.
+  /// The same for a text given as `pieces`, then `rest` (a scope's lines, then its result),
+  /// which are not joined first.
+  void expand_into(std::string& out, std::span<const std::string> pieces,
+                   std::string_view rest) const {
+    std::size_t level = 0;
+    expand_pieces_into(out, pieces, rest, level);
+  }
+  /// Appends the expansion of the block append_block(pieces, rest) would append, without
+  /// building it: a definition's body, written once.
   void expand_block_into(std::string& out, std::span<const std::string> pieces,
                          std::string_view rest) const {
     if (!deferred()) {
       append_block(out, pieces, rest);  // indented as appended; nothing to expand
       return;
     }
-    const std::size_t size = block_size(pieces, rest);
-    out.reserve(out.size() + size + size / 4);
     out += "\n  ";  // the opening marker, then its line feed at the block's level
     std::size_t level = 1;
-    for (const std::string& piece : pieces) expand_into(out, piece, level);
-    expand_into(out, rest, level);
+    expand_pieces_into(out, pieces, rest, level);
   }
 
  private:
@@ -158,10 +165,12 @@ class BlockIndenter {
   }
 
   [[nodiscard]] bool deferred() const { return in_ != 0; }
-  static std::size_t block_size(std::span<const std::string> pieces, std::string_view rest) {
-    std::size_t size = rest.size();
-    for (const std::string& piece : pieces) size += piece.size();
-    return size;
+  void expand_pieces_into(std::string& out, std::span<const std::string> pieces,
+                          std::string_view rest, std::size_t& level) const {
+    const std::size_t size = total_size(pieces) + rest.size();
+    out.reserve(out.size() + size + size / 4);
+    for (const std::string& piece : pieces) expand_into(out, piece, level);
+    expand_into(out, rest, level);
   }
 
   // Appends `text` with 2 * `levels` spaces after each of its line feeds.
@@ -201,11 +210,7 @@ class ScopeLines {
     }
     return pieces_.back();
   }
-  [[nodiscard]] std::size_t size() const {
-    std::size_t size = 0;
-    for (const std::string& piece : pieces_) size += piece.size();
-    return size;
-  }
+  [[nodiscard]] std::size_t size() const { return total_size(pieces_); }
   void append_to(std::string& out) const {
     for (const std::string& piece : pieces_) out += piece;
   }
@@ -270,11 +275,9 @@ class RelayTextPrinter {
     count_parents(root);
     scopes_.emplace_back();
     std::string result = print_expr(root, /*try_inline=*/true);
-    scopes_.back().append_to(out);
+    indenter_.expand_into(out, scopes_.back().pieces(), result);
     scopes_.pop_back();
-    out += result;
     if (!status_.ok()) return status_;
-    out = indenter_.expand(out);
     append_trailer(out, kept_metadata, /*is_module=*/false);
     return out;
   }
