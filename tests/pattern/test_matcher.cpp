@@ -337,6 +337,66 @@ TEST_CASE("find_matches gives every matching node with its bindings", "[pattern]
   CHECK(batch_norms.size() == 53);  // five batch_norms have two `.0` projections
 }
 
+TEST_CASE("may_match admits the node kinds and ops the pattern's root can match",
+          "[pattern][matcher]") {
+  Program p = program(R"(def @main(%x, %w) {
+  %0 = nn.conv2d(%x, %w);
+  %1 = nn.relu(%0);
+  %2 = clip(%1, a_min=0f, a_max=6f);
+  %3 = (%1, %2);
+  %4 = %3.0;
+  add(%4, 1f)
+})");
+  const relay::Graph& g = p.graph();
+  // Each node as "Kind" or "Kind op" (a call by the op it calls).
+  auto describe = [&](NodeId node) {
+    std::string text(node_kind_name(g.kind(node)));
+    if (g.kind(node) == NodeKind::kCall)
+      text += " " + std::string(g.context().op_name(g.called_op(node)));
+    if (g.kind(node) == NodeKind::kOp) text += " " + std::string(g.context().op_name(g.op(node)));
+    return text;
+  };
+  Pattern relu = is_op("nn.relu")(wildcard());
+  Pattern clip = is_op("clip")(wildcard());
+  const std::vector<std::string> all = {
+      "Var",          "Var",      "Op nn.conv2d", "Call nn.conv2d", "Op nn.relu",
+      "Call nn.relu", "Op clip",  "Call clip",    "Tuple",          "TupleGetItem",
+      "Op add",       "Constant", "Call add",     "Function"};
+  struct Case {
+    Pattern pattern;
+    std::vector<std::string> admitted;  // sorted
+  };
+  const std::vector<Case> cases = {
+      {wildcard(), all},
+      {is_op("nn.relu"), {"Op nn.relu"}},
+      {relu, {"Call nn.relu"}},
+      {(is_op("nn.relu") | is_op("clip"))(wildcard()), {"Call clip", "Call nn.relu"}},
+      {relu | clip, {"Call clip", "Call nn.relu"}},
+      {relu & clip, {}},  // no call calls both
+      {relu & wildcard(), {"Call nn.relu"}},
+      {relu.has_attr({{"axis", 1}}), {"Call nn.relu"}},
+      {dominates(wildcard(), wildcard(), relu), {"Call nn.relu"}},
+      {is_tuple_get_item(wildcard(), 0) | is_var(), {"TupleGetItem", "Var", "Var"}},
+      {is_tuple(any_args) | is_constant(), {"Constant", "Tuple"}},
+      {~relu, all},
+      {is_op("nn.rleu")(wildcard()), {}},  // an op no registry has: nothing
+      {wildcard()(wildcard()), {"Call add", "Call clip", "Call nn.conv2d", "Call nn.relu"}},
+  };
+  for (const Case& c : cases) {
+    Matcher<relay::Dialect> matcher(c.pattern, g);
+    std::vector<std::string> admitted;
+    for (std::uint32_t i = 0; i < g.size(); ++i) {
+      NodeId node(i);
+      if (matcher.may_match(node)) admitted.push_back(describe(node));
+      if (matcher.matches(node, p.body)) CHECK(matcher.may_match(node));
+    }
+    std::sort(admitted.begin(), admitted.end());
+    std::vector<std::string> expected = c.admitted;
+    std::sort(expected.begin(), expected.end());
+    CHECK(admitted == expected);
+  }
+}
+
 TEST_CASE("the matcher is generic over dialects", "[pattern][matcher]") {
   graphpat::testing::ArithGraph graph;
   graphpat::testing::ArithBuilder b(graph);

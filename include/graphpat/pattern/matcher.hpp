@@ -45,12 +45,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -337,7 +337,7 @@ class Matcher {
     add_op_ = find_named(ops, kConventions.arithmetic.add);
     multiply_op_ = find_named(ops, kConventions.arithmetic.multiply);
     divide_op_ = find_named(ops, kConventions.arithmetic.divide);
-    std::tie(anchored_, anchor_op_) = anchor_of(compiled_->root);
+    compute_filters();
   }
 
   /// What compiling the pattern for this graph noticed, one line each: an op the pattern names
@@ -405,12 +405,12 @@ class Matcher {
 
   [[nodiscard]] const PatternGraph& pattern_graph() const { return compiled_->graph; }
 
-  /// A cheap necessary condition for a match at `node`: a pattern rooted at a call of an op
-  /// (through attribute, type and `&` constraints) matches only calls of that op. False means
-  /// match(node) is no match, so a search may skip the node.
+  /// A cheap necessary condition for a match at `node`, read off the pattern's root: the node
+  /// kinds it can match (a tuple item pattern only tuple items, `a | b` what either side can)
+  /// and, for a call of an op (through attribute, type, `&` and dominator constraints), the ops
+  /// called. False means match(node) is no match, so a search may skip the node.
   [[nodiscard]] bool may_match(NodeId node) const {
-    return !anchored_ || (anchor_op_.valid() && graph_.kind(node) == NodeKind::kCall &&
-                          graph_.called_op(node) == anchor_op_);
+    return admits(filters_[compiled_->root.index()], node);
   }
 
  private:
@@ -1320,17 +1320,155 @@ class Matcher {
   [[nodiscard]] const detail::CompiledPattern& compiled() const { return *compiled_; }
 
   // The anchor of the pattern at `id`: whether it matches calls of one op only (through
-  // attribute, type and `&` constraints), and which (invalid: an op the graph does not have).
+  // attribute, type, `&` and dominator constraints), and which (invalid: an op the graph does
+  // not have, or none: the constraints exclude one another).
   std::pair<bool, OpId> anchor_of(PatternId id) const {
-    const detail::CompiledPattern& c = *compiled_;
-    PatternId call = c.call_under(id);
-    if (!call.valid()) return {false, OpId()};
-    PatternId callee = c.graph.operands(call)[0];
-    if (c.graph.kind(callee) != PatternKind::kOp || c.divide_retry0[call.index()].valid() ||
-        c.multiply_retry[call.index()].valid()) {
+    const NodeFilter& filter = filters_[id.index()];
+    if (filter.kinds != kind_bit(NodeKind::kCall) || filter.any_op || filter.op_count > 1) {
       return {false, OpId()};
     }
-    return {true, op_ids_[callee.index()]};
+    return {true, filter.op_count == 0 ? OpId() : filter.ops[0]};
+  }
+
+  // What a pattern node can match, as a test of one graph node: its kind, and the op of an op
+  // node or of the op a call calls, one of `ops` (unless any_op; past kMaxOps ops, any op).
+  struct NodeFilter {
+    static constexpr std::size_t kMaxOps = 4;
+    std::uint32_t kinds = kAllKinds;  // a bit per NodeKind
+    bool any_op = true;
+    std::uint8_t op_count = 0;
+    std::array<OpId, kMaxOps> ops{};  // sorted
+
+    [[nodiscard]] std::span<const OpId> op_list() const { return {ops.data(), op_count}; }
+    static NodeFilter of_ops(std::uint32_t kinds, std::span<const OpId> list) {
+      NodeFilter filter{kinds, list.size() > kMaxOps, 0, {}};
+      if (filter.any_op) return filter;
+      std::copy(list.begin(), list.end(), filter.ops.begin());
+      filter.op_count = static_cast<std::uint8_t>(list.size());
+      return filter;
+    }
+  };
+  static constexpr std::uint32_t kind_bit(NodeKind kind) {
+    return std::uint32_t{1} << static_cast<unsigned>(kind);
+  }
+  static constexpr std::uint32_t kAllKinds = (std::uint32_t{1} << kNodeKindCount) - 1;
+
+  bool admits(const NodeFilter& filter, NodeId node) const {
+    const NodeKind kind = graph_.kind(node);
+    if ((filter.kinds & kind_bit(kind)) == 0) return false;
+    if (filter.any_op) return true;
+    OpId op;
+    if (kind == NodeKind::kCall) {
+      op = graph_.called_op(node);
+    } else if (kind == NodeKind::kOp) {
+      op = graph_.op(node);
+    } else {
+      return true;
+    }
+    std::span<const OpId> ops = filter.op_list();
+    return std::find(ops.begin(), ops.end(), op) != ops.end();
+  }
+
+  // The filter of every pattern node, operands first (post-order; an operand not done yet, on a
+  // redirect cycle, counts as anything). Only what the matcher tries at the node itself is read:
+  // the same-node operands (detail::for_each_same_node_operand; a negation and a redirect admit
+  // anything) and a call's callee.
+  void compute_filters() {
+    const PatternGraph& patterns = compiled_->graph;
+    filters_.assign(patterns.size(), NodeFilter());
+    std::vector<bool> done(patterns.size(), false);
+    std::vector<PatternId> all(patterns.size());
+    for (std::uint32_t i = 0; i < patterns.size(); ++i) all[i] = PatternId(i);
+    for (PatternId id : patterns.post_order(all)) {
+      const PatternNode& p = patterns.node(id);
+      auto operand = [&](std::size_t k) {
+        PatternId o = p.operands[k];
+        return done[o.index()] ? filters_[o.index()] : NodeFilter();
+      };
+      auto only = [](NodeKind kind) { return NodeFilter{kind_bit(kind), true, 0, {}}; };
+      NodeFilter filter;
+      switch (p.kind) {
+        case PatternKind::kOp: {
+          OpId op = op_ids_[id.index()];
+          filter = NodeFilter::of_ops(kind_bit(NodeKind::kOp), {&op, op.valid() ? 1u : 0u});
+          break;
+        }
+        case PatternKind::kVar:
+          filter = only(NodeKind::kVar);
+          break;
+        case PatternKind::kConstant:
+          filter = only(NodeKind::kConstant);
+          break;
+        case PatternKind::kFunction:
+          filter = only(NodeKind::kFunction);
+          break;
+        case PatternKind::kTuple:
+        case PatternKind::kUnorderedTuple:
+          filter = only(NodeKind::kTuple);
+          break;
+        case PatternKind::kTupleGetItem:
+          filter = only(NodeKind::kTupleGetItem);
+          break;
+        case PatternKind::kIf:
+          filter = only(NodeKind::kIf);
+          break;
+        case PatternKind::kLet:
+          filter = only(NodeKind::kLet);
+          break;
+        case PatternKind::kCall: {
+          filter = only(NodeKind::kCall);
+          NodeFilter callee = operand(0);
+          const detail::CompiledPattern& c = *compiled_;
+          bool retried =
+              c.divide_retry0[id.index()].valid() || c.multiply_retry[id.index()].valid();
+          if (!retried && callee.kinds == kind_bit(NodeKind::kOp) && !callee.any_op) {
+            filter = NodeFilter::of_ops(filter.kinds, callee.op_list());
+          }
+          break;
+        }
+        case PatternKind::kAlt:
+          filter = either(operand(0), operand(1));
+          break;
+        case PatternKind::kAnd:
+          filter = both(operand(0), operand(1));
+          break;
+        case PatternKind::kAttr:
+        case PatternKind::kType:
+        case PatternKind::kDataType:
+        case PatternKind::kShape:
+          filter = operand(0);
+          break;
+        case PatternKind::kDominator:
+          filter = operand(2);
+          break;
+        case PatternKind::kWildcard:
+        case PatternKind::kExpr:
+        case PatternKind::kNot:
+          break;
+      }
+      filters_[id.index()] = filter;
+      done[id.index()] = true;
+    }
+  }
+  static NodeFilter either(const NodeFilter& a, const NodeFilter& b) {
+    const std::uint32_t kinds = a.kinds | b.kinds;
+    if (a.any_op || b.any_op) return {kinds, true, 0, {}};
+    std::array<OpId, 2 * NodeFilter::kMaxOps> ops;
+    auto end = std::set_union(a.op_list().begin(), a.op_list().end(), b.op_list().begin(),
+                              b.op_list().end(), ops.begin());
+    return NodeFilter::of_ops(kinds, {ops.begin(), end});
+  }
+  static NodeFilter both(const NodeFilter& a, const NodeFilter& b) {
+    const std::uint32_t kinds = a.kinds & b.kinds;
+    if (a.any_op || b.any_op) {
+      NodeFilter result = a.any_op ? b : a;
+      result.kinds = kinds;
+      return result;
+    }
+    std::array<OpId, NodeFilter::kMaxOps> ops;
+    auto end = std::set_intersection(a.op_list().begin(), a.op_list().end(), b.op_list().begin(),
+                                     b.op_list().end(), ops.begin());
+    return NodeFilter::of_ops(kinds, {ops.begin(), end});
   }
 
   static constexpr DialectConventions kConventions = dialect_conventions<D>();
@@ -1340,8 +1478,7 @@ class Matcher {
   MatchOptions options_;
   std::vector<OpId> op_ids_;  // per pattern id: the op an is_op pattern names
   OpId add_op_, multiply_op_, divide_op_;
-  bool anchored_ = false;
-  OpId anchor_op_;
+  std::vector<NodeFilter> filters_;  // per pattern id
 
   std::vector<std::vector<NodeId>> memo_;  // per pattern id, Relay's memo_
   std::vector<PatternId> touched_;         // patterns whose memo is non-empty (or was)
