@@ -409,7 +409,9 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
   absl::flat_hash_map<NodeId, NodeId> inner;  // a group's body: input node -> its copy
   std::vector<NodeId> params;                 // a group's function parameters
   std::vector<NodeId> args;                   // and its call's arguments
-  fmt::memory_buffer param_name;
+  std::string param_name;
+  std::string function_attrs_name;  // the group name `function_attrs` was made for
+  AttrValueId function_attrs;
   std::vector<NodeId> out_origins;  // RejectedGroup's rule, per node of `out`: for `origins` only
   if (origins != nullptr) out_origins.reserve(graph.size());
   auto stands_for = [&](NodeId made, NodeId input) {
@@ -444,11 +446,12 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
     params.clear();
     args.clear();
     auto add_param = [&](NodeId input) {
-      param_name.clear();
-      fmt::format_to(std::back_inserter(param_name), "{}{}_{}",
-                     dialect_conventions<D>().outlined_parameter_prefix, group.number,
-                     params.size());
-      params.push_back(builder.var(std::string_view(param_name.data(), param_name.size())));
+      fmt::format_int number(group.number), position(params.size());
+      param_name.assign(dialect_conventions<D>().outlined_parameter_prefix)
+          .append(number.data(), number.size())
+          .append(1, '_')
+          .append(position.data(), position.size());
+      params.push_back(builder.var(param_name));
       args.push_back(map[input.index()]);
       stands_for(params.back(), input);
       return params.back();
@@ -499,8 +502,11 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
       for (NodeId output : group.outputs) fields.push_back(inner.at(output));
       body = builder.tuple(fields);
     }
-    NodeId function =
-        builder.function(params, body, {.attrs = partition_attrs(out, group.name, options)});
+    if (!function_attrs.valid() || group.name != function_attrs_name) {
+      function_attrs_name = group.name;
+      function_attrs = partition_attrs(out, group.name, options);
+    }
+    NodeId function = builder.function(params, body, {.attrs = function_attrs});
     map[i] = builder.call(function, args);
     stands_for(function, id);
     stands_for(map[i], id);

@@ -63,7 +63,11 @@ void append_node_word(const Graph<D>& graph, NodeId id, std::string& name) {
       break;
     }
     case NodeKind::kTuple: name += "Tuple_"; break;
-    case NodeKind::kTupleGetItem: name += fmt::format("TupleGetItem{}_", graph.index(id)); break;
+    case NodeKind::kTupleGetItem: {
+      fmt::format_int index(graph.index(id));
+      name.append("TupleGetItem").append(index.data(), index.size()) += '_';
+      break;
+    }
     case NodeKind::kFunction: name += "Function"; break;
     case NodeKind::kLet: name += "Let_"; break;
     case NodeKind::kIf: name += "If_"; break;
