@@ -102,13 +102,17 @@ struct CompiledPattern {
   /// is the first; find() names the others.
   CompiledPattern(std::span<const Pattern> roots, const DialectConventions& conventions) {
     copy_reachable(roots, conventions.arithmetic);
-    std::vector<PatternId> root_ids;
-    for (const Pattern& pattern : roots) root_ids.push_back(find(pattern));
-    std::vector<PatternId> work = graph.post_order(root_ids);
-    for (PatternId id : work) has_dominator |= graph.kind(id) == PatternKind::kDominator;
+    bool retries = false;  // whether a retry can be made: a divide or multiply call is there
+    for (std::uint32_t i = 0; i < graph.size(); ++i) {
+      has_dominator |= graph.kind(PatternId(i)) == PatternKind::kDominator;
+      retries |= binary_op_call(PatternId(i), conventions.arithmetic.divide) ||
+                 binary_op_call(PatternId(i), conventions.arithmetic.multiply);
+    }
     resize(graph.size());
-    if (conventions.associativity_retries) {
-      add_associativity_retries(std::move(work), conventions.arithmetic);
+    if (conventions.associativity_retries && retries) {
+      std::vector<PatternId> root_ids;
+      for (const Pattern& pattern : roots) root_ids.push_back(find(pattern));
+      add_associativity_retries(graph.post_order(root_ids), conventions.arithmetic);
     }
   }
 
@@ -161,9 +165,15 @@ struct CompiledPattern {
       if (added) stores.emplace_back(source, std::vector<PatternId>());
       stores[slot->second].second.push_back(pattern.id());
     }
+    std::size_t total = 0;
     for (auto& [source, reachable] : stores) {
       reachable = source->post_order(reachable);
       std::sort(reachable.begin(), reachable.end());
+      total += reachable.size();
+    }
+    by_uid.reserve(total);
+    graph.reserve(static_cast<std::uint32_t>(total));
+    for (auto& [source, reachable] : stores) {
       const std::uint32_t base = static_cast<std::uint32_t>(by_uid.size());
       for (std::uint32_t i = 0; i < reachable.size(); ++i) {
         by_uid.emplace(source->node(reachable[i]).uid, PatternId(base + i));
@@ -183,6 +193,14 @@ struct CompiledPattern {
     user_size = graph.size();
   }
 
+  // Whether the pattern at `id` is a call of the binary op named `op` (empty: none).
+  [[nodiscard]] bool binary_op_call(PatternId id, std::string_view op) const {
+    const PatternNode& node = graph.node(id);
+    return !op.empty() && node.kind == PatternKind::kCall && !node.any_arity &&
+           node.operands.size() >= 3 && graph.kind(node.operands[0]) == PatternKind::kOp &&
+           graph.node(node.operands[0]).name == op;
+  }
+
   // Relay's rules: (a * b) / c is also tried as b * (a / c) and a * (b / c), and a * (b / c)
   // (either argument) as (a * b) / c; `work` holds the user's nodes and grows by the retries'.
   void add_associativity_retries(std::vector<PatternId> work, const ArithmeticOps& arithmetic) {
@@ -199,12 +217,6 @@ struct CompiledPattern {
         work.push_back(slot->second);
       }
       return slot->second;
-    };
-    auto binary_op_call = [&](PatternId id, std::string_view op) {
-      const PatternNode& node = graph.node(id);
-      return !op.empty() && node.kind == PatternKind::kCall && !node.any_arity &&
-             node.operands.size() >= 3 && graph.kind(node.operands[0]) == PatternKind::kOp &&
-             graph.node(node.operands[0]).name == op;
     };
     for (std::size_t w = 0; w < work.size(); ++w) {
       PatternId id = work[w];
@@ -491,8 +503,9 @@ class Matcher {
   bool drive(PatternId pattern, NodeId node) {
     forget_walked_paths();
     Incoming incoming;
-    begin_visit(pattern, node, incoming);
-    for (std::uint64_t steps = 0; !frames_.empty(); ++steps) {
+    std::uint64_t steps = 0;
+    begin_visit(pattern, node, incoming, steps);
+    for (; !frames_.empty(); ++steps) {
       if (steps == step_limit_) {
         frames_.clear();
         unordered_searches_.clear();
@@ -514,7 +527,9 @@ class Matcher {
         frames_.push_back({step.pattern, step.node, 0, 0, 0, 0, 0, true});
       } else {
         incoming.reset();
-        begin_visit(step.pattern, step.node, incoming);
+        std::uint64_t next = steps + 1;
+        begin_visit(step.pattern, step.node, incoming, next);
+        steps = next - 1;  // one more when a leaf was decided at once; the loop adds one
       }
     }
     return incoming.value_or(false);
@@ -522,7 +537,10 @@ class Matcher {
 
   bool synthetic(PatternId id) const { return id.index() >= compiled_->user_size; }
 
-  void begin_visit(PatternId pattern, NodeId node, Incoming& incoming) {
+  // Starts matching `pattern` at `node`: a frame, whose first step is number `next_step`, or
+  // at once: a pattern node bound already answers from its memo, and a leaf (below) in what
+  // would have been its frame's one step, counted (++next_step) as that step.
+  void begin_visit(PatternId pattern, NodeId node, Incoming& incoming, std::uint64_t& next_step) {
     const std::vector<NodeId>& memo = memo_[pattern.index()];
     if (memoize_ && !memo.empty()) {
       incoming = memo.front() == node;
@@ -536,7 +554,47 @@ class Matcher {
       }
       return;
     }
+    if (!explaining_ && next_step != step_limit_) {
+      if (std::optional<bool> result = leaf_result(pattern, node)) {
+        ++next_step;
+        if (*result) bind(pattern, node);
+        incoming = *result;
+        return;
+      }
+    }
     frames_.push_back({pattern, node, static_cast<std::uint32_t>(trail_.size())});
+  }
+
+  // The result of a leaf, a pattern its frame would decide in its first step without a
+  // message to record (none is recorded unless explaining): a wildcard without a redirect, an
+  // op, a var or a constant pattern; none for every other pattern.
+  std::optional<bool> leaf_result(PatternId pattern, NodeId node) const {
+    const PatternNode& p = compiled_->graph.node(pattern);
+    const Graph<D>& g = graph_;
+    switch (p.kind) {
+      case PatternKind::kWildcard:
+        if (p.redirect.valid()) return std::nullopt;
+        return true;
+      case PatternKind::kOp: {
+        OpId op = op_ids_[pattern.index()];
+        return g.kind(node) == NodeKind::kOp && op.valid() && g.op(node) == op;
+      }
+      case PatternKind::kVar:
+        return g.kind(node) == NodeKind::kVar && (p.name.empty() || g.name(node) == p.name);
+      case PatternKind::kConstant:
+        return g.kind(node) == NodeKind::kConstant;
+      default:
+        return std::nullopt;
+    }
+  }
+
+  // Records that `pattern` bound `node` (a synthetic pattern binds nothing).
+  void bind(PatternId pattern, NodeId node) {
+    if (synthetic(pattern)) return;
+    std::vector<NodeId>& memo = memo_[pattern.index()];
+    if (memo.empty()) touched_.push_back(pattern);
+    memo.push_back(node);
+    trail_.push_back(pattern);
   }
 
   void finish(std::size_t top, bool result) {
@@ -548,11 +606,7 @@ class Matcher {
       return;
     }
     if (result) {
-      if (synthetic(frame.pattern)) return;
-      std::vector<NodeId>& memo = memo_[frame.pattern.index()];
-      if (memo.empty()) touched_.push_back(frame.pattern);
-      memo.push_back(frame.node);
-      trail_.push_back(frame.pattern);
+      bind(frame.pattern, frame.node);
     } else {
       clear_to(frame.watermark);
     }
@@ -612,9 +666,10 @@ class Matcher {
     switch (p.kind) {
       case PatternKind::kWildcard: return advance_wildcard(f, p, in);
       case PatternKind::kExpr: return check_expr(f, p, depth);
-      case PatternKind::kOp: return check_op(f, depth);
-      case PatternKind::kVar: return check_var(f, p, depth);
-      case PatternKind::kConstant: return check_constant(f, depth);
+      case PatternKind::kOp:
+      case PatternKind::kVar:
+      case PatternKind::kConstant:
+        return check_leaf(f, p, depth);
       case PatternKind::kCall: return advance_call(f, p, depth, in);
       case PatternKind::kFunction: return advance_function(f, p, depth, in);
       case PatternKind::kTuple: return advance_tuple(f, p, depth, in);
@@ -658,27 +713,21 @@ class Matcher {
     });
   }
 
-  Step check_op(const Frame& f, std::size_t depth) {
-    const Graph<D>& g = graph_;
-    OpId op = op_ids_[f.pattern.index()];
-    if (g.kind(f.node) == NodeKind::kOp && op.valid() && g.op(f.node) == op) return done(true);
-    return fail_with(depth, [&] { return op_mismatch(f.pattern, f.node); });
-  }
-
-  Step check_var(const Frame& f, const PatternNode& p, std::size_t depth) {
-    const Graph<D>& g = graph_;
-    NodeId e = f.node;
-    if (g.kind(e) == NodeKind::kVar && (p.name.empty() || g.name(e) == p.name)) return done(true);
+  // An op, var or constant pattern (leaf_result), with what failed in words.
+  Step check_leaf(const Frame& f, const PatternNode& p, std::size_t depth) {
+    if (*leaf_result(f.pattern, f.node)) return done(true);
     return fail_with(depth, [&] {
-      return p.name.empty() ? fmt::format("expected a var, got {}", words(e))
-                            : fmt::format("expected var %{}, got {}", p.name, words(e));
+      NodeId e = f.node;
+      switch (p.kind) {
+        case PatternKind::kOp:
+          return op_mismatch(f.pattern, e);
+        case PatternKind::kVar:
+          return p.name.empty() ? fmt::format("expected a var, got {}", words(e))
+                                : fmt::format("expected var %{}, got {}", p.name, words(e));
+        default:
+          return fmt::format("expected a constant, got {}", words(e));
+      }
     });
-  }
-
-  Step check_constant(const Frame& f, std::size_t depth) {
-    if (graph_.kind(f.node) == NodeKind::kConstant) return done(true);
-    return fail_with(depth,
-                     [&] { return fmt::format("expected a constant, got {}", words(f.node)); });
   }
 
   // A function pattern: the parameters in order (unless any arity), then the body.
@@ -1268,17 +1317,14 @@ class Matcher {
   // The bindings of the patterns touched, grouped by pattern id in increasing order, each
   // pattern's nodes in memo order.
   void collect(Match& result) {
+    // touched_ may name a pattern twice (bound, rolled back, bound again): sorted, the
+    // repeats are neighbours.
     std::vector<PatternId>& ids = collect_ids_;  // kept between matches: no allocation
-    ids.clear();
-    collect_seen_.assign(memo_.size(), false);
-    std::size_t count = 0;
-    for (PatternId id : touched_) {
-      if (memo_[id.index()].empty() || collect_seen_[id.index()]) continue;
-      collect_seen_[id.index()] = true;
-      ids.push_back(id);
-      count += memo_[id.index()].size();
-    }
+    ids.assign(touched_.begin(), touched_.end());
     std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::size_t count = 0;
+    for (PatternId id : ids) count += memo_[id.index()].size();
     result.patterns_.reserve(count);
     result.nodes_.reserve(count);
     for (PatternId id : ids) {
@@ -1369,21 +1415,19 @@ class Matcher {
     return std::find(ops.begin(), ops.end(), op) != ops.end();
   }
 
-  // The filter of every pattern node, operands first (post-order; an operand not done yet, on a
-  // redirect cycle, counts as anything). Only what the matcher tries at the node itself is read:
-  // the same-node operands (detail::for_each_same_node_operand; a negation and a redirect admit
-  // anything) and a call's callee.
+  // The filter of every pattern node, in id order (operands come first but for a redirect's
+  // cycle; an operand not done yet counts as anything). Only what the matcher tries at the node
+  // itself is read: the same-node operands (detail::for_each_same_node_operand; a negation and a
+  // redirect admit anything) and a call's callee.
   void compute_filters() {
     const PatternGraph& patterns = compiled_->graph;
     filters_.assign(patterns.size(), NodeFilter());
-    std::vector<bool> done(patterns.size(), false);
-    std::vector<PatternId> all(patterns.size());
-    for (std::uint32_t i = 0; i < patterns.size(); ++i) all[i] = PatternId(i);
-    for (PatternId id : patterns.post_order(all)) {
+    for (std::uint32_t i = 0; i < patterns.size(); ++i) {
+      const PatternId id(i);
       const PatternNode& p = patterns.node(id);
       auto operand = [&](std::size_t k) {
         PatternId o = p.operands[k];
-        return done[o.index()] ? filters_[o.index()] : NodeFilter();
+        return o < id ? filters_[o.index()] : NodeFilter();
       };
       auto only = [](NodeKind kind) { return NodeFilter{kind_bit(kind), true, 0, {}}; };
       NodeFilter filter;
@@ -1447,7 +1491,6 @@ class Matcher {
           break;
       }
       filters_[id.index()] = filter;
-      done[id.index()] = true;
     }
   }
   static NodeFilter either(const NodeFilter& a, const NodeFilter& b) {
@@ -1483,7 +1526,6 @@ class Matcher {
   std::vector<std::vector<NodeId>> memo_;  // per pattern id, Relay's memo_
   std::vector<PatternId> touched_;         // patterns whose memo is non-empty (or was)
   std::vector<PatternId> collect_ids_;     // collect()'s scratch
-  std::vector<bool> collect_seen_;         // collect()'s scratch
   std::vector<PatternId> trail_;           // Relay's matched_nodes_
   std::vector<UnorderedSearch> unordered_searches_;  // one per open unordered tuple frame
   std::vector<Frame> frames_;
