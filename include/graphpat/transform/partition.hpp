@@ -359,8 +359,9 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
   // x's own copy is (for an outlined root only when its body is that copy: a group without
   // inputs). Everything is built after what it reads, so one pass from the last node back
   // decides. The rest is the groups' interiors, which their functions' bodies replace.
-  std::vector<bool> keep_value = checks_built_body ? live : std::vector<bool>(graph.size());
-  std::vector<bool> keep_copy = keep_value;
+  std::vector<std::uint8_t> keep_value(graph.size(), 0);  // bytes: read and set per node
+  if (checks_built_body) std::copy(live.begin(), live.end(), keep_value.begin());
+  std::vector<std::uint8_t> keep_copy = keep_value;
   if (!checks_built_body) {
     for (NodeId root : roots) keep_value[root.index()] = true;
     absl::flat_hash_set<NodeId> reads_param;  // a group's inputs and the body nodes above them
@@ -406,7 +407,13 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
   Builder<D> builder(out);
   std::vector<NodeId> map(graph.size());
   std::vector<NodeId> operands;
-  absl::flat_hash_map<NodeId, NodeId> inner;  // a group's body: input node -> its copy
+  // A group's body: per input node, its copy (invalid: none); `inner_set` lists what is set.
+  std::vector<NodeId> inner(graph.size());
+  std::vector<NodeId> inner_set;
+  auto set_inner = [&](NodeId node, NodeId copy) {
+    inner[node.index()] = copy;
+    inner_set.push_back(node);
+  };
   std::vector<NodeId> params;                 // a group's function parameters
   std::vector<NodeId> args;                   // and its call's arguments
   std::string param_name;
@@ -442,7 +449,8 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
     }
     // The body: unchanged subexpressions are the outside nodes themselves (Relay's mutator
     // returns the same object), the rest are copies reading the parameters.
-    inner.clear();
+    for (NodeId node : inner_set) inner[node.index()] = NodeId();
+    inner_set.clear();
     params.clear();
     args.clear();
     auto add_param = [&](NodeId input) {
@@ -473,7 +481,7 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
         for (const auto& use : uses.at(input)) use_param.emplace(use, add_param(input));
       }
     } else {
-      for (NodeId input : group.inputs) inner.emplace(input, add_param(input));
+      for (NodeId input : group.inputs) set_inner(input, add_param(input));
     }
     for (NodeId node : group.body) {
       operands.clear();
@@ -481,25 +489,25 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
       auto node_operands = graph.operands(node);
       for (std::uint32_t slot = 0; slot < node_operands.size(); ++slot) {
         NodeId operand = node_operands[slot];
-        auto copy = inner.find(operand);
-        NodeId mapped = copy == inner.end() ? map[operand.index()] : copy->second;
+        NodeId copy = inner[operand.index()];
+        NodeId mapped = copy.valid() ? copy : map[operand.index()];
         if (auto param = use_param.find({node, slot}); param != use_param.end()) {
           mapped = param->second;
         }
         changed |= mapped != map[operand.index()];
         operands.push_back(mapped);
       }
-      inner[node] = changed ? builder.copy(graph, node, operands) : map[node.index()];
-      stands_for(inner[node], node);
+      set_inner(node, changed ? builder.copy(graph, node, operands) : map[node.index()]);
+      stands_for(inner[node.index()], node);
     }
-    NodeId body = inner.at(id);
+    NodeId body = inner[id.index()];
     if (options.check && options.check_sees_group_only && !options.check(out, body)) {
       report.rejected.push_back({id, RejectionReason::kCheckFailed, {}, {}});
       continue;
     }
     if (!group.outputs.empty()) {
       fields.clear();
-      for (NodeId output : group.outputs) fields.push_back(inner.at(output));
+      for (NodeId output : group.outputs) fields.push_back(inner[output.index()]);
       body = builder.tuple(fields);
     }
     if (!function_attrs.valid() || group.name != function_attrs_name) {

@@ -134,6 +134,7 @@ class PartitionGrouper {
         group_of_(graph.size(), kNoGroup),
         opaque_(graph.size(), false),
         visit_mark_(graph.size(), 0),
+        input_mark_(graph.size(), 0),
         outermost_binder_(graph.size()) {
     if (options.roots_are_definitions) definitions_.insert(roots.begin(), roots.end());
     for (std::size_t k = 0; opaque_roots != nullptr && k < roots.size(); ++k) {
@@ -204,6 +205,11 @@ class PartitionGrouper {
  private:
   static constexpr std::uint32_t kNoGroup = NodeId::kNone;
 
+  // Whether `node` is an input of the group being made.
+  [[nodiscard]] bool is_input(NodeId node) const {
+    return input_mark_[node.index()] == input_epoch_;
+  }
+
   // Relay's EmbedConst: a constant bound by is_constant() or is_expr(constant) stays in the body.
   bool embedded_constant(NodeId node, const PatternGraph& patterns, PatternId leaf) const {
     if (graph_.kind(node) != NodeKind::kConstant) return false;
@@ -253,15 +259,17 @@ class PartitionGrouper {
     group.number = attempts_++;
     const std::vector<PatternId>& order = post_order(patterns, pattern_roots);
     absl::flat_hash_set<NodeId> fuzzy = fuzzy_nodes(match, order);
-    absl::flat_hash_set<NodeId>& inputs = group_inputs_;  // kept between groups: no allocation
-    inputs.clear();
+    ++input_epoch_;  // no node is an input of this group yet
     auto make_input = [&](NodeId node, PatternId leaf) {
       NodeKind kind = graph_.kind(node);
       if (fuzzy.contains(node) || kind == NodeKind::kOp || kind == NodeKind::kFunction ||
           embedded_constant(node, patterns, leaf)) {
         return;
       }
-      if (inputs.insert(node).second) group.inputs.push_back(node);
+      if (!is_input(node)) {
+        input_mark_[node.index()] = input_epoch_;
+        group.inputs.push_back(node);
+      }
     };
     for (PatternId id : order) {
       const PatternNode& p = patterns.node(id);
@@ -279,15 +287,14 @@ class PartitionGrouper {
       root = NodeId();
       for (PatternId id : pattern_roots) {
         NodeId bound = match.bound(id);
-        if (!inputs.contains(bound) && (!root.valid() || root < bound)) root = bound;
+        if (!is_input(bound) && (!root.valid() || root < bound)) root = bound;
       }
       if (!root.valid()) {
         ++report.not_outlined;
         return {};
       }
     }
-    if (inputs.contains(root) || graph_.kind(root) == NodeKind::kVar ||
-        definitions_.contains(root)) {
+    if (is_input(root) || graph_.kind(root) == NodeKind::kVar || definitions_.contains(root)) {
       ++report.not_outlined;  // a call cannot take the root's place (see the class comment)
       return {};
     }
@@ -297,7 +304,7 @@ class PartitionGrouper {
     ++visit_epoch_;
     std::vector<BodyFrame>& stack = body_stack_;
     auto enter = [&](NodeId node) {
-      if (inputs.contains(node) || visit_mark_[node.index()] == visit_epoch_) return;
+      if (is_input(node) || visit_mark_[node.index()] == visit_epoch_) return;
       visit_mark_[node.index()] = visit_epoch_;
       stack.push_back({node, 0});
     };
@@ -337,7 +344,7 @@ class PartitionGrouper {
         continue;
       }
       for (NodeId user : users().users(node)) {
-        if (visit_mark_[user.index()] == visit_epoch_ && !inputs.contains(user)) continue;
+        if (visit_mark_[user.index()] == visit_epoch_ && !is_input(user)) continue;
         if (post_dominators().post_dominates(root, user)) {
           group.duplicated.push_back({root, node, user});
         } else if (!outline_outside_uses_) {
@@ -368,7 +375,7 @@ class PartitionGrouper {
         return {};
       }
     }
-    if (auto [binder, reader] = escaping_variable(group.body, inputs); binder.valid()) {
+    if (auto [binder, reader] = escaping_variable(group.body); binder.valid()) {
       report.rejected.push_back({root, RejectionReason::kEscapingVariable, binder, reader});
       return {};
     }
@@ -393,8 +400,7 @@ class PartitionGrouper {
   // binder among its operands' that is not the node itself (a binder's operand that reads only
   // its own variables yields it, one that reads an outer one yields that outer one, since the
   // binders whose variables a node reads enclose each other, the outer with the larger id).
-  std::pair<NodeId, NodeId> escaping_variable(const std::vector<NodeId>& body,
-                                              const absl::flat_hash_set<NodeId>& inputs) {
+  std::pair<NodeId, NodeId> escaping_variable(const std::vector<NodeId>& body) {
     bool binds = false;
     for (NodeId node : body) {
       outermost_binder_[node.index()] = NodeId();
@@ -408,7 +414,7 @@ class PartitionGrouper {
       auto variables = kind == NodeKind::kFunction ? graph_.params(node)
                                                    : graph_.operands(node).first(1);
       for (NodeId variable : variables) {
-        if (inputs.contains(variable)) return {node, variable};
+        if (is_input(variable)) return {node, variable};
         outermost_binder_[variable.index()] = node;
       }
     }
@@ -428,7 +434,7 @@ class PartitionGrouper {
       NodeId binder = outermost_binder_[node.index()];
       if (!binder.valid()) continue;
       for (NodeId user : users().users(node)) {
-        if (visit_mark_[user.index()] != visit_epoch_ || inputs.contains(user)) {
+        if (visit_mark_[user.index()] != visit_epoch_ || is_input(user)) {
           return {binder, user};
         }
       }
@@ -518,6 +524,8 @@ class PartitionGrouper {
   std::vector<bool> opaque_;  // not searched: in a partitioned function or an opaque root
   bool opaque_marked_ = false;  // whether in_partitioned_function has filled opaque_
   std::vector<std::uint32_t> visit_mark_;
+  std::vector<std::uint32_t> input_mark_;  // per node: the attempt (input_epoch_) it is an input of
+  std::uint32_t input_epoch_ = 0;
   std::vector<NodeId> outermost_binder_;  // escaping_variable's, for the current group's body
   absl::flat_hash_set<NodeId> definitions_;
   // make_group's scratch, kept between groups so that a group allocates only what it keeps.
@@ -525,7 +533,6 @@ class PartitionGrouper {
     NodeId node;
     std::uint32_t next;
   };
-  absl::flat_hash_set<NodeId> group_inputs_;
   std::vector<BodyFrame> body_stack_;
   std::uint32_t visit_epoch_ = 0;
   std::uint32_t attempts_ = 0;
