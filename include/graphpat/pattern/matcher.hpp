@@ -42,6 +42,7 @@
 #pragma once
 
 #include <absl/container/flat_hash_map.h>
+#include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -303,11 +304,14 @@ class Match {
   template <Dialect D>
   friend class Matcher;
 
+  static constexpr std::size_t kInlineBindings = 8;
+
   std::shared_ptr<const detail::CompiledPattern> compiled_;
   bool matched_ = false;
   NodeId root_;
-  std::vector<PatternId> patterns_;  // sorted; parallel to nodes_
-  std::vector<NodeId> nodes_;
+  // Inline for a few bindings (a match of a small pattern allocates nothing).
+  absl::InlinedVector<PatternId, kInlineBindings> patterns_;  // sorted; parallel to nodes_
+  absl::InlinedVector<NodeId, kInlineBindings> nodes_;
 };
 
 /// A matcher for one pattern over one graph, reusable across many nodes (its tables are kept
