@@ -290,6 +290,8 @@ class Graph {
   /// Every node id held by the hash-consing table (for verify()).
   [[nodiscard]] const detail::NodeMemo& memo() const { return *memo_; }
 
+  /// The operands of all nodes together (reserve's `operands`).
+  [[nodiscard]] std::size_t operand_count() const { return storage_->operands.size(); }
   /// Makes room for `nodes` nodes with `operands` operands in all.
   void reserve(std::size_t nodes, std::size_t operands) {
     storage_->nodes.reserve(nodes);

@@ -403,7 +403,7 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
   }
 
   Graph<D> out(graph.shared_context());
-  out.reserve(graph.size(), 0);  // about as many nodes as the input: no table growth
+  out.reserve(graph.size(), graph.operand_count());  // about the input's: no table growth
   Builder<D> builder(out);
   std::vector<NodeId> map(graph.size());
   std::vector<NodeId> operands;
