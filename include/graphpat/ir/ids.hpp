@@ -11,6 +11,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 namespace graphpat {
 
