@@ -180,14 +180,15 @@ struct CompiledPattern {
         by_uid.emplace(source->node(reachable[i]).uid, PatternId(base + i));
       }
     }
+    std::vector<PatternId> renumbered;  // per node of the store at hand: its id here
     for (const auto& [source, reachable] : stores) {
-      auto renumbered = [&, src = source](PatternId id) { return by_uid.at(src->node(id).uid); };
+      renumbered.assign(source->size(), PatternId());
+      for (PatternId id : reachable) renumbered[id.index()] = by_uid.at(source->node(id).uid);
       for (PatternId id : reachable) {
-        PatternNode node = source->node(id);
-        for (PatternId& operand : node.operands) operand = renumbered(operand);
-        if (node.redirect.valid()) node.redirect = renumbered(node.redirect);
+        PatternNode& node = graph.mutable_node(graph.add_copy(source->node(id)));
+        for (PatternId& operand : node.operands) operand = renumbered[operand.index()];
+        if (node.redirect.valid()) node.redirect = renumbered[node.redirect.index()];
         if (node.role) node.name = arithmetic.of(*node.role);
-        graph.add(std::move(node));
       }
     }
     root = find(roots.front());

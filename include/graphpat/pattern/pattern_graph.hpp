@@ -211,6 +211,12 @@ class PatternGraph {
     nodes_.push_back(std::move(node));
     return PatternId(size() - 1);
   }
+  /// Adds a copy of a node of another graph, uid and all (its operands are still the other
+  /// graph's ids: the caller renumbers them).
+  PatternId add_copy(const PatternNode& node) {
+    nodes_.push_back(node);
+    return PatternId(size() - 1);
+  }
 
   /// Every pattern node reachable from `root` (through operands and redirects), in depth-first
   /// post-order: operands before users, except along a redirect cycle. Iterative.
