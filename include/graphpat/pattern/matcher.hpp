@@ -106,11 +106,12 @@ struct CompiledPattern {
     bool retries = false;  // whether a retry can be made: a divide or multiply call is there
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
       has_dominator |= graph.kind(PatternId(i)) == PatternKind::kDominator;
-      retries |= binary_op_call(PatternId(i), conventions.arithmetic.divide) ||
-                 binary_op_call(PatternId(i), conventions.arithmetic.multiply);
+      retries |= conventions.associativity_retries &&
+                 (binary_op_call(PatternId(i), conventions.arithmetic.divide) ||
+                  binary_op_call(PatternId(i), conventions.arithmetic.multiply));
     }
     resize(graph.size());
-    if (conventions.associativity_retries && retries) {
+    if (retries) {
       std::vector<PatternId> root_ids;
       for (const Pattern& pattern : roots) root_ids.push_back(find(pattern));
       add_associativity_retries(graph.post_order(root_ids), conventions.arithmetic);

@@ -205,6 +205,7 @@ class PatternGraph {
   [[nodiscard]] const std::vector<PatternId>& operands(PatternId id) const {
     return node(id).operands;
   }
+  /// Makes room for `size` nodes.
   void reserve(std::uint32_t size) { nodes_.reserve(size); }
   PatternId add(PatternNode node) {
     if (node.uid == 0) node.uid = detail::next_pattern_uid();

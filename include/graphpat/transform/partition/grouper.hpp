@@ -206,9 +206,7 @@ class PartitionGrouper {
   static constexpr std::uint32_t kNoGroup = NodeId::kNone;
 
   // Whether `node` is an input of the group being made.
-  [[nodiscard]] bool is_input(NodeId node) const {
-    return input_mark_[node.index()] == input_epoch_;
-  }
+  [[nodiscard]] bool is_input(NodeId node) const { return input_mark_[node.index()] == attempts_; }
 
   // Relay's EmbedConst: a constant bound by is_constant() or is_expr(constant) stays in the body.
   bool embedded_constant(NodeId node, const PatternGraph& patterns, PatternId leaf) const {
@@ -256,10 +254,9 @@ class PartitionGrouper {
       report.rejected.push_back({root, RejectionReason::kOverlap, root, {}});
       return {};
     }
-    group.number = attempts_++;
+    group.number = attempts_++;  // marks of this attempt hold attempts_: none is set yet
     const std::vector<PatternId>& order = post_order(patterns, pattern_roots);
     absl::flat_hash_set<NodeId> fuzzy = fuzzy_nodes(match, order);
-    ++input_epoch_;  // no node is an input of this group yet
     auto make_input = [&](NodeId node, PatternId leaf) {
       NodeKind kind = graph_.kind(node);
       if (fuzzy.contains(node) || kind == NodeKind::kOp || kind == NodeKind::kFunction ||
@@ -267,7 +264,7 @@ class PartitionGrouper {
         return;
       }
       if (!is_input(node)) {
-        input_mark_[node.index()] = input_epoch_;
+        input_mark_[node.index()] = attempts_;
         group.inputs.push_back(node);
       }
     };
@@ -301,11 +298,10 @@ class PartitionGrouper {
 
     // The body: everything from the root down to the inputs, named in Relay's visiting order
     // (operands in order, post-order, each node once).
-    ++visit_epoch_;
     std::vector<BodyFrame>& stack = body_stack_;
     auto enter = [&](NodeId node) {
-      if (is_input(node) || visit_mark_[node.index()] == visit_epoch_) return;
-      visit_mark_[node.index()] = visit_epoch_;
+      if (is_input(node) || visit_mark_[node.index()] == attempts_) return;
+      visit_mark_[node.index()] = attempts_;
       stack.push_back({node, 0});
     };
     auto walk = [&](NodeId start) {
@@ -344,7 +340,7 @@ class PartitionGrouper {
         continue;
       }
       for (NodeId user : users().users(node)) {
-        if (visit_mark_[user.index()] == visit_epoch_ && !is_input(user)) continue;
+        if (visit_mark_[user.index()] == attempts_ && !is_input(user)) continue;
         if (post_dominators().post_dominates(root, user)) {
           group.duplicated.push_back({root, node, user});
         } else if (!outline_outside_uses_) {
@@ -422,7 +418,7 @@ class PartitionGrouper {
       if (graph_.kind(node) == NodeKind::kVar) continue;
       NodeId outermost;
       for (NodeId operand : graph_.operands(node)) {
-        if (visit_mark_[operand.index()] != visit_epoch_) continue;  // not in the body
+        if (visit_mark_[operand.index()] != attempts_) continue;  // not in the body
         NodeId binder = outermost_binder_[operand.index()];
         if (binder.valid() && binder != node && (!outermost.valid() || outermost < binder)) {
           outermost = binder;
@@ -434,7 +430,7 @@ class PartitionGrouper {
       NodeId binder = outermost_binder_[node.index()];
       if (!binder.valid()) continue;
       for (NodeId user : users().users(node)) {
-        if (visit_mark_[user.index()] != visit_epoch_ || is_input(user)) {
+        if (visit_mark_[user.index()] != attempts_ || is_input(user)) {
           return {binder, user};
         }
       }
@@ -460,7 +456,7 @@ class PartitionGrouper {
             kind == NodeKind::kConstant) {
           continue;  // below the body, or shared freely (as the validity check has it)
         }
-        if (visit_mark_[operand.index()] == visit_epoch_) return {operand, top};
+        if (visit_mark_[operand.index()] == attempts_) return {operand, top};
         if (seen.insert(operand).second) stack.push_back(operand);
       }
     }
@@ -480,7 +476,7 @@ class PartitionGrouper {
         return top;
       }
       for (NodeId operand : graph_.operands(top)) {
-        if (visit_mark_[operand.index()] == visit_epoch_ && seen.insert(operand).second) {
+        if (visit_mark_[operand.index()] == attempts_ && seen.insert(operand).second) {
           stack.push_back(operand);
         }
       }
@@ -523,9 +519,9 @@ class PartitionGrouper {
   std::vector<std::uint32_t> group_of_;
   std::vector<bool> opaque_;  // not searched: in a partitioned function or an opaque root
   bool opaque_marked_ = false;  // whether in_partitioned_function has filled opaque_
+  // Per node, the attempt (attempts_ then) whose body holds it, and the one whose input it is.
   std::vector<std::uint32_t> visit_mark_;
-  std::vector<std::uint32_t> input_mark_;  // per node: the attempt (input_epoch_) it is an input of
-  std::uint32_t input_epoch_ = 0;
+  std::vector<std::uint32_t> input_mark_;
   std::vector<NodeId> outermost_binder_;  // escaping_variable's, for the current group's body
   absl::flat_hash_set<NodeId> definitions_;
   // make_group's scratch, kept between groups so that a group allocates only what it keeps.
@@ -534,7 +530,6 @@ class PartitionGrouper {
     std::uint32_t next;
   };
   std::vector<BodyFrame> body_stack_;
-  std::uint32_t visit_epoch_ = 0;
   std::uint32_t attempts_ = 0;
 };
 
