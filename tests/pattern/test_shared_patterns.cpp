@@ -1,6 +1,7 @@
-// Patterns are immutable values: a matcher compiles only what the pattern reaches, and one
-// finished pattern, shared by several threads (the same handle object or copies of it) over one
-// const module, gives every thread exactly the single-threaded results.
+// Patterns are immutable values: a matcher compiles only what the pattern reaches, matchers of
+// one pattern share what it compiled until a redirect changes the pattern, and one finished
+// pattern, shared by several threads (the same handle object or copies of it) over one const
+// module, gives every thread exactly the single-threaded results.
 #include <string>
 #include <thread>
 #include <utility>
@@ -94,4 +95,54 @@ TEST_CASE("threads sharing one pattern and one const module see the single-threa
     INFO("thread " << t);
     CHECK(seen[t] == expected);
   }
+}
+
+TEST_CASE("matchers of one pattern share its compiled form until a redirect changes it",
+          "[pattern][shared]") {
+  const relay::Module model = parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4), float32]) {
+  %0 = nn.relu(%x);
+  %1 = nn.relu(%0);
+  nn.relu(%1)
+})");
+  const NodeId main = *model.find("main");
+  auto roots = [&](const Pattern& pattern) {
+    std::vector<std::uint32_t> found;
+    for (const Match& m : find_matches(pattern, model.graph, main)) found.push_back(m.root().value);
+    return found;
+  };
+  Pattern w = wildcard();
+  Pattern relu = is_op("nn.relu")(w);
+  Matcher<relay::Dialect> first(relu, model.graph);
+  Matcher<relay::Dialect> second(relu, model.graph);
+  CHECK(&first.pattern_graph() == &second.pattern_graph());
+  const std::vector<std::uint32_t> every_relu = roots(relu);
+  CHECK(every_relu.size() == 3);
+
+  // Merged into a larger store: the handles forward, the compiled form still answers.
+  Pattern larger = is_op("add")(is_op("add")(wildcard(), wildcard()), relu | wildcard());
+  CHECK(&relu.graph() == &larger.graph());
+  CHECK(roots(relu) == every_relu);
+  Matcher<relay::Dialect> after_merge(relu, model.graph);
+  CHECK(after_merge.pattern_graph().size() == 3);
+  CHECK(after_merge.match(NodeId(every_relu.front())).bound(w) ==
+        model.graph.operands(NodeId(every_relu.front()))[1]);
+
+  // relu(relu(_)) now: only the two relus over a relu match; a stale compiled form says three.
+  REQUIRE(w.redirect_to(is_op("nn.relu")(wildcard())).ok());
+  Matcher<relay::Dialect> redirected(relu, model.graph);
+  CHECK(&redirected.pattern_graph() != &first.pattern_graph());
+  CHECK(redirected.pattern_graph().size() == 6);
+  CHECK(roots(relu) == std::vector<std::uint32_t>(every_relu.begin() + 1, every_relu.end()));
+  CHECK(first.pattern_graph().size() == 3);  // a matcher made before keeps what it compiled
+
+  // A pattern of more than CompiledCache::kMaxNodes nodes is compiled for each matcher.
+  Pattern alternatives = is_op("nn.relu");
+  for (int i = 0; i < 2100; ++i) alternatives = alternatives | is_op("nn.relu");
+  Pattern wide = alternatives(wildcard());
+  Matcher<relay::Dialect> wide_first(wide, model.graph);
+  Matcher<relay::Dialect> wide_second(wide, model.graph);
+  CHECK(wide_first.pattern_graph().size() > detail::CompiledCache::kMaxNodes);
+  CHECK(&wide_first.pattern_graph() != &wide_second.pattern_graph());
+  CHECK(roots(wide) == every_relu);
 }

@@ -14,14 +14,15 @@
 //
 //   graphpat::Match once = graphpat::match(pattern, graph, node);  // one-off: a Matcher per call
 //
-// Cost model. A Matcher compiles its pattern when constructed (copies the pattern nodes reachable
-// from the root, looks up their ops in the graph's registry) and keeps its tables between calls;
-// the free functions match(), find_matches() and explain() (explain.hpp) construct a Matcher per
-// call, so matching many nodes through them pays that set-up each time. With a dominator
-// pattern, the matcher also builds a post-dominator tree of the graph reachable from the scope
-// (below), once per scope: Matcher::find_matches(root) builds one for the whole search, while
-// match(node) takes the node as its scope, so matching node after node builds a tree for each
-// (pass one scope, Matcher::match(node, scope), to build it once).
+// Cost model. A pattern is compiled (the pattern nodes reachable from its root copied) once per
+// dialect and kept with the pattern (up to 4,096 nodes; redirect_to forgets it). A Matcher
+// looks up the pattern's ops in the graph's registry when constructed and keeps its tables
+// between calls; the free functions match(), find_matches() and explain() (explain.hpp)
+// construct a Matcher per call, so matching many nodes through them pays that set-up each time.
+// With a dominator pattern, the matcher also builds a post-dominator tree of the graph reachable
+// from the scope (below), once per scope: Matcher::find_matches(root) builds one for the whole
+// search, while match(node) takes the node as its scope, so matching node after node builds a
+// tree for each (pass one scope, Matcher::match(node, scope), to build it once).
 //
 // Threads. A Matcher is not thread-safe; make one per thread. A finished Pattern is an
 // immutable value: threads may share one handle, and one const graph, each with its own Matcher.
@@ -327,7 +328,7 @@ class Matcher {
   /// A matcher of several patterns under one memo (the nodes of a graph pattern,
   /// graph_matcher.hpp); match() and matches() try the first.
   Matcher(std::span<const Pattern> roots, const Graph<D>& graph, MatchOptions options = {})
-      : compiled_(std::make_shared<detail::CompiledPattern>(roots, kConventions)),
+      : compiled_(compile(roots)),
         graph_(graph),
         options_(options),
         step_limit_(options.max_steps != 0
@@ -1522,6 +1523,17 @@ class Matcher {
 
   static constexpr DialectConventions kConventions = dialect_conventions<D>();
 
+  // One pattern is compiled once per store and dialect (detail::CompiledCache); several roots
+  // (a graph pattern's nodes) each time.
+  static std::shared_ptr<const detail::CompiledPattern> compile(std::span<const Pattern> roots) {
+    auto make = [roots] {
+      return std::make_shared<const detail::CompiledPattern>(roots, kConventions);
+    };
+    if (roots.size() != 1) return make();
+    auto [cache, root] = detail::compiled_cache(roots.front());
+    return cache->get(root, &kConventions, make);
+  }
+
   std::shared_ptr<const detail::CompiledPattern> compiled_;
   const Graph<D>& graph_;
   MatchOptions options_;
@@ -1553,7 +1565,7 @@ class Matcher {
 };
 
 /// Whether `pattern` matches at `node` of `graph` (Relay's `pattern.match(expr)`), with the
-/// bindings on success. Compiles the pattern (and, for a dominator pattern, builds a
+/// bindings on success. Makes a Matcher (and, for a dominator pattern, builds a
 /// post-dominator tree) on each call: to match many nodes, keep a Matcher.
 ///   if (graphpat::Match m = graphpat::match(pattern, graph, node)) use(m.bound(conv));
 template <Dialect D>
@@ -1561,8 +1573,8 @@ Match match(const Pattern& pattern, const Graph<D>& graph, NodeId node, MatchOpt
   return Matcher<D>(pattern, graph, options).match(node);
 }
 
-/// Every node reachable from `root` where `pattern` matches, in increasing id order. Compiles
-/// the pattern on each call: to search several roots of one graph, keep a Matcher.
+/// Every node reachable from `root` where `pattern` matches, in increasing id order. Makes a
+/// Matcher on each call: to search several roots of one graph, keep a Matcher.
 ///   for (const graphpat::Match& m : graphpat::find_matches(pattern, graph, main)) ...
 template <Dialect D>
 std::vector<Match> find_matches(const Pattern& pattern, const Graph<D>& graph, NodeId root,

@@ -17,7 +17,8 @@
 // graph into the larger one and leaves a forwarding note, so every handle keeps meaning the
 // same node. Building patterns (combining handles, redirect_to) is not thread-safe when they
 // share nodes. A finished pattern is a value: reading it (graph(), id(), matching, describe)
-// writes nothing, so any number of threads may read one handle, or copies of it, at once.
+// changes nothing, so any number of threads may read one handle, or copies of it, at once (the
+// one thing matching writes, the store's cache of compiled patterns, is locked).
 //
 // Every handle names a node: there is no default (empty) handle, and a handle moved from keeps
 // its node (moving copies), so a pattern can never be built from a handle that names nothing.
@@ -32,6 +33,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -261,6 +263,8 @@ class PatternGraph {
   std::vector<PatternNode> nodes_;
 };
 
+class Pattern;
+
 namespace detail {
 
 /// Calls `visit(operand)` for each operand of `node` that the matcher tries at the same graph
@@ -321,12 +325,62 @@ inline std::vector<PatternId> same_node_path(const PatternGraph& graph, PatternI
   return {};
 }
 
+struct CompiledPattern;  // matcher.hpp
+
+/// The patterns of one store compiled for matching (matcher.hpp's CompiledPattern, one per root
+/// and dialect conventions), so that matching a pattern again, as every call of the free
+/// find_matches() and partition() does, copies nothing. An entry stays right while the store's
+/// nodes stay as they are: adding nodes (combining handles, merging a smaller store in) changes
+/// nothing reachable from an existing root; redirect_to, which changes a node, clears the cache.
+/// Bounded: at most kMaxEntries entries of at most kMaxNodes nodes (a larger pattern is compiled
+/// each time, a cost small beside matching it). Thread-safe.
+class CompiledCache {
+ public:
+  static constexpr std::size_t kMaxEntries = 16;
+  static constexpr std::uint32_t kMaxNodes = 4096;
+
+  /// The entry for `root` under `conventions` (compared by address), or `compile()`'s result,
+  /// kept when small enough.
+  template <class Compile>
+  std::shared_ptr<const CompiledPattern> get(PatternId root, const void* conventions,
+                                             Compile&& compile) {
+    std::lock_guard lock(mutex_);
+    for (const Entry& entry : entries_) {
+      if (entry.root == root && entry.conventions == conventions) return entry.compiled;
+    }
+    auto compiled = compile();  // a shared_ptr<const CompiledPattern>, complete where called
+    if (compiled->graph.size() <= kMaxNodes) {
+      if (entries_.size() == kMaxEntries) entries_.erase(entries_.begin());
+      entries_.push_back({root, conventions, compiled});
+    }
+    return compiled;
+  }
+  void clear() {
+    std::lock_guard lock(mutex_);
+    entries_.clear();
+  }
+
+ private:
+  struct Entry {
+    PatternId root;
+    const void* conventions;
+    std::shared_ptr<const CompiledPattern> compiled;
+  };
+  std::mutex mutex_;
+  std::vector<Entry> entries_;  // oldest first
+};
+
 /// The storage behind Pattern handles; merged stores forward to the store they joined.
 struct PatternStore {
   PatternGraph graph;
   std::shared_ptr<PatternStore> forward;
   std::vector<PatternId> forward_ids;  // this store's ids in `forward`
+  CompiledCache compiled;
 };
+
+/// The compiled-pattern cache of the store holding `pattern`'s node (matcher.hpp), and the
+/// node's id there.
+std::pair<CompiledCache*, PatternId> compiled_cache(const Pattern& pattern);
 
 }  // namespace detail
 
@@ -391,6 +445,7 @@ class Pattern {
                                     way));
     }
     store->graph.mutable_node(id()).redirect = target.id();
+    store->compiled.clear();
     return absl::OkStatus();
   }
 
@@ -433,6 +488,8 @@ class Pattern {
   Pattern alternative(const Pattern& other) const;
 
  private:
+  friend std::pair<detail::CompiledCache*, PatternId> detail::compiled_cache(const Pattern&);
+
   Pattern(std::shared_ptr<detail::PatternStore> store, PatternId id)
       : store_(std::move(store)), id_(id) {}
 
@@ -481,11 +538,17 @@ class Pattern {
       target->graph.add(std::move(copy));
     }
     source.graph = PatternGraph();
+    source.compiled.clear();
     source.forward = target;
   }
 
   std::shared_ptr<detail::PatternStore> store_;
   PatternId id_;
 };
+
+inline std::pair<detail::CompiledCache*, PatternId> detail::compiled_cache(const Pattern& pattern) {
+  Pattern::Location at = pattern.locate();
+  return {&(*at.store)->compiled, at.id};
+}
 
 }  // namespace graphpat
