@@ -412,10 +412,16 @@ class Matcher {
 
   /// Every node reachable from `root` where the pattern matches, in increasing id order.
   std::vector<Match> find_matches(NodeId root) {
+    // What the root reaches: reachable_from's backward scan, with a byte per node for its bit.
+    std::vector<std::uint8_t> live(root.index() + 1, 0);
+    live[root.index()] = 1;
+    for (std::uint32_t i = root.index() + 1; i-- > 0;) {
+      if (live[i] == 0) continue;
+      for (NodeId operand : graph_.operands(NodeId(i))) live[operand.index()] = 1;
+    }
     std::vector<Match> found;
-    std::vector<bool> live = reachable_from(graph_, std::span(&root, 1));
     for (std::uint32_t i = 0; i <= root.index(); ++i) {
-      if (!live[i] || !may_match(NodeId(i))) continue;
+      if (live[i] == 0 || !may_match(NodeId(i))) continue;
       Match m = match(NodeId(i), root);
       if (m) found.push_back(std::move(m));
     }
@@ -548,7 +554,7 @@ class Matcher {
   // at once: a pattern node bound already answers from its memo, and a leaf (below) in what
   // would have been its frame's one step, counted (++next_step) as that step.
   void begin_visit(PatternId pattern, NodeId node, Incoming& incoming, std::uint64_t& next_step) {
-    const std::vector<NodeId>& memo = memo_[pattern.index()];
+    const Memo& memo = memo_[pattern.index()];
     if (memoize_ && !memo.empty()) {
       incoming = memo.front() == node;
       if (!*incoming) {
@@ -598,7 +604,7 @@ class Matcher {
   // Records that `pattern` bound `node` (a synthetic pattern binds nothing).
   void bind(PatternId pattern, NodeId node) {
     if (synthetic(pattern)) return;
-    std::vector<NodeId>& memo = memo_[pattern.index()];
+    Memo& memo = memo_[pattern.index()];
     if (memo.empty()) touched_.push_back(pattern);
     memo.push_back(node);
     trail_.push_back(pattern);
@@ -1181,7 +1187,7 @@ class Matcher {
   }
 
   bool dominates_parent(const PatternNode& dominator, NodeId e, std::size_t depth) {
-    const std::vector<NodeId>& parent = memo_[dominator.operands[0].index()];
+    const Memo& parent = memo_[dominator.operands[0].index()];
     NodeId bound = parent.empty() ? NodeId() : parent.front();
     const PostDominatorTree& tree = post_dominators();
     bool ok = bound.valid() && bound != e && tree.contains(bound) && tree.contains(e) &&
@@ -1358,7 +1364,7 @@ class Matcher {
   [[nodiscard]] std::size_t trail_size() const { return trail_.size(); }
   void retract(std::size_t watermark) { clear_to(watermark); }
   [[nodiscard]] NodeId first_binding(PatternId pattern) const {
-    const std::vector<NodeId>& memo = memo_[pattern.index()];
+    const Memo& memo = memo_[pattern.index()];
     return memo.empty() ? NodeId() : memo.front();
   }
   // Every binding made so far, as a successful match tried at `root`.
@@ -1541,7 +1547,10 @@ class Matcher {
   OpId add_op_, multiply_op_, divide_op_;
   std::vector<NodeFilter> filters_;  // per pattern id
 
-  std::vector<std::vector<NodeId>> memo_;  // per pattern id, Relay's memo_
+  // What a pattern node bound: one node inline (most bind one; a dominator path and a
+  // recursive pattern one per use).
+  using Memo = absl::InlinedVector<NodeId, 1>;
+  std::vector<Memo> memo_;                 // per pattern id, Relay's memo_
   std::vector<PatternId> touched_;         // patterns whose memo is non-empty (or was)
   std::vector<PatternId> collect_ids_;     // collect()'s scratch
   std::vector<PatternId> trail_;           // Relay's matched_nodes_
