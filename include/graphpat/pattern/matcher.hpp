@@ -412,13 +412,9 @@ class Matcher {
 
   /// Every node reachable from `root` where the pattern matches, in increasing id order.
   std::vector<Match> find_matches(NodeId root) {
-    // What the root reaches: reachable_from's backward scan, with a byte per node for its bit.
+    // What the root reaches, a byte per node (vector<bool>'s bit operations cost more).
     std::vector<std::uint8_t> live(root.index() + 1, 0);
-    live[root.index()] = 1;
-    for (std::uint32_t i = root.index() + 1; i-- > 0;) {
-      if (live[i] == 0) continue;
-      for (NodeId operand : graph_.operands(NodeId(i))) live[operand.index()] = 1;
-    }
+    detail::mark_reachable(graph_, std::span(&root, 1), live);
     std::vector<Match> found;
     for (std::uint32_t i = 0; i <= root.index(); ++i) {
       if (live[i] == 0 || !may_match(NodeId(i))) continue;
