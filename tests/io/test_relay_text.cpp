@@ -839,6 +839,28 @@ TEST_CASE("attrs of a struct the registry does not know are carried through", "[
   }
 }
 
+TEST_CASE("attrs of a struct the context registers later print as that struct's", "[relay_text]") {
+  // The printer keeps each attribute object's text with the context, for its later prints. A
+  // schema the context gains makes the objects of its struct canonical, and a canonical
+  // object's fields equal to their declared defaults are left out (TVM prints the fields that
+  // differ from their defaults), so the next print leaves out `mode`.
+  const std::string text =
+      "def @f(%y) {\n  %y\n}\n\ndef @main(%x) {\n  @f(%x, scale=2, mode=\"fast\", "
+      "attrs_type_key=\"vendor.attrs.ScaleAttrs\")\n}\n";
+  absl::StatusOr<graphpat::relay::Module> module = graphpat::relay::parse_text(text);
+  INFO(message(module.status()));
+  REQUIRE(module.ok());
+  CHECK(graphpat::relay::print_text(*module, TextEnvelope::kStr).value() == text);
+  graphpat::Context& context = module->graph.context();
+  auto intern = [&](std::string_view s) { return context.strings.intern(s); };
+  context.ops.add_schema({intern("vendor.attrs.ScaleAttrs"),
+                          {{intern("scale"), intern("int"), false, {}},
+                           {intern("mode"), intern("String"), true, intern("\"fast\"")}}});
+  CHECK(graphpat::relay::print_text(*module, TextEnvelope::kStr).value() ==
+        "def @f(%y) {\n  %y\n}\n\ndef @main(%x) {\n  @f(%x, scale=2, "
+        "attrs_type_key=\"vendor.attrs.ScaleAttrs\")\n}\n");
+}
+
 TEST_CASE("the last attrs_type_key of a call names its struct", "[relay_text]") {
   // fuzz_relay_text, session 9 (corpus regression_attrs_type_key_twice.relay): the first of
   // two was kept as a field named attrs_type_key, printed before the struct's name, and

@@ -253,7 +253,11 @@ TEST_CASE("the Relay text printer refuses a name it cannot spell, naming the nod
   };
   for (const Case& c : cases) {
     INFO(c.expected);
-    CHECK(outcome(text, module_with(c.place, c.name)) == c.expected);
+    Module module = module_with(c.place, c.name);
+    CHECK(outcome(text, module) == c.expected);
+    // Again: what a print keeps with the context for the next (the texts of the types and
+    // attributes it printed without a refusal) must not hide one.
+    CHECK(outcome(text, module) == c.expected);
   }
 }
 
@@ -266,15 +270,17 @@ TEST_CASE("the Relay text printer refuses type names the reader would read as an
   // only, printed IncompleteType).
   NodeId x = b.var("x", types.tensor("float 32", {types.dim(2)}));
   module.add_function("main", b.function({x}, x));
-  auto printed = graphpat::relay::print_text(module);
-  REQUIRE_FALSE(printed.ok());
-  CHECK(message(printed.status()) == unprintable("%0", "dtype", "float 32", kIdentifier));
+  for (int print = 0; print < 2; ++print) {  // the second print as the first
+    auto printed = graphpat::relay::print_text(module);
+    REQUIRE_FALSE(printed.ok());
+    CHECK(message(printed.status()) == unprintable("%0", "dtype", "float 32", kIdentifier));
+  }
 
   Module incomplete;
   graphpat::relay::Builder c(incomplete.graph);
   NodeId y = c.var("y", incomplete.graph.context().types.incomplete());
   incomplete.add_function("main", c.function({y}, y));
-  printed = graphpat::relay::print_text(incomplete);
+  auto printed = graphpat::relay::print_text(incomplete);
   REQUIRE_FALSE(printed.ok());
   CHECK(message(printed.status()) ==
         unprintable("%0", "type", "IncompleteType", "a type the Relay text reader reads"));
@@ -289,10 +295,12 @@ TEST_CASE("a symbolic dimension read from TVM JSON is refused, not printed as a 
   REQUIRE(loaded.ok());
   const auto& graph = loaded->module.graph;
   NodeId x = graph.params(*loaded->module.find("main"))[0];
-  auto printed = graphpat::relay::print_text(loaded->module);
-  REQUIRE_FALSE(printed.ok());
-  CHECK(message(printed.status()) ==
-        unprintable(fmt::format("{}", x), "dimension", "n", "a meta[KEY][INDEX] reference"));
+  for (int print = 0; print < 2; ++print) {  // the second print as the first
+    auto printed = graphpat::relay::print_text(loaded->module);
+    REQUIRE_FALSE(printed.ok());
+    CHECK(message(printed.status()) ==
+          unprintable(fmt::format("{}", x), "dimension", "n", "a meta[KEY][INDEX] reference"));
+  }
 }
 
 TEST_CASE("the issue's injections are refused where they were written verbatim",

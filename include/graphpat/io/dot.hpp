@@ -496,7 +496,8 @@ namespace graphpat::relay {
 
 /// The function `options.function` of `module` as Graphviz DOT text.
 inline absl::StatusOr<std::string> to_dot(const Module& module, const DotOptions& options = {}) {
-  graphpat::detail::AttrSchemaCache cache(module.graph.context());
+  graphpat::detail::AttrSchemaCache& cache =
+      graphpat::detail::AttrSchemaCache::of(module.graph.context());
   return graphpat::detail::DotWriter<Dialect>(
              module, options, [&cache](AttrValueId attrs) { return cache.field_texts(attrs); })
       .write();

@@ -14,6 +14,8 @@
 #include <concepts>
 #include <memory>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "graphpat/ir/attrs.hpp"
 #include "graphpat/ir/conventions.hpp"
@@ -57,6 +59,22 @@ class Context {
   [[nodiscard]] std::string_view op_name(OpId id) const { return ops.name(id); }
   [[nodiscard]] std::string_view dialect_name() const { return dialect_name_; }
 
+  /// The one `T` of this context, made as `T(*this)` on first use and kept as long as the
+  /// context: what a reader or writer derives from the tables and reuses from call to call
+  /// (detail::AttrSchemaCache: each schema's parsed defaults, each attribute object's text).
+  /// T may only depend on what the tables hold, which only ever grows.
+  template <class T>
+  T& derived() {
+    static constexpr char kTag = 0;  // one address per T
+    for (auto& [tag, value] : derived_) {
+      if (tag == &kTag) return *static_cast<T*>(value.get());
+    }
+    auto made = std::make_shared<T>(*this);
+    T& result = *made;
+    derived_.emplace_back(&kTag, std::move(made));
+    return result;
+  }
+
   StringPool strings;
   TypeTable types{strings};
   AttrTable attrs{strings};
@@ -75,6 +93,7 @@ class Context {
         dialect_name_(seed.prototype.dialect_name_) {}
 
   std::string_view dialect_name_;
+  std::vector<std::pair<const void*, std::shared_ptr<void>>> derived_;  // derived<T>()'s
 };
 
 }  // namespace graphpat

@@ -73,7 +73,7 @@ GRAPHPAT_ENTRY absl::StatusOr<AttrValueId> call_attrs(Context& context, std::str
     if (fields.empty()) return AttrValueId();
     return context.attrs.object(graphpat::detail::kUnknownAttrsKey, fields);
   }
-  return graphpat::detail::AttrSchemaCache(context).canonical(
+  return graphpat::detail::AttrSchemaCache::of(context).canonical(
       *schema, fields, op_name,
       [](std::string_view id, std::optional<std::size_t>, const std::string& problem) {
         return make_error(absl::StatusCode::kInvalidArgument, fmt::format("relay_text.{}", id),

@@ -63,7 +63,7 @@ class GraphJsonReader {
       : options_{options.limits.or_defaults(kGraphJsonDefaultLimits)},
         builder_(module_.graph),
         context_(module_.graph.context()),
-        cache_(context_),
+        cache_(AttrSchemaCache::of(context_)),
         decoder_(context_, options_.limits.max_depth) {}
 
   absl::StatusOr<Module<Dialect>> read(std::string_view text) {
@@ -683,7 +683,7 @@ class GraphJsonReader {
   Module<Dialect> module_;
   Builder<Dialect> builder_;
   Context& context_;
-  AttrSchemaCache cache_;
+  AttrSchemaCache& cache_;
   AttrJsonDecoder decoder_;
   absl::flat_hash_map<std::uint32_t, NodeId> ids_;
   std::optional<std::uint32_t> last_id_;

@@ -33,7 +33,10 @@ class GraphJsonWriter {
 
  public:
   explicit GraphJsonWriter(const Module<Dialect>& module)
-      : module_(module), graph_(module.graph), context_(graph_.context()), cache_(context_) {}
+      : module_(module),
+        graph_(module.graph),
+        context_(graph_.context()),
+        cache_(AttrSchemaCache::of(context_)) {}
 
   absl::StatusOr<std::string> write() {
     if (auto status = number_nodes(); !status.ok()) return status;
@@ -418,7 +421,7 @@ class GraphJsonWriter {
   const Module<Dialect>& module_;
   const Graph<Dialect>& graph_;
   Context& context_;
-  AttrSchemaCache cache_;
+  AttrSchemaCache& cache_;
   absl::Status status_;
   std::vector<std::vector<NodeId>> members_;
   std::vector<std::uint32_t> file_ids_;

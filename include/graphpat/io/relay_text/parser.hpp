@@ -51,7 +51,7 @@ class RelayTextParser {
         module_(context ? relay::Module(relay::Graph(std::move(context))) : relay::Module()),
         builder_(module_.graph),
         context_(module_.graph.context()),
-        cache_(context_) {
+        cache_(AttrSchemaCache::of(context_)) {
     options_.limits = options.limits.or_defaults(kDefaultLimits);
     // The metadata section runs to the end of the text; it is read first because the
     // `meta[...]` references before it resolve into it.
@@ -1336,7 +1336,7 @@ class RelayTextParser {
   relay::Module module_;
   relay::Builder builder_;
   Context& context_;
-  AttrSchemaCache cache_;
+  AttrSchemaCache& cache_;
   std::string_view body_;
   std::string_view metadata_text_;
   std::optional<RelayLexer> lexer_;

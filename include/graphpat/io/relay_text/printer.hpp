@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <iterator>
 #include <memory>
@@ -222,13 +223,24 @@ class ScopeLines {
   std::vector<std::string> pieces_;
 };
 
+// What printing learns of a context's interned types and attribute values that holds for every
+// module of the context: the text of each type that prints with no refusal and no meta
+// reference, and the attribute values check_attrs passes with neither. Kept with the context
+// (Context::derived): a second print of its modules starts with them.
+struct RelayTextPrintMemo {
+  explicit RelayTextPrintMemo(Context& /*context*/) {}
+  absl::flat_hash_map<TypeId, std::string> type_texts;
+  absl::flat_hash_set<std::pair<std::uint32_t, bool>> checked_attrs;  // (attrs, call)
+};
+
 class RelayTextPrinter {
  public:
   RelayTextPrinter(const relay::Graph& graph, relay::TextEnvelope envelope)
       : graph_(graph),
         context_(graph.context()),
         envelope_(envelope),
-        cache_(graph.context()),  // only interns the schemas' default values
+        cache_(AttrSchemaCache::of(graph.context())),  // only interns the schemas' defaults
+        memo_(graph.context().derived<RelayTextPrintMemo>()),
         indenter_(graph.context().strings),
         parents_(graph.size(), 0),
         temps_(graph.size(), kUnbound),
@@ -381,6 +393,7 @@ class RelayTextPrinter {
   // Records the first name that cannot be printed (print_module and print_expression return
   // it instead of the text): `node %3: op name 'a;b' is not identifiers ...`.
   void refuse(NodeId node, std::string_view problem) {
+    ++findings_;
     if (!status_.ok()) return;
     status_ = make_error(absl::StatusCode::kInvalidArgument, "relay_text.unprintable",
                          fmt::format("node {}: {}", node, problem));
@@ -396,7 +409,7 @@ class RelayTextPrinter {
   void refuse_rebinding(NodeId var, std::string_view binder) {
     refuse(var, fmt::format("{} is bound by {} but was bound or declared before (a parameter, a "
                             "let or a free var): the text would read it back as two variables",
-                            var_names_[var.index()], binder));
+                            leaf_texts_[var.index()], binder));
   }
 
   // The keys of call attributes (`k=v`, identifiers, never attrs_type_key, which the reader
@@ -405,7 +418,11 @@ class RelayTextPrinter {
   void check_attrs(NodeId node, AttrValueId attrs, bool call) {
     // What it finds depends on the attributes alone, and only the first refusal is kept:
     // interned attributes shared by many calls are checked once.
-    if (!checked_attrs_.insert({attrs.index(), call}).second) return;
+    if (memo_.checked_attrs.contains({attrs.index(), call}) ||
+        !checked_attrs_.insert({attrs.index(), call}).second) {
+      return;
+    }
+    const std::uint32_t findings = findings_;
     const AttrTable& table = context_.attrs;
     std::vector<AttrValueId>& values = attr_stack_;
     values.clear();
@@ -448,6 +465,7 @@ class RelayTextPrinter {
         }
       }
     }
+    if (findings_ == findings) memo_.checked_attrs.insert({attrs.index(), call});
   }
 
   // ----- dependency graph (§1.8 "use count") ---------------------------------------------
@@ -483,12 +501,15 @@ class RelayTextPrinter {
   // ----- annotations, types, names -------------------------------------------------------
   // `node` is the node the type is printed for (named if the type cannot be printed).
   const std::string& type_text(TypeId type, NodeId node) {
-    auto [slot, inserted] = type_texts_.try_emplace(type);
-    if (inserted) {
-      scan_type(type, node);
-      slot->second = to_string(context_, type);
+    if (auto known = memo_.type_texts.find(type); known != memo_.type_texts.end()) {
+      return known->second;
     }
-    return slot->second;
+    if (auto known = type_texts_.find(type); known != type_texts_.end()) return known->second;
+    const std::uint32_t findings = findings_;
+    scan_type(type, node);
+    std::string text = to_string(context_, type);
+    auto& texts = findings_ == findings ? memo_.type_texts : type_texts_;
+    return texts.emplace(type, std::move(text)).first->second;
   }
   // Notes the meta references in a type and refuses the names in it the reader would not read
   // back as the same type (once per type: type_text's memo).
@@ -537,6 +558,7 @@ class RelayTextPrinter {
   // A symbolic dimension or an opaque type is printed as its text: it must be one meta[KEY][i]
   // reference, as the reader reads it.
   void check_meta_text(NodeId node, std::string_view what, std::string_view text) {
+    ++findings_;
     RelayLexer lexer(text);
     Token token = lexer.next();
     bool one_reference = token.kind == TokenKind::kMeta && token.text.data() == text.data() &&
@@ -546,6 +568,7 @@ class RelayTextPrinter {
   }
   // A verbatim `meta[KEY][i]` text: counted once per distinct reference.
   void note_meta_text(std::string_view text) {
+    ++findings_;
     if (!text.starts_with("meta[")) return;
     if (!seen_meta_texts_.insert(std::string(text)).second) return;
     std::string_view key = text.substr(5, text.find(']') - 5);
@@ -602,29 +625,38 @@ class RelayTextPrinter {
     out += " */"sv;
   }
 
+  // `hint` is a string of the context's pool (a variable's name), which outlives the printer.
   std::string allocate_name(std::string_view hint) {
-    // `%`, then the name, built in place; names_ is keyed by the name (the text after `%`).
+    // `%`, then the name, built in place; names_ is keyed by the name (the text after `%`),
+    // held by the pool when it is the hint itself, else by owned_names_.
     std::string text;
     text.reserve(hint.size() + 2);
     text += '%';
-    if (hint.empty() ||
-        !((hint[0] >= 'a' && hint[0] <= 'z') || (hint[0] >= 'A' && hint[0] <= 'Z'))) {
-      text += 'v';
-    }
+    const bool prefixed =
+        hint.empty() || !((hint[0] >= 'a' && hint[0] <= 'z') || (hint[0] >= 'A' && hint[0] <= 'Z'));
+    if (prefixed) text += 'v';
     text += hint;
     auto name = [&] { return absl::string_view(text.data() + 1, text.size() - 1); };
-    auto [found, added] = names_.try_emplace(name(), 0);
-    if (!added) {
-      const std::size_t base = text.size();
-      while (true) {
-        text.resize(base);
-        fmt::format_int number(++found->second);
-        text.append(number.data(), number.size());
-        if (!names_.contains(name())) break;
-      }
-      names_.emplace(name(), 0);
+    bool added = false;
+    auto found = names_.lazy_emplace(name(), [&](const auto& construct) {
+      added = true;
+      construct(prefixed ? owned_name(name()) : absl::string_view(hint.data(), hint.size()), 0);
+    });
+    if (added) return text;
+    const std::size_t base = text.size();
+    while (true) {
+      text.resize(base);
+      fmt::format_int number(++found->second);
+      text.append(number.data(), number.size());
+      if (!names_.contains(name())) break;
     }
+    names_.emplace(owned_name(name()), 0);
     return text;
+  }
+  // A copy of `name` that lives as long as the printer.
+  absl::string_view owned_name(absl::string_view name) {
+    const std::string& owned = owned_names_.emplace_back(name.data(), name.size());
+    return absl::string_view(owned.data(), owned.size());
   }
 
   // `%name` for `var`: TVM's renaming (a `v` before a name that does not start with a letter,
@@ -648,9 +680,8 @@ class RelayTextPrinter {
   // Appends declare_var's text to `out`.
   void append_declaration(std::string& out, NodeId var) {
     using namespace std::string_view_literals;
-    std::string name = var_name(var);
-    out += name;
-    var_names_[var.index()] = std::move(name);
+    set_leaf_text(var, var_name(var));
+    out += leaf_texts_[var.index()];
     declared_[var.index()] = true;
     if (graph_.annotation(var).valid()) {
       out += ": "sv;
@@ -708,11 +739,9 @@ class RelayTextPrinter {
       return;
     }
     if (graph_.kind(node) == NodeKind::kVar) {
-      if (declared_[i] && !being_bound_.contains(i)) {
-        if (auto name = var_names_.find(i); name != var_names_.end()) {
-          out += name->second;
-          return;
-        }
+      if (declared_[i] && has_leaf_text_[i] && !being_bound_.contains(i)) {
+        out += leaf_texts_[i];
+        return;
       }
     } else if (atomic(node) && has_leaf_text_[i]) {
       out += leaf_texts_[i];
@@ -730,18 +759,18 @@ class RelayTextPrinter {
       return;
     }
     if (graph_.kind(node) == NodeKind::kVar) {
-      if (!var_names_.contains(node.index())) var_names_[node.index()] = var_name(node);
+      if (!has_leaf_text_[node.index()]) set_leaf_text(node, var_name(node));
       if (being_bound_.contains(node.index())) {
         // TVM's parser binds the let's variable before reading its value; graphpat's refuses
         // the use (`relay_text.recursive_let`), and anything printed of it hoisted above the
         // let line would not be in scope (fuzz_writer_roundtrip, session 15: a TVM JSON let).
         refuse(node, fmt::format("{} is read by the value of the let that binds it (a recursive "
                                  "let), which the text reader refuses",
-                                 var_names_[node.index()]));
+                                 leaf_texts_[node.index()]));
       }
       if (!declared_[node.index()]) {
         declared_[node.index()] = true;
-        std::string decl = var_names_[node.index()];
+        std::string decl = leaf_texts_[node.index()];
         if (graph_.annotation(node).valid()) {
           decl += ": ";
           decl += type_text(graph_.annotation(node), node);
@@ -749,7 +778,7 @@ class RelayTextPrinter {
         append_annotation(decl, node);
         emit("free_var " + decl + ";");
       }
-      results_.push_back(var_names_[node.index()]);
+      results_.push_back(leaf_texts_[node.index()]);
       return;
     }
     bool inline_it = atomic(node) || (try_inline && unique(node));
@@ -804,8 +833,7 @@ class RelayTextPrinter {
   }
 
   [[nodiscard]] bool visited(NodeId node) const {
-    return has_leaf_text_[node.index()] || temps_[node.index()] != kUnbound ||
-           (graph_.kind(node) == NodeKind::kVar && var_names_.contains(node.index()));
+    return has_leaf_text_[node.index()] || temps_[node.index()] != kUnbound;
   }
 
   // The node's own text, computed once: a post-order DFS over the dataflow nodes below it
@@ -862,7 +890,6 @@ class RelayTextPrinter {
     }
   }
   std::string leaf_text(NodeId node) {
-    if (graph_.kind(node) == NodeKind::kVar) return var_names_[node.index()];
     if (temps_[node.index()] != kUnbound) return temp_text(temps_[node.index()]);
     return leaf_texts_[node.index()];
   }
@@ -873,7 +900,7 @@ class RelayTextPrinter {
     std::string text;
     switch (graph_.kind(node)) {
       case NodeKind::kVar:
-        var_names_[node.index()] = var_name(node);
+        set_leaf_text(node, var_name(node));
         return;
       case NodeKind::kOp:
         text = std::string(context_.op_name(graph_.op(node)));
@@ -1066,7 +1093,7 @@ class RelayTextPrinter {
       separate();
       if (declared_[param.index()]) {
         refuse_rebinding(param, "a parameter");
-        out += var_names_[param.index()];
+        out += leaf_texts_[param.index()];
       } else {
         append_declaration(out, param);
       }
@@ -1194,7 +1221,8 @@ class RelayTextPrinter {
   const relay::Graph& graph_;
   const Context& context_;
   relay::TextEnvelope envelope_;
-  AttrSchemaCache cache_;
+  AttrSchemaCache& cache_;
+  RelayTextPrintMemo& memo_;
   BlockIndenter indenter_;
   std::vector<std::uint32_t> parents_;
   std::vector<std::uint32_t> touched_;
@@ -1206,7 +1234,8 @@ class RelayTextPrinter {
   // at once instead of doubling up to it.
   static constexpr std::size_t kUsualTextBytes = 128;
   std::vector<std::uint32_t> temps_;     // the N of a node's `%N = ...` line, or kUnbound
-  std::vector<std::string> leaf_texts_;  // a visited node's own text (moved out once bound)
+  // A visited node's own text (moved out once bound); a variable's `%name` once allocated.
+  std::vector<std::string> leaf_texts_;
   std::vector<bool> has_leaf_text_;      // whether leaf_texts_ was set (it may be moved out)
   std::vector<bool> declared_;           // variables declared (a param, a let, a free var)
   std::vector<bool> annotated_;          // nodes whose annotation was appended
@@ -1214,8 +1243,8 @@ class RelayTextPrinter {
   std::vector<std::function<void()>> tasks_;
   std::vector<std::string> results_;
   std::uint32_t counter_ = 0;
-  absl::flat_hash_map<std::string, std::uint32_t> names_;
-  absl::flat_hash_map<std::uint32_t, std::string> var_names_;
+  absl::flat_hash_map<absl::string_view, std::uint32_t> names_;  // see allocate_name
+  std::deque<std::string> owned_names_;
   absl::flat_hash_set<std::uint32_t> being_bound_;  // let variables whose value is printing
   absl::flat_hash_set<std::pair<std::uint32_t, bool>> checked_attrs_;  // check_attrs's
   absl::flat_hash_set<std::pair<std::uint32_t, const AttrSchema*>> checked_fields_;
@@ -1227,7 +1256,9 @@ class RelayTextPrinter {
   absl::flat_hash_set<std::string> seen_meta_texts_;
   std::vector<TypeId> type_stack_;       // scan_type's, kept for its next call
   std::vector<AttrValueId> attr_stack_;  // check_attrs's
-  absl::flat_hash_map<TypeId, std::string> type_texts_;
+  absl::flat_hash_map<TypeId, std::string> type_texts_;  // the types memo_ does not hold
+  // Refusals and meta references met so far: what the memo's entries must not have needed.
+  std::uint32_t findings_ = 0;
   absl::Status status_;  // the first name that cannot be printed
 };
 

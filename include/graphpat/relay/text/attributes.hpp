@@ -4,7 +4,7 @@
 // schema type key holding every field in declaration order, defaults filled in, each value in
 // the form relay::field_storage says), and printing them back with TVM's default elision.
 //
-//   detail::AttrSchemaCache cache(context);
+//   detail::AttrSchemaCache& cache = detail::AttrSchemaCache::of(context);
 //   absl::StatusOr<AttrValueId> attrs = cache.canonical(*schema, written, "nn.conv2d", 3, 9);
 //   std::string text = detail::call_attrs_text(context, cache, attrs, schema);  // "strides=[2, 2]"
 #pragma once
@@ -324,9 +324,13 @@ inline std::optional<AttrKind> refused_kind(IndexField field, const AttrTable& a
   return std::nullopt;
 }
 
-/// Per-context cache of every schema's parsed defaults, and the canonicaliser.
+/// Per-context cache of every schema's parsed defaults and of each attribute object's text,
+/// and the canonicaliser. One per context (`of`), shared by its readers and writers: a
+/// schema's defaults are parsed once per context, an object's fields printed once.
 class AttrSchemaCache {
  public:
+  /// The context's cache.
+  static AttrSchemaCache& of(Context& context) { return context.derived<AttrSchemaCache>(); }
   explicit AttrSchemaCache(Context& context) : context_(context) {}
 
   /// The declared default of each field of `schema`, in field order (nullopt: no default, or
@@ -459,6 +463,34 @@ class AttrSchemaCache {
   /// Array<IndexExpr> field (TVM's JSON loader does not check field types, so load_json keeps
   /// it). nullopt when the reader reads them all.
   std::optional<std::string> unreadable_field(AttrValueId attrs, const AttrSchema& schema) {
+    forget_if_schemas_changed();
+    auto [slot, inserted] = unreadable_fields_.try_emplace(std::pair(attrs, &schema));
+    if (inserted) slot->second = find_unreadable_field(attrs, schema);
+    return slot->second;
+  }
+
+  /// The `name=value` texts TVM prints for `attrs` (§2.1): for a canonical object every field
+  /// that has no default or differs from it, in declaration order; otherwise every field.
+  /// Made once per attribute object (a model's calls share a few); valid until the next call.
+  const std::vector<std::string>& field_texts(AttrValueId attrs) {
+    forget_if_schemas_changed();
+    auto [slot, inserted] = field_texts_.try_emplace(attrs);
+    if (inserted) slot->second = make_field_texts(attrs);
+    return slot->second;
+  }
+
+ private:
+  // The memos of field_texts and unreadable_field hold for the schemas they were made with: a
+  // context may gain schemas (which makes objects of a new struct canonical, and may move the
+  // registry's schemas).
+  void forget_if_schemas_changed() {
+    if (memo_schema_count_ == context_.ops.schema_count()) return;
+    field_texts_.clear();
+    unreadable_fields_.clear();
+    memo_schema_count_ = context_.ops.schema_count();
+  }
+
+  std::optional<std::string> find_unreadable_field(AttrValueId attrs, const AttrSchema& schema) {
     AttrTable& table = context_.attrs;
     constexpr std::size_t kUndeclared = ~std::size_t{0};
     std::vector<std::size_t> declared(table.entry_count(attrs), kUndeclared);
@@ -483,16 +515,6 @@ class AttrSchemaCache {
     return std::nullopt;
   }
 
-  /// The `name=value` texts TVM prints for `attrs` (§2.1): for a canonical object every field
-  /// that has no default or differs from it, in declaration order; otherwise every field.
-  /// Made once per attribute object (a model's calls share a few); valid until the next call.
-  const std::vector<std::string>& field_texts(AttrValueId attrs) {
-    auto [slot, inserted] = field_texts_.try_emplace(attrs);
-    if (inserted) slot->second = make_field_texts(attrs);
-    return slot->second;
-  }
-
- private:
   std::vector<std::string> make_field_texts(AttrValueId attrs) {
     const AttrTable& table = context_.attrs;
     std::vector<std::string> texts;
@@ -578,6 +600,10 @@ class AttrSchemaCache {
   absl::flat_hash_map<StringId, std::vector<std::optional<AttrValueId>>> defaults_;
   absl::flat_hash_map<StringId, std::vector<FieldRule>> rules_;
   absl::flat_hash_map<AttrValueId, std::vector<std::string>> field_texts_;  // field_texts' memo
+  // unreadable_field's memo, by object and schema.
+  absl::flat_hash_map<std::pair<AttrValueId, const AttrSchema*>, std::optional<std::string>>
+      unreadable_fields_;
+  std::size_t memo_schema_count_ = 0;  // the schemas the two memos were made with
 };
 
 }  // namespace graphpat::detail
