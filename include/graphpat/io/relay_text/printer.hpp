@@ -1026,8 +1026,8 @@ class RelayTextPrinter {
         add_arg(fmt::format("meta[{}][{}]", key, slot->second));
       } else {
         check_attrs(node, attrs, /*call=*/true);
-        // Once per attributes and struct, as check_attrs: only the first refusal is kept.
-        if (matches && checked_fields_.insert({attrs.index(), op_schema}).second) {
+        // Only the first refusal is kept; a readable object is one probe of the cache's memo.
+        if (matches) {
           if (auto problem = cache_.unreadable_field(attrs, *op_schema)) refuse(node, *problem);
         }
         for (const std::string& field : cache_.field_texts(attrs)) add_arg(field);
@@ -1247,7 +1247,6 @@ class RelayTextPrinter {
   std::deque<std::string> owned_names_;
   absl::flat_hash_set<std::uint32_t> being_bound_;  // let variables whose value is printing
   absl::flat_hash_set<std::pair<std::uint32_t, bool>> checked_attrs_;  // check_attrs's
-  absl::flat_hash_set<std::pair<std::uint32_t, const AttrSchema*>> checked_fields_;
   absl::flat_hash_map<std::uint32_t, std::uint32_t> meta_index_;
   std::vector<NodeId> meta_constants_;
   absl::flat_hash_map<AttrValueId, std::uint32_t> meta_attrs_;

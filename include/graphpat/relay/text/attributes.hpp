@@ -462,11 +462,14 @@ class AttrSchemaCache {
   /// them): the first field holding a value its type cannot hold, such as an int in an
   /// Array<IndexExpr> field (TVM's JSON loader does not check field types, so load_json keeps
   /// it). nullopt when the reader reads them all.
+  /// Objects found readable are remembered (one probe next time); the others are looked at
+  /// again, so that no message is kept.
   std::optional<std::string> unreadable_field(AttrValueId attrs, const AttrSchema& schema) {
     forget_if_schemas_changed();
-    auto [slot, inserted] = unreadable_fields_.try_emplace(std::pair(attrs, &schema));
-    if (inserted) slot->second = find_unreadable_field(attrs, schema);
-    return slot->second;
+    if (readable_fields_.contains(std::pair(attrs, &schema))) return std::nullopt;
+    std::optional<std::string> problem = find_unreadable_field(attrs, schema);
+    if (!problem) readable_fields_.insert(std::pair(attrs, &schema));
+    return problem;
   }
 
   /// The `name=value` texts TVM prints for `attrs` (§2.1): for a canonical object every field
@@ -486,7 +489,7 @@ class AttrSchemaCache {
   void forget_if_schemas_changed() {
     if (memo_schema_count_ == context_.ops.schema_count()) return;
     field_texts_.clear();
-    unreadable_fields_.clear();
+    readable_fields_.clear();
     memo_schema_count_ = context_.ops.schema_count();
   }
 
@@ -600,9 +603,8 @@ class AttrSchemaCache {
   absl::flat_hash_map<StringId, std::vector<std::optional<AttrValueId>>> defaults_;
   absl::flat_hash_map<StringId, std::vector<FieldRule>> rules_;
   absl::flat_hash_map<AttrValueId, std::vector<std::string>> field_texts_;  // field_texts' memo
-  // unreadable_field's memo, by object and schema.
-  absl::flat_hash_map<std::pair<AttrValueId, const AttrSchema*>, std::optional<std::string>>
-      unreadable_fields_;
+  // unreadable_field's memo: the (object, schema) pairs it found readable.
+  absl::flat_hash_set<std::pair<AttrValueId, const AttrSchema*>> readable_fields_;
   std::size_t memo_schema_count_ = 0;  // the schemas the two memos were made with
 };
 
