@@ -4,8 +4,11 @@
 // operands, users, a constant's bytes through the buffer protocol), match, explain, partition,
 // merge_composite, rewrite with Python callbacks, CSE and DOT pictures; patterns are read from
 // TVM's Python spelling, which graphpat.dpl writes. An error status is raised as graphpat.Error
-// (its id and place, python/graphpat/__init__.py); the GIL is released while an engine runs and
-// taken again for a Python `check` or rewrite callback. Used through the package:
+// (its id and place, python/graphpat/__init__.py). An engine runs holding the GIL: a module and
+// the modules made from it share one context, which engines write to (a partition interns its
+// functions' names and attributes) and which is not thread-safe, and Python threads may share a
+// module; only the readers, which make a context of their own, let other threads run meanwhile.
+// Used through the package:
 //   import graphpat.relay, graphpat.dpl
 //   mod = graphpat.relay.parse(text)
 //   out, report = graphpat.dpl.is_op("nn.relu")(graphpat.dpl.wildcard()).partition(mod)
@@ -270,7 +273,6 @@ std::function<bool(const graphpat::Graph<D>&, NodeId)> python_check(
     const std::shared_ptr<std::optional<py::error_already_set>>& failure) {
   if (check.is_none()) return {};
   return [module, check, failure](const graphpat::Graph<D>& graph, NodeId id) {
-    py::gil_scoped_acquire locked;
     if (*failure) return false;
     if (&graph == &module->module.graph) return call_check(check, view(module, id), *failure);
     auto alive = std::make_shared<bool>(true);
@@ -331,7 +333,6 @@ std::vector<graphpat::RewriteCallback<D>> python_callbacks(
     auto names = std::make_shared<std::vector<std::pair<std::string, graphpat::Pattern>>>(parsed.names);
     auto rewrite = [fn, names, failure](NodeId pre, NodeId post, const graphpat::RewriteBindings& bound,
                                         Rewriter& rewriter) {
-      py::gil_scoped_acquire locked;
       if (*failure) return post;
       const graphpat::Graph<D>* graph = &rewriter.graph();
       // The views and the call builder given to Python die with this call.
@@ -545,14 +546,12 @@ void bind_dialect(py::module_& m) {
   m.def(
       "match",
       [](const graphpat::Pattern& pattern, const View& node, bool relay_compat) {
-        py::gil_scoped_release unlocked;
         return static_cast<bool>(graphpat::match(pattern, node.graph(), node.id, {.relay_compat = relay_compat}));
       },
       py::arg("pattern"), py::arg("node"), py::arg("relay_compat") = false);
   m.def(
       "explain",
       [](const graphpat::Pattern& pattern, const View& node, bool relay_compat) {
-        py::gil_scoped_release unlocked;
         return graphpat::explain(pattern, node.graph(), node.id, {.relay_compat = relay_compat});
       },
       py::arg("pattern"), py::arg("node"), py::arg("relay_compat") = false);
@@ -564,11 +563,7 @@ void bind_dialect(py::module_& m) {
         graphpat::PartitionOptions<D> options{.attrs = std::move(attrs),
                                               .check = python_check(module, check, failure),
                                               .relay_compat = relay_compat};
-        graphpat::PartitionResult<D> result;
-        {
-          py::gil_scoped_release unlocked;
-          result = graphpat::partition(pattern, module->module, options);
-        }
+        graphpat::PartitionResult<D> result = graphpat::partition(pattern, module->module, options);
         if (*failure) throw std::move(**failure);
         return py::make_tuple(derived(module, std::move(result.module)),
                               report_dict(result.report, module->module.graph));
@@ -586,11 +581,7 @@ void bind_dialect(py::module_& m) {
         graphpat::PartitionOptions<D> options{.attrs = std::move(attrs),
                                               .check = python_check(expr.module, check, failure),
                                               .relay_compat = relay_compat};
-        graphpat::PartitionedExpression<D> result;
-        {
-          py::gil_scoped_release unlocked;
-          result = graphpat::partition(pattern, expr.graph(), expr.id, options);
-        }
+        graphpat::PartitionedExpression<D> result = graphpat::partition(pattern, expr.graph(), expr.id, options);
         if (*failure) throw std::move(**failure);
         py::dict report = report_dict(result.report, expr.graph());
         return py::make_tuple(expression_view(expr, std::move(result.graph), result.root), report);
@@ -605,15 +596,12 @@ void bind_dialect(py::module_& m) {
     graphpat::ParsedGraphPattern parsed =
         value_or_raise(graphpat::parse_graph_pattern(text, pattern_options(exprs)));
     std::vector<graphpat::Match> found;
-    {
-      py::gil_scoped_release unlocked;
-      graphpat::GraphMatcher<D> matcher = value_or_raise(graphpat::GraphMatcher<D>::make(
-          parsed.context, root.graph(), {.match = {.relay_compat = relay_compat}}));
-      if (first_only) {
-        if (std::optional<graphpat::Match> first = matcher.first(root.id)) found.push_back(std::move(*first));
-      } else {
-        found = matcher.find_all(root.id);
-      }
+    graphpat::GraphMatcher<D> matcher = value_or_raise(graphpat::GraphMatcher<D>::make(
+        parsed.context, root.graph(), {.match = {.relay_compat = relay_compat}}));
+    if (first_only) {
+      if (std::optional<graphpat::Match> first = matcher.first(root.id)) found.push_back(std::move(*first));
+    } else {
+      found = matcher.find_all(root.id);
     }
     py::list out;
     for (const graphpat::Match& match : found) {
@@ -636,12 +624,8 @@ void bind_dialect(py::module_& m) {
     graphpat::PartitionOptions<D> options{.attrs = std::move(attrs),
                                           .check = python_check(module, check, failure),
                                           .relay_compat = relay_compat};
-    absl::StatusOr<graphpat::PartitionResult<D>> result;
-    {
-      py::gil_scoped_release unlocked;
-      result = graphpat::partition(parsed.context, module->module, options,
-                                   {.match = {.relay_compat = relay_compat}});
-    }
+    absl::StatusOr<graphpat::PartitionResult<D>> result = graphpat::partition(
+        parsed.context, module->module, options, {.match = {.relay_compat = relay_compat}});
     if (*failure) throw std::move(**failure);
     graphpat::PartitionResult<D> made = value_or_raise(std::move(result));
     return py::make_tuple(derived(module, std::move(made.module)),
@@ -659,11 +643,7 @@ void bind_dialect(py::module_& m) {
           table.push_back({.name = name, .pattern = pattern, .check = python_check(module, check, failure)});
           names.push_back(name);
         }
-        graphpat::PartitionResult<D> result;
-        {
-          py::gil_scoped_release unlocked;
-          result = graphpat::merge_composite(table, module->module, {.relay_compat = relay_compat});
-        }
+        graphpat::PartitionResult<D> result = graphpat::merge_composite(table, module->module, {.relay_compat = relay_compat});
         if (*failure) throw std::move(**failure);
         return py::make_tuple(derived(module, std::move(result.module)),
                               report_dict(result.report, module->module.graph, names));
@@ -672,11 +652,7 @@ void bind_dialect(py::module_& m) {
   m.def(
       "eliminate_common_subexpr",
       [](const Ptr& module, bool relay_compat) {
-        graphpat::CseResult<D> result;
-        {
-          py::gil_scoped_release unlocked;
-          result = graphpat::eliminate_common_subexpr(module->module, {.relay_compat = relay_compat});
-        }
+        graphpat::CseResult<D> result = graphpat::eliminate_common_subexpr(module->module, {.relay_compat = relay_compat});
         py::dict report;
         report["merged"] = result.report.merged;
         report["merged_by"] = result.report.merged_by;
@@ -691,11 +667,7 @@ void bind_dialect(py::module_& m) {
       [](const std::vector<py::tuple>& specs, const Ptr& module, bool relay_compat) {
         auto failure = std::make_shared<std::optional<py::error_already_set>>();
         std::vector<graphpat::RewriteCallback<D>> callbacks = python_callbacks<D>(specs, failure);
-        graphpat::ModuleRewriteResult<D> result;
-        {
-          py::gil_scoped_release unlocked;
-          result = graphpat::rewrite(callbacks, module->module, {.relay_compat = relay_compat});
-        }
+        graphpat::ModuleRewriteResult<D> result = graphpat::rewrite(callbacks, module->module, {.relay_compat = relay_compat});
         if (*failure) throw std::move(**failure);
         return derived(module, std::move(result.module));
       },
@@ -705,11 +677,7 @@ void bind_dialect(py::module_& m) {
       [](const std::vector<py::tuple>& specs, const View& expr, bool relay_compat) {
         auto failure = std::make_shared<std::optional<py::error_already_set>>();
         std::vector<graphpat::RewriteCallback<D>> callbacks = python_callbacks<D>(specs, failure);
-        graphpat::RewriteResult<D> result;
-        {
-          py::gil_scoped_release unlocked;
-          result = graphpat::rewrite(callbacks, expr.graph(), expr.id, {.relay_compat = relay_compat});
-        }
+        graphpat::RewriteResult<D> result = graphpat::rewrite(callbacks, expr.graph(), expr.id, {.relay_compat = relay_compat});
         if (*failure) throw std::move(**failure);
         return expression_view(expr, std::move(result.graph), result.root);
       },
