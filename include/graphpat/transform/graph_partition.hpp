@@ -27,6 +27,7 @@
 #include <absl/status/statusor.h>
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -78,17 +79,18 @@ absl::StatusOr<PartitionResult<D>> partition(const PatternContext& context,
               return b.root < a.root;
             });
   std::vector<NodeId> new_roots;
-  Graph<D> graph = groups.empty() ? input.graph
-                                  : detail::outline_groups(input.graph, roots, grouper.live(),
-                                                           groups, options, new_roots, report,
-                                                           nullptr);
-  if (groups.empty()) new_roots = roots;
-  Module<D> partitioned = input.remapped(std::move(graph), new_roots);
+  std::optional<Graph<D>> graph =
+      groups.empty() ? std::nullopt
+                     : detail::outline_groups(input.graph, roots, grouper.live(), groups, options,
+                                              new_roots, report, nullptr);
   if (merged) {
     detail::restate_lines(
         report, 0, 0, detail::first_origins(merged->old_to_new, merged->module.graph.size()), 0);
   }
-  return PartitionResult<D>{std::move(partitioned), std::move(report)};
+  return PartitionResult<D>{graph    ? input.remapped(std::move(*graph), new_roots)
+                            : merged ? std::move(merged->module)
+                                     : module,
+                            std::move(report)};
 }
 
 }  // namespace graphpat

@@ -105,8 +105,9 @@ PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table
         .match = detail::match_rules(options),
         .refuse_stateful_copies = detail::refuses_stateful_copies(options)};
     std::vector<NodeId> step_origins;
-    result.module = detail::partition_module(entry->pattern, result.module, partition_options,
-                                             result.report, &skipped, &step_origins);
+    std::optional<Module<D>> partitioned = detail::partition_module(
+        entry->pattern, result.module, partition_options, result.report, &skipped, &step_origins);
+    if (partitioned) result.module = std::move(*partitioned);
     detail::restate_lines(result.report, rejected_before, duplicated_before, origins,
                           static_cast<std::uint32_t>(entry - table.data()));
     origins = detail::compose_origins(origins, std::move(step_origins));

@@ -318,19 +318,28 @@ BuildOrder build_order(const Graph<D>& graph, const std::vector<bool>& live,
   }
 }
 
+/// The same graph, the same roots: what a partition that outlines nothing returns (nullopt, and
+/// `new_roots` and `origins` as for the graph itself), which spares a copy of the graph to a
+/// caller that owns it.
+inline std::nullopt_t unchanged_graph(std::span<const NodeId> roots, std::uint32_t size,
+                                      std::vector<NodeId>& new_roots,
+                                      std::vector<NodeId>* origins) {
+  new_roots.assign(roots.begin(), roots.end());
+  if (origins != nullptr) *origins = identity_origins(size);
+  return std::nullopt;
+}
+
 /// Outlines `groups` (found on `graph`, output side first) into functions called in their
 /// place, under `roots`, whose ids in the result `new_roots` receives; `live` marks the nodes
 /// the roots reach. Reports what it outlines and refuses; `origins` as in partition_graph.
+/// Nullopt when no group is outlined (unchanged_graph).
 template <Dialect D>
-Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
-                        const std::vector<bool>& live, std::vector<PartitionGroup>& groups,
-                        const PartitionOptions<D>& options, std::vector<NodeId>& new_roots,
-                        PartitionReport& report, std::vector<NodeId>* origins) {
-  auto unchanged = [&] {  // the same graph, the same roots
-    new_roots.assign(roots.begin(), roots.end());
-    if (origins != nullptr) *origins = identity_origins(graph.size());
-    return graph;
-  };
+std::optional<Graph<D>> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
+                                       const std::vector<bool>& live,
+                                       std::vector<PartitionGroup>& groups,
+                                       const PartitionOptions<D>& options,
+                                       std::vector<NodeId>& new_roots, PartitionReport& report,
+                                       std::vector<NodeId>* origins) {
   // Which groups are outlined, by root: a check that sees the input graph decides here, in id
   // order (the groups come output side first). One that sees the function's body can run only
   // once the body is built: then every live node is copied and what outlining left dead is
@@ -534,7 +543,7 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
   report.accepted += accepted;
   new_roots.clear();
   for (NodeId root : roots) new_roots.push_back(map[root.index()]);
-  if (accepted == 0) return unchanged();
+  if (accepted == 0) return unchanged_graph(roots, graph.size(), new_roots, origins);
   if (!checks_built_body) {
     if (origins != nullptr) {
       out_origins.resize(out.size());
@@ -555,19 +564,17 @@ Graph<D> outline_groups(const Graph<D>& graph, std::span<const NodeId> roots,
 }
 
 /// Partitions the expressions at `roots` of `graph` (no CSE), except those `opaque_roots` marks,
-/// which are only carried over. `new_roots` receives their ids in the result graph.
+/// which are only carried over. `new_roots` receives their ids in the result graph; nullopt
+/// when nothing is outlined (unchanged_graph).
 template <Dialect D>
-Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
-                         std::span<const NodeId> roots, const PartitionOptions<D>& options,
-                         std::vector<NodeId>& new_roots, PartitionReport& report,
-                         const std::vector<bool>* opaque_roots = nullptr,
-                         bool roots_are_definitions = false,
-                         std::vector<NodeId>* origins = nullptr) {
-  auto unchanged = [&] {  // the same graph, the same roots
-    new_roots.assign(roots.begin(), roots.end());
-    if (origins != nullptr) *origins = identity_origins(graph.size());
-    return graph;
-  };
+std::optional<Graph<D>> partition_graph(const Pattern& pattern, const Graph<D>& graph,
+                                        std::span<const NodeId> roots,
+                                        const PartitionOptions<D>& options,
+                                        std::vector<NodeId>& new_roots, PartitionReport& report,
+                                        const std::vector<bool>* opaque_roots = nullptr,
+                                        bool roots_are_definitions = false,
+                                        std::vector<NodeId>* origins = nullptr) {
+  auto unchanged = [&] { return unchanged_graph(roots, graph.size(), new_roots, origins); };
   // Relay's partitioner returns its input for a FunctionPattern at the top ("Partitioning a
   // Function that isn't called doesn't make sense"); one that is called is matched by a call of
   // it, FunctionPattern(...)(args).
@@ -586,23 +593,28 @@ Graph<D> partition_graph(const Pattern& pattern, const Graph<D>& graph,
 
 /// Partitions the functions of `module` (no CSE), except those `opaque_roots` marks (one flag
 /// per function, in module order; may be null). `origins`, when given, receives for each node
-/// of the result the node of `module` it stands for (RejectedGroup's rule).
+/// of the result the node of `module` it stands for (RejectedGroup's rule). Nullopt when
+/// nothing is outlined: the result is `module` itself.
 template <Dialect D>
-Module<D> partition_module(const Pattern& pattern, const Module<D>& module,
-                           const PartitionOptions<D>& options, PartitionReport& report,
-                           const std::vector<bool>* opaque_roots = nullptr,
-                           std::vector<NodeId>* origins = nullptr) {
+std::optional<Module<D>> partition_module(const Pattern& pattern, const Module<D>& module,
+                                          const PartitionOptions<D>& options,
+                                          PartitionReport& report,
+                                          const std::vector<bool>* opaque_roots = nullptr,
+                                          std::vector<NodeId>* origins = nullptr) {
   std::vector<NodeId> roots = module.roots();
   std::vector<NodeId> new_roots;
-  Graph<D> graph = partition_graph(pattern, module.graph, roots, options, new_roots, report,
-                                   opaque_roots, /*roots_are_definitions=*/true, origins);
-  return module.remapped(std::move(graph), new_roots);
+  std::optional<Graph<D>> graph =
+      partition_graph(pattern, module.graph, roots, options, new_roots, report, opaque_roots,
+                      /*roots_are_definitions=*/true, origins);
+  if (!graph) return std::nullopt;
+  return module.remapped(std::move(*graph), new_roots);
 }
 
 }  // namespace detail
 
 /// Partitions the expression at `root` of `graph` (an expression or a function). Without
-/// groups the result is a copy of `graph` with the same root id.
+/// groups the result is a copy of `graph` with the same root id (default mode: of the graph
+/// duplicates merged into).
 template <Dialect D>
 PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph, NodeId root,
                                    const PartitionOptions<D>& options = {}) {
@@ -611,14 +623,15 @@ PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph
   if (merged) result.report.cse = std::move(merged->report);
   NodeId input_root = merged ? merged->root : root;
   std::vector<NodeId> roots;
-  result.graph = detail::partition_graph(pattern, merged ? merged->graph : graph,
-                                         std::span(&input_root, 1), options, roots,
-                                         result.report);
+  std::optional<Graph<D>> partitioned =
+      detail::partition_graph(pattern, merged ? merged->graph : graph, std::span(&input_root, 1),
+                              options, roots, result.report);
   result.root = roots.front();
   if (merged) {
     detail::restate_lines(result.report, 0, 0,
                           detail::first_origins(merged->old_to_new, merged->graph.size()), 0);
   }
+  result.graph = partitioned ? std::move(*partitioned) : merged ? std::move(merged->graph) : graph;
   return result;
 }
 
@@ -629,13 +642,16 @@ PartitionResult<D> partition(const Pattern& pattern, const Module<D>& module,
   std::optional<CseResult<D>> merged = detail::merged_input(options, module);
   PartitionReport report;
   if (merged) report.cse = std::move(merged->report);
-  Module<D> partitioned =
+  std::optional<Module<D>> partitioned =
       detail::partition_module(pattern, merged ? merged->module : module, options, report);
   if (merged) {
     detail::restate_lines(
         report, 0, 0, detail::first_origins(merged->old_to_new, merged->module.graph.size()), 0);
   }
-  return {std::move(partitioned), std::move(report)};
+  return {partitioned ? std::move(*partitioned)
+          : merged    ? std::move(merged->module)
+                      : module,
+          std::move(report)};
 }
 
 }  // namespace graphpat
