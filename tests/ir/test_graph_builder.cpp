@@ -198,6 +198,49 @@ TEST_CASE("copy re-creates nodes in another graph of the same context", "[builde
   CHECK(verify(target).ok());
 }
 
+TEST_CASE("copy_mapped re-creates a node with its operands renumbered", "[builder]") {
+  relay::Graph source;
+  relay::Builder b(source);
+  NodeId x = b.var("x");
+  NodeId y = b.var("y");
+  NodeId sum = b.call("add", {x, y});                       // in the table
+  NodeId relu = b.call("nn.relu", {sum}, {.fresh = true});  // a deliberate duplicate's kind
+
+  relay::Graph target(source.shared_context());
+  relay::Builder copier(target);
+  NodeId pad = copier.var("pad");  // every copy lands one id later than its source
+  std::vector<NodeId> map(source.size());
+  for (std::uint32_t i = 0; i < source.size(); ++i) {
+    map[i] = copier.copy_mapped(source, NodeId(i), map);
+    CHECK(map[i].index() == i + 1);
+  }
+  CHECK(pad.index() == 0);
+  for (NodeId node : {x, y, sum, relu}) {
+    const Node& copied = target.node(map[node.index()]);
+    CHECK(copied.kind == source.node(node).kind);
+    CHECK(copied.payload == source.node(node).payload);
+    CHECK(copied.type == source.node(node).type);
+    CHECK(target.is_fresh(map[node.index()]) == source.is_fresh(node));
+    std::vector<NodeId> expected;
+    for (NodeId operand : source.operands(node)) expected.push_back(map[operand.index()]);
+    auto operands = target.operands(map[node.index()]);
+    CHECK(std::vector<NodeId>(operands.begin(), operands.end()) == expected);
+  }
+  CHECK(target.name(map[x.index()]) == "x");
+  // As copy() with kAsSource: a table node is found again, a fresh one is made anew.
+  CHECK(copier.copy_mapped(source, sum, map) == map[sum.index()]);
+  NodeId again = copier.copy_mapped(source, relu, map);
+  CHECK(again.index() == source.size() + 1);
+  // The graph itself as the source: its own operand array may move while the copy is made.
+  std::vector<NodeId> identity(target.size());
+  for (std::uint32_t i = 0; i < target.size(); ++i) identity[i] = NodeId(i);
+  NodeId self = copier.copy_mapped(target, again, identity);
+  CHECK(self.index() == source.size() + 2);
+  CHECK(std::vector<NodeId>(target.operands(self).begin(), target.operands(self).end()) ==
+        std::vector<NodeId>{map[source.operands(relu)[0].index()], map[sum.index()]});
+  CHECK(verify(target).ok());
+}
+
 TEST_CASE("operand lists taken from the same graph survive its growth", "[builder]") {
   relay::Graph graph;
   relay::Builder b(graph);

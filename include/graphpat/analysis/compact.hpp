@@ -30,12 +30,8 @@ Compacted<D> compact(const Graph<D>& graph, std::span<const NodeId> roots) {
   std::vector<bool> live = reachable_from(graph, roots);
   Compacted<D> result{Graph<D>(graph.shared_context()), std::vector<NodeId>(graph.size())};
   Builder<D> builder(result.graph);
-  std::vector<NodeId> operands;
   for (std::uint32_t i = 0; i < graph.size(); ++i) {
-    if (!live[i]) continue;
-    operands.clear();
-    for (NodeId operand : graph.operands(NodeId(i))) operands.push_back(result.map(operand));
-    result.old_to_new[i] = builder.copy(graph, NodeId(i), operands);
+    if (live[i]) result.old_to_new[i] = builder.copy_mapped(graph, NodeId(i), result.old_to_new);
   }
   return result;
 }

@@ -181,6 +181,31 @@ class Builder {
                /*reuse_equal=*/sharing != Sharing::kHashConsIfNew);
   }
 
+  /// copy() of `source_node` (kept as its source is: Sharing::kAsSource) with each operand `o`
+  /// replaced by `map[o.index()]`, a node of this graph: how a pass re-creates the nodes it
+  /// keeps when only their ids change. A fresh node is appended as it is, without a look-up in
+  /// the table or a list of operands made first.
+  NodeId copy_mapped(const Graph<D>& source, NodeId source_node, std::span<const NodeId> map) {
+    Node node = source.node(source_node);
+    std::span<const NodeId> source_operands = source.operands(source_node);
+    const bool fresh = node.kind == NodeKind::kVar || (node.flags & kNodeFresh) != 0;
+    if (!fresh || &source == &graph_) {
+      std::vector<NodeId>& operands = scratch(source_operands.size());
+      for (NodeId operand : source_operands) operands.push_back(map[operand.index()]);
+      return copy(source, source_node, operands);
+    }
+    detail::GraphStorage& storage = *graph_.storage_;
+    NodeId id(static_cast<std::uint32_t>(storage.nodes.size()));
+    node.flags = kNodeFresh;
+    node.first_operand = static_cast<std::uint32_t>(storage.operands.size());
+    for (NodeId operand : source_operands) {
+      assert(graph_.contains(map[operand.index()]));
+      storage.operands.push_back(map[operand.index()]);
+    }
+    storage.nodes.push_back(node);
+    return id;
+  }
+
  private:
   static constexpr std::uint32_t kNone = Id<void>::kNone;
 

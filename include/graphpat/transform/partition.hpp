@@ -442,9 +442,7 @@ std::optional<Graph<D>> outline_groups(const Graph<D>& graph, std::span<const No
     if (!live[i]) continue;
     NodeId id(i);
     if (keep_copy[i]) {
-      operands.clear();
-      for (NodeId operand : graph.operands(id)) operands.push_back(map[operand.index()]);
-      map[i] = builder.copy(graph, id, operands);
+      map[i] = builder.copy_mapped(graph, id, map);
       stands_for(map[i], id);
     }
     const PartitionGroup* outlined_root = outlined[i];
