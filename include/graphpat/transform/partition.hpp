@@ -318,6 +318,33 @@ BuildOrder build_order(const Graph<D>& graph, const std::vector<bool>& live,
   }
 }
 
+/// The names of outlined parameters, `<prefix><g>_<i>` (FunctionVar_0_1), kept with a context
+/// (Context::derived): every partition of a context names the same few per group, and each is
+/// formatted and interned once.
+class OutlinedParameterNames {
+ public:
+  explicit OutlinedParameterNames(Context& context) : context_(context) {}
+
+  /// The name of parameter `position` of group `group`; `prefix` is the context's dialect's
+  /// outlined_parameter_prefix (one per context).
+  StringId name(std::string_view prefix, std::uint32_t group, std::uint32_t position) {
+    StringId& known = names_[std::uint64_t{group} << 32 | position];
+    if (!known.valid()) {
+      fmt::format_int number(group), index(position);
+      text_.assign(prefix).append(number.data(), number.size()) += '_';
+      text_.append(index.data(), index.size());
+      known = context_.strings.intern(text_);
+    }
+    return known;
+  }
+
+ private:
+  Context& context_;
+  // By (group, position): an entry per name the pool holds, whatever the groups' sizes.
+  absl::flat_hash_map<std::uint64_t, StringId> names_;
+  std::string text_;
+};
+
 /// The same graph, the same roots: what a partition that outlines nothing returns (nullopt, and
 /// `new_roots` and `origins` as for the graph itself), which spares a copy of the graph to a
 /// caller that owns it.
@@ -425,7 +452,7 @@ std::optional<Graph<D>> outline_groups(const Graph<D>& graph, std::span<const No
   };
   std::vector<NodeId> params;                 // a group's function parameters
   std::vector<NodeId> args;                   // and its call's arguments
-  std::string param_name;
+  OutlinedParameterNames& param_names = out.context().template derived<OutlinedParameterNames>();
   std::string function_attrs_name;  // the group name `function_attrs` was made for
   AttrValueId function_attrs;
   std::vector<NodeId> out_origins;  // RejectedGroup's rule, per node of `out`: for `origins` only
@@ -461,12 +488,9 @@ std::optional<Graph<D>> outline_groups(const Graph<D>& graph, std::span<const No
     params.clear();
     args.clear();
     auto add_param = [&](NodeId input) {
-      fmt::format_int number(group.number), position(params.size());
-      param_name.assign(dialect_conventions<D>().outlined_parameter_prefix)
-          .append(number.data(), number.size())
-          .append(1, '_')
-          .append(position.data(), position.size());
-      params.push_back(builder.var(param_name));
+      params.push_back(
+          builder.var(param_names.name(dialect_conventions<D>().outlined_parameter_prefix,
+                                       group.number, static_cast<std::uint32_t>(params.size()))));
       args.push_back(map[input.index()]);
       stands_for(params.back(), input);
       return params.back();

@@ -256,6 +256,9 @@ class PartitionGrouper {
     }
     group.number = attempts_++;  // marks of this attempt hold attempts_: none is set yet
     const std::vector<PatternId>& order = post_order(patterns, pattern_roots);
+    // About one input or body node per pattern node: grown once, not node by node.
+    group.inputs.reserve(order.size());
+    group.body.reserve(order.size());
     absl::flat_hash_set<NodeId> fuzzy = fuzzy_nodes(match, order);
     auto make_input = [&](NodeId node, PatternId leaf) {
       NodeKind kind = graph_.kind(node);
