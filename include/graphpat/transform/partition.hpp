@@ -51,6 +51,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <iterator>
@@ -320,28 +321,36 @@ BuildOrder build_order(const Graph<D>& graph, const std::vector<bool>& live,
 
 /// The names of outlined parameters, `<prefix><g>_<i>` (FunctionVar_0_1), kept with a context
 /// (Context::derived): every partition of a context names the same few per group, and each is
-/// formatted and interned once.
+/// formatted and interned once. Kept for the first kPositions positions of a group, in one
+/// array per position indexed by group (4 bytes a name; the numbers of a partition's groups are
+/// dense); a later position is interned at each use.
 class OutlinedParameterNames {
  public:
+  static constexpr std::uint32_t kPositions = 8;
+
   explicit OutlinedParameterNames(Context& context) : context_(context) {}
 
   /// The name of parameter `position` of group `group`; `prefix` is the context's dialect's
   /// outlined_parameter_prefix (one per context).
   StringId name(std::string_view prefix, std::uint32_t group, std::uint32_t position) {
-    StringId& known = names_[std::uint64_t{group} << 32 | position];
-    if (!known.valid()) {
-      fmt::format_int number(group), index(position);
-      text_.assign(prefix).append(number.data(), number.size()) += '_';
-      text_.append(index.data(), index.size());
-      known = context_.strings.intern(text_);
-    }
+    if (position >= kPositions) return intern(prefix, group, position);
+    std::vector<StringId>& by_group = names_[position];
+    if (group >= by_group.size()) by_group.resize(std::size_t{group} + 1);
+    StringId& known = by_group[group];
+    if (!known.valid()) known = intern(prefix, group, position);
     return known;
   }
 
  private:
+  StringId intern(std::string_view prefix, std::uint32_t group, std::uint32_t position) {
+    fmt::format_int number(group), index(position);
+    text_.assign(prefix).append(number.data(), number.size()) += '_';
+    text_.append(index.data(), index.size());
+    return context_.strings.intern(text_);
+  }
+
   Context& context_;
-  // By (group, position): an entry per name the pool holds, whatever the groups' sizes.
-  absl::flat_hash_map<std::uint64_t, StringId> names_;
+  std::array<std::vector<StringId>, kPositions> names_;  // by position, then group
   std::string text_;
 };
 

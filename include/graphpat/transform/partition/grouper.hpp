@@ -256,10 +256,11 @@ class PartitionGrouper {
     }
     group.number = attempts_++;  // marks of this attempt hold attempts_: none is set yet
     const std::vector<PatternId>& order = post_order(patterns, pattern_roots);
-    // About one input or body node per pattern node: grown once, not node by node.
-    group.inputs.reserve(order.size());
-    group.body.reserve(order.size());
     absl::flat_hash_set<NodeId> fuzzy = fuzzy_nodes(match, order);
+    // Inputs and body are gathered in arrays kept from group to group and copied once, at their
+    // size: no growth step by step, no spare capacity kept by the groups.
+    std::vector<NodeId>& inputs = inputs_scratch_;
+    inputs.clear();
     auto make_input = [&](NodeId node, PatternId leaf) {
       NodeKind kind = graph_.kind(node);
       if (fuzzy.contains(node) || kind == NodeKind::kOp || kind == NodeKind::kFunction ||
@@ -268,7 +269,7 @@ class PartitionGrouper {
       }
       if (!is_input(node)) {
         input_mark_[node.index()] = attempts_;
-        group.inputs.push_back(node);
+        inputs.push_back(node);
       }
     };
     for (PatternId id : order) {
@@ -283,6 +284,7 @@ class PartitionGrouper {
         for (NodeId bound : match.bindings(id)) make_input(bound, id);
       }
     }
+    group.inputs.assign(inputs.begin(), inputs.end());
     if (graph_pattern) {  // the root: the last node its patterns bound that is not an input
       root = NodeId();
       for (PatternId id : pattern_roots) {
@@ -302,6 +304,8 @@ class PartitionGrouper {
     // The body: everything from the root down to the inputs, named in Relay's visiting order
     // (operands in order, post-order, each node once).
     std::vector<BodyFrame>& stack = body_stack_;
+    std::vector<NodeId>& body = body_scratch_;
+    body.clear();
     auto enter = [&](NodeId node) {
       if (is_input(node) || visit_mark_[node.index()] == attempts_) return;
       visit_mark_[node.index()] = attempts_;
@@ -317,7 +321,7 @@ class PartitionGrouper {
           continue;
         }
         append_node_word(graph_, top.node, group.name);
-        group.body.push_back(top.node);
+        body.push_back(top.node);
         stack.pop_back();
       }
     };
@@ -326,6 +330,7 @@ class PartitionGrouper {
     } else {  // a graph pattern's nodes, in the context's order
       for (PatternId id : pattern_roots) walk(match.bound(id));
     }
+    group.body.assign(body.begin(), body.end());
 
     // Validity: no interior node in an earlier group, none used outside unless the root
     // post-dominates that use or (outline_outside_uses) the node becomes an output.
@@ -533,6 +538,7 @@ class PartitionGrouper {
     std::uint32_t next;
   };
   std::vector<BodyFrame> body_stack_;
+  std::vector<NodeId> inputs_scratch_, body_scratch_;  // make_group_unclaimed's, reused
   std::uint32_t attempts_ = 0;
 };
 
