@@ -25,8 +25,13 @@
 #include <graphpat/io/relay_text.hpp>
 #include <graphpat/partition.hpp>
 #include <graphpat/pattern.hpp>
+#include <graphpat/pattern/graph_matcher.hpp>
+#include <graphpat/pattern/matcher.hpp>
 #include <graphpat/rewrite.hpp>
+#include <graphpat/transform/cse.hpp>
+#include <graphpat/transform/graph_partition.hpp>
 #include <graphpat/transform/merge_composite.hpp>
+#include <graphpat/transform/partition.hpp>
 #include <graphpat/transform/rewrite_bindings.hpp>
 
 #include "floors.hpp"

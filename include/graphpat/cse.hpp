@@ -7,7 +7,13 @@
 #pragma once
 
 #include "graphpat/detail/linkage.hpp"
+#if GRAPHPAT_ENTRY_DEFINITIONS
 #include "graphpat/transform/cse.hpp"
+#else
+// With graphpat::compiled, the declarations only; a dialect of the user's own includes
+// graphpat/transform/cse.hpp, which defines them.
+#include "graphpat/transform/cse_interface.hpp"
+#endif
 
 #if GRAPHPAT_INSTANTIATIONS
 // With graphpat::compiled (detail/linkage.hpp), the library holds these for the Relay dialect.

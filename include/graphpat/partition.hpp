@@ -9,9 +9,15 @@
 #pragma once
 
 #include "graphpat/detail/linkage.hpp"
+#if GRAPHPAT_ENTRY_DEFINITIONS
 #include "graphpat/transform/graph_partition.hpp"
-#include "graphpat/transform/partition.hpp"
 #include "graphpat/transform/merge_composite.hpp"
+#include "graphpat/transform/partition.hpp"
+#else
+// With graphpat::compiled, the declarations only; a dialect of the user's own includes the
+// three headers above, which define them.
+#include "graphpat/transform/partition_interface.hpp"
+#endif
 
 #if GRAPHPAT_INSTANTIATIONS
 // With graphpat::compiled (detail/linkage.hpp), the library holds these for the Relay dialect.
@@ -25,5 +31,8 @@ GRAPHPAT_INSTANTIATION PartitionedExpression<relay::Dialect> partition(
 GRAPHPAT_INSTANTIATION PartitionResult<relay::Dialect> merge_composite(
     const std::vector<CompositePattern<relay::Dialect>>&, const relay::Module&,
     const MergeCompositeOptions&);
+GRAPHPAT_INSTANTIATION absl::StatusOr<PartitionResult<relay::Dialect>> partition(
+    const PatternContext&, const relay::Module&, PartitionOptions<relay::Dialect>,
+    const GraphMatchOptions&);
 }  // namespace graphpat
 #endif  // GRAPHPAT_INSTANTIATIONS

@@ -15,13 +15,18 @@
 #include "graphpat/detail/linkage.hpp"
 #include "graphpat/pattern/describe.hpp"
 #include "graphpat/pattern/dsl.hpp"
-#include "graphpat/pattern/explain.hpp"
-#include "graphpat/pattern/graph_matcher.hpp"
 #include "graphpat/pattern/graph_pattern.hpp"
-#include "graphpat/pattern/matcher.hpp"
+#include "graphpat/pattern/match.hpp"
 #include "graphpat/pattern/pattern_graph.hpp"
 #include "graphpat/pattern/text.hpp"
 #include "graphpat/relay/pattern_text.hpp"
+#if GRAPHPAT_ENTRY_DEFINITIONS
+#include "graphpat/pattern/explain.hpp"
+#include "graphpat/pattern/graph_matcher.hpp"
+#include "graphpat/pattern/matcher.hpp"
+#endif
+// With graphpat::compiled, match.hpp's declarations only: a dialect of the user's own, or a
+// Matcher or GraphMatcher kept across calls, includes the three headers above.
 
 #if GRAPHPAT_INSTANTIATIONS
 // With graphpat::compiled (detail/linkage.hpp), the library holds these for the Relay dialect.
@@ -33,5 +38,12 @@ GRAPHPAT_INSTANTIATION std::vector<Match> find_matches(const Pattern&, const rel
                                                        MatchOptions);
 GRAPHPAT_INSTANTIATION std::string explain(const Pattern&, const relay::Graph&, NodeId,
                                            MatchOptions, const NodeNames&);
+GRAPHPAT_INSTANTIATION absl::StatusOr<std::vector<Match>> find_graph_matches(const PatternContext&,
+                                                                             const relay::Graph&,
+                                                                             NodeId,
+                                                                             GraphMatchOptions);
+GRAPHPAT_INSTANTIATION absl::StatusOr<std::optional<Match>> match_graph(const PatternContext&,
+                                                                        const relay::Graph&, NodeId,
+                                                                        GraphMatchOptions);
 }  // namespace graphpat
 #endif  // GRAPHPAT_INSTANTIATIONS

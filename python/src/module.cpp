@@ -27,6 +27,13 @@
 #include "graphpat/graphpat.hpp"
 #include "graphpat/io/onnx.hpp"
 #include "graphpat/onnx/dialect.hpp"
+#include "graphpat/pattern/explain.hpp"
+#include "graphpat/pattern/graph_matcher.hpp"
+#include "graphpat/pattern/matcher.hpp"
+#include "graphpat/transform/cse.hpp"
+#include "graphpat/transform/graph_partition.hpp"
+#include "graphpat/transform/merge_composite.hpp"
+#include "graphpat/transform/partition.hpp"
 
 namespace py = pybind11;
 

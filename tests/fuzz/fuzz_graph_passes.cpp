@@ -23,6 +23,7 @@
 #include <graphpat/io/relay_text.hpp>
 #include <graphpat/partition.hpp>
 #include <graphpat/pattern.hpp>
+#include <graphpat/pattern/matcher.hpp>
 
 #include <cstddef>
 #include <cstdint>

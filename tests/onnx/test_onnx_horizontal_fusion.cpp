@@ -25,6 +25,7 @@
 #include "graphpat/analysis/verify.hpp"
 #include "graphpat/io/onnx.hpp"
 #include "graphpat/pattern.hpp"
+#include "graphpat/pattern/matcher.hpp"
 #include "graphpat/transform/rewrite_bindings.hpp"
 #include "support/onnx_files.hpp"
 #include "support/test_files.hpp"

@@ -3,6 +3,7 @@
 // pattern string of every case must parse.
 #include <string>
 
+#include "graphpat/pattern/matcher.hpp"
 #include "pattern/corpus_support.hpp"
 
 using namespace graphpat;

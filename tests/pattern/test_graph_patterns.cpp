@@ -21,6 +21,7 @@
 #include "graphpat/analysis/users.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/pattern.hpp"
+#include "graphpat/pattern/graph_matcher.hpp"
 #include "pattern/corpus_support.hpp"
 
 using namespace graphpat;

@@ -7,6 +7,9 @@
 #include <chrono>
 #include <graphpat/analysis/verify.hpp>
 #include <graphpat/partition.hpp>
+#include <graphpat/pattern/explain.hpp>
+#include <graphpat/pattern/matcher.hpp>
+#include <graphpat/transform/partition.hpp>
 #include <string>
 #include <vector>
 

@@ -32,6 +32,7 @@
 #include <graphpat/io/relay_text.hpp>
 #include <graphpat/partition.hpp>
 #include <graphpat/pattern.hpp>
+#include <graphpat/pattern/matcher.hpp>
 #include <graphpat/rewrite.hpp>
 #include <graphpat/transform/merge_composite.hpp>
 

@@ -9,6 +9,7 @@
 #include <graphpat/analysis/verify.hpp>
 #include <graphpat/cse.hpp>
 #include <graphpat/relay/dialect.hpp>
+#include <graphpat/transform/cse.hpp>
 #include <random>
 #include <vector>
 

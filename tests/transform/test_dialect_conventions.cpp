@@ -11,7 +11,12 @@
 #include <graphpat/analysis/verify.hpp>
 #include <graphpat/partition.hpp>
 #include <graphpat/pattern.hpp>
+#include <graphpat/pattern/explain.hpp>
+#include <graphpat/pattern/matcher.hpp>
 #include <graphpat/rewrite.hpp>
+#include <graphpat/transform/cse.hpp>
+#include <graphpat/transform/merge_composite.hpp>
+#include <graphpat/transform/partition.hpp>
 #include <initializer_list>
 #include <sstream>
 #include <string>

@@ -9,12 +9,19 @@
 //   - header-only (no macro): GRAPHPAT_ENTRY is `inline` and the definitions are seen;
 //   - GRAPHPAT_COMPILED (a user of graphpat::compiled): declarations only; the entry function
 //     templates are declared `extern template` for the built-in Relay dialect by the entry
-//     headers (partition.hpp, cse.hpp, rewrite.hpp), so they are not instantiated again;
+//     headers (partition.hpp, cse.hpp, pattern.hpp, rewrite.hpp), so they are not instantiated
+//     again, and cse.hpp, partition.hpp and pattern.hpp include only the interface headers
+//     (transform/cse_interface.hpp, transform/partition_interface.hpp, pattern/match.hpp): the
+//     types and declarations, not the engines;
 //   - GRAPHPAT_BUILDING_COMPILED (src/compiled.cpp, the library's one source): the definitions,
 //     not inline, compiled once.
 // An entry header states the instantiations the library holds once, with GRAPHPAT_INSTANTIATION
 // under `#if GRAPHPAT_INSTANTIATIONS`: `extern template` for a user, `template` in the library.
-// A dialect of the user's own is instantiated in the user's files, as header-only.
+// A dialect of the user's own, or ONNX's, is instantiated in the user's files, as header-only:
+// such a file includes the headers that define the engines (transform/partition.hpp,
+// transform/merge_composite.hpp, transform/graph_partition.hpp, transform/cse.hpp,
+// pattern/matcher.hpp, pattern/graph_matcher.hpp, pattern/explain.hpp), as does a file that
+// keeps a Matcher or GraphMatcher across calls.
 // Every file of a program that links graphpat::compiled must see GRAPHPAT_COMPILED (the target
 // sets it), so that each entry function is defined once, in the library.
 #pragma once

@@ -18,11 +18,9 @@
 
 namespace graphpat {
 
-/// The first failing path of matching `pattern` at `node`, or "matched". Builds a Matcher per
-/// call (matcher.hpp's cost model): to explain many nodes, keep one and call Matcher::explain.
 template <Dialect D>
 std::string explain(const Pattern& pattern, const Graph<D>& graph, NodeId node,
-                    MatchOptions options = {}, const NodeNames& names = {}) {
+                    MatchOptions options, const NodeNames& names) {
   return Matcher<D>(pattern, graph, options).explain(node, names);
 }
 

@@ -98,27 +98,6 @@ class NodeSetTable {
 
 }  // namespace detail
 
-struct GraphMatchOptions {
-  /// How each pattern matches at a node (MatchOptions::max_steps bounds each try).
-  MatchOptions match;
-  /// The most tries (a pattern at a candidate node) one search may take; 0: 2^20 or 64 per node
-  /// of the graph and of the context's patterns, whichever is more (linear in the input: a
-  /// connected context takes a few tries per anchor call).
-  std::uint64_t max_steps = 0;
-  /// The most matches find_all returns; 0: 65,536 or 4 per node of the graph, whichever is
-  /// more, so that the matches kept stay linear in the graph (two unconnected wildcards would
-  /// otherwise keep one per try).
-  std::size_t max_matches = 0;
-};
-
-/// What the last search did.
-struct GraphSearchReport {
-  std::uint64_t steps = 0;    // tries
-  std::size_t matches = 0;    // matches found (reported)
-  bool stopped = false;       // a limit ended the search before every choice was tried
-  std::string stop_reason;    // which, in words ("" when not stopped)
-};
-
 template <Dialect D>
 class GraphMatcher {
  public:
@@ -769,22 +748,19 @@ class GraphMatcher {
   GraphSearchReport report_;
 };
 
-/// Every match of `context` among the nodes reachable from `root` (GraphMatcher::find_all).
 template <Dialect D>
 absl::StatusOr<std::vector<Match>> find_graph_matches(const PatternContext& context,
                                                       const Graph<D>& graph, NodeId root,
-                                                      GraphMatchOptions options = {}) {
+                                                      GraphMatchOptions options) {
   absl::StatusOr<GraphMatcher<D>> matcher = GraphMatcher<D>::make(context, graph, options);
   if (!matcher.ok()) return matcher.status();
   return matcher->find_all(root);
 }
 
-/// The first match of `context` among the nodes reachable from `root`, or none (Relax's
-/// `ctx.match_dfb(block)`).
 template <Dialect D>
 absl::StatusOr<std::optional<Match>> match_graph(const PatternContext& context,
                                                  const Graph<D>& graph, NodeId root,
-                                                 GraphMatchOptions options = {}) {
+                                                 GraphMatchOptions options) {
   absl::StatusOr<GraphMatcher<D>> matcher = GraphMatcher<D>::make(context, graph, options);
   if (!matcher.ok()) return matcher.status();
   return matcher->first(root);

@@ -31,6 +31,8 @@
 // nodes that remain, module attributes and type definitions.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cassert>
 #include <cstdint>
 #include <functional>
@@ -39,38 +41,13 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "graphpat/analysis/reachability.hpp"
 #include "graphpat/detail/intern_table.hpp"
 #include "graphpat/ir/builder.hpp"
 #include "graphpat/ir/module.hpp"
+#include "graphpat/transform/cse_interface.hpp"
 
 namespace graphpat {
-
-template <Dialect D>
-struct CseOptions {
-  /// Reproduce TVM's EliminateCommonSubexpr exactly (see the header comment).
-  bool relay_compat = false;
-  /// TVM's fskip: a node for which it returns true is neither merged nor merged into.
-  std::function<bool(const Graph<D>&, NodeId)> skip = {};
-};
-
-/// What CSE merged.
-struct CseReport {
-  std::uint32_t merged = 0;  // nodes replaced by an equal earlier node
-  /// Merged nodes by kind, and by op for calls: "Call nn.relu", "TupleGetItem", "Constant".
-  std::map<std::string, std::uint32_t> merged_by;
-};
-
-template <Dialect D>
-struct CseResult {
-  Module<D> module;
-  CseReport report;
-  /// Each input node's id in `module.graph` (an equal earlier node's when merged into it);
-  /// invalid for nodes no function reaches.
-  std::vector<NodeId> old_to_new;
-};
 
 namespace detail {
 
@@ -366,18 +343,8 @@ class CommonSubexprEliminator {
 }  // namespace detail
 
 template <Dialect D>
-struct CseFunctionResult {
-  Graph<D> graph;
-  NodeId root;  // the input's root, in `graph`
-  CseReport report;
-  std::vector<NodeId> old_to_new;  // as CseResult's; invalid for nodes `root` does not reach
-};
-
-/// The expression at `root` (a function, usually) with its common subexpressions merged, in a
-/// new graph holding only what `root` reaches.
-template <Dialect D>
 CseFunctionResult<D> eliminate_common_subexpr(const Graph<D>& graph, NodeId root,
-                                              const CseOptions<D>& options = {}) {
+                                              const CseOptions<D>& options) {
   detail::CommonSubexprEliminator<D> eliminator(graph, options);
   eliminator.run(std::span(&root, 1));
   NodeId new_root = eliminator.map(root);
@@ -385,9 +352,8 @@ CseFunctionResult<D> eliminate_common_subexpr(const Graph<D>& graph, NodeId root
           std::move(eliminator.old_to_new())};
 }
 
-/// The module with common subexpressions of all its functions merged.
 template <Dialect D>
-CseResult<D> eliminate_common_subexpr(const Module<D>& module, const CseOptions<D>& options = {}) {
+CseResult<D> eliminate_common_subexpr(const Module<D>& module, const CseOptions<D>& options) {
   detail::CommonSubexprEliminator<D> eliminator(module.graph, options);
   std::vector<NodeId> roots = module.roots();
   eliminator.run(roots);

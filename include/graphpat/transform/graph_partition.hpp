@@ -36,13 +36,10 @@
 
 namespace graphpat {
 
-/// Outlines every match of `context` in each function of `module` (see the top of this file).
-/// Refuses a context that GraphMatcher::make refuses.
 template <Dialect D>
-absl::StatusOr<PartitionResult<D>> partition(const PatternContext& context,
-                                             const Module<D>& module,
-                                             PartitionOptions<D> options = {},
-                                             const GraphMatchOptions& search = {}) {
+absl::StatusOr<PartitionResult<D>> partition(const PatternContext& context, const Module<D>& module,
+                                             PartitionOptions<D> options,
+                                             const GraphMatchOptions& search) {
   options.outline_outside_uses = true;
   std::optional<CseResult<D>> merged = detail::merged_input(options, module);
   const Module<D>& input = merged ? merged->module : module;

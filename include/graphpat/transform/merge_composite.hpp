@@ -31,31 +31,6 @@
 
 namespace graphpat {
 
-/// One entry of a pattern table.
-template <Dialect D>
-struct CompositePattern {
-  std::string name;
-  Pattern pattern;
-  std::function<bool(const Graph<D>&, NodeId)> check = {};  // sees the original root
-  int benefit = 0;  // with MergeCompositeOptions::by_benefit: higher first
-};
-
-struct MergeCompositeOptions {
-  /// The preset: reproduce TVM v0.14, giving each of the three fields below its value when it
-  /// is left unset; a field that is set wins over the preset.
-  bool relay_compat = false;
-  /// The matcher's rules. Unset: TVM's under `relay_compat`, graphpat's otherwise.
-  std::optional<MatchOptions> match = {};
-  /// Merge duplicated pure nodes once, before the first entry (PartitionOptions). Unset:
-  /// `!relay_compat`.
-  std::optional<bool> merge_duplicates_first = {};
-  /// Refuse a group whose function would compute a stateful call a second time
-  /// (PartitionOptions). Unset: `!relay_compat`.
-  std::optional<bool> refuse_stateful_copies = {};
-  /// Apply entries by decreasing benefit (ties keep table order) instead of table order.
-  bool by_benefit = false;
-};
-
 namespace detail {
 
 /// Whether a module function is left alone (Relay's optimizable-function filter): it carries
@@ -73,11 +48,9 @@ bool skipped_by_merge_composite(const Graph<D>& graph, NodeId function) {
 
 }  // namespace detail
 
-/// Partitions `module` with every entry of `table`, as MergeComposite does.
 template <Dialect D>
 PartitionResult<D> merge_composite(const std::vector<CompositePattern<D>>& table,
-                                   const Module<D>& module,
-                                   const MergeCompositeOptions& options = {}) {
+                                   const Module<D>& module, const MergeCompositeOptions& options) {
   std::vector<const CompositePattern<D>*> order;
   for (const CompositePattern<D>& entry : table) order.push_back(&entry);
   if (options.by_benefit) {

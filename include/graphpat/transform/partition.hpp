@@ -70,60 +70,9 @@
 #include "graphpat/transform/partition/describe.hpp"
 #include "graphpat/transform/partition/grouper.hpp"
 #include "graphpat/transform/partition/report.hpp"
+#include "graphpat/transform/partition_interface.hpp"
 
 namespace graphpat {
-
-template <Dialect D>
-struct PartitionOptions {
-  /// String attributes added to every created function (`{"Composite", "conv_bias"}`), after
-  /// PartitionedFromPattern.
-  std::vector<std::pair<std::string, std::string>> attrs = {};
-  /// Whether a group is outlined; sees the input graph and the group's original root (Relay's
-  /// `check(pre)`), or with `check_sees_group_only` the created function's body. A group whose
-  /// check fails keeps its nodes claimed (Relay's quirk: no overlapping group replaces it).
-  std::function<bool(const Graph<D>&, NodeId)> check = {};
-  /// The preset: reproduce TVM v0.14. It gives each of the three behaviours below its value
-  /// when that field is left unset (TVM's matcher rules, no CSE first, stateful copies
-  /// accepted); a field that is set wins over the preset, so no two fields can disagree.
-  bool relay_compat = false;
-  /// The matcher's rules (pattern/matcher.hpp). Unset: TVM's rules under `relay_compat`,
-  /// graphpat's otherwise.
-  std::optional<MatchOptions> match = {};
-  /// Merge duplicated pure nodes (eliminate_common_subexpr, default mode) before grouping, so
-  /// that two `%20.0` on one batch_norm are one node (apache/tvm#5928); the report's `cse` says
-  /// what merged. Unset: `!relay_compat`.
-  std::optional<bool> merge_duplicates_first = {};
-  /// Refuse a group whose function would compute a stateful call (nn.dropout) a second time
-  /// (`duplicates_stateful`: two dropouts draw two masks), which TVM accepts. Unset:
-  /// `!relay_compat`.
-  std::optional<bool> refuse_stateful_copies = {};
-  /// tvm#9767: `check` gets the graph being built and the body of the group's function, whose
-  /// free variables are the FunctionVar parameters: nothing outside the group is visible.
-  bool check_sees_group_only = false;
-  /// tvm#14097: an input used twice gets a parameter per use (`f(x, x)` keeps two parameters),
-  /// as a BYOC codegen matching operand positions needs. Off: one parameter per input (#12901).
-  bool separate_duplicate_inputs = false;
-  /// Multi-output groups (TVM refuses them): an interior node used outside the group by a node
-  /// the root does not post-dominate is returned too. The function's body is then a tuple of
-  /// the root and those nodes in the body's post-order (the root last), and every use reads
-  /// its item of the call.
-  /// A group stays refused (`used_outside`) when such a use leads back into one of the group's
-  /// inputs (the call would read its own result), alone or through other multi-output groups.
-  bool outline_outside_uses = false;
-};
-
-template <Dialect D>
-struct PartitionResult {
-  Module<D> module;
-  PartitionReport report;
-};
-
-template <Dialect D>
-struct PartitionedExpression {
-  Graph<D> graph;
-  NodeId root;  // the input root, partitioned
-  PartitionReport report;
-};
 
 namespace detail {
 
@@ -643,12 +592,9 @@ std::optional<Module<D>> partition_module(const Pattern& pattern, const Module<D
 
 }  // namespace detail
 
-/// Partitions the expression at `root` of `graph` (an expression or a function). Without
-/// groups the result is a copy of `graph` with the same root id (default mode: of the graph
-/// duplicates merged into).
 template <Dialect D>
 PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph, NodeId root,
-                                   const PartitionOptions<D>& options = {}) {
+                                   const PartitionOptions<D>& options) {
   std::optional<CseFunctionResult<D>> merged = detail::merged_input(options, graph, root);
   PartitionedExpression<D> result{Graph<D>(graph.shared_context()), root, {}};
   if (merged) result.report.cse = std::move(merged->report);
@@ -666,10 +612,9 @@ PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph
   return result;
 }
 
-/// Partitions every function of `module`.
 template <Dialect D>
 PartitionResult<D> partition(const Pattern& pattern, const Module<D>& module,
-                             const PartitionOptions<D>& options = {}) {
+                             const PartitionOptions<D>& options) {
   std::optional<CseResult<D>> merged = detail::merged_input(options, module);
   PartitionReport report;
   if (merged) report.cse = std::move(merged->report);

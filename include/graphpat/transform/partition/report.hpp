@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "graphpat/ir/ids.hpp"
-#include "graphpat/transform/cse.hpp"
+#include "graphpat/transform/cse_interface.hpp"
 
 namespace graphpat {
 
