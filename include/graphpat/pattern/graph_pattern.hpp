@@ -55,6 +55,7 @@
 #include <tuple>
 #include <vector>
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/ir/errors.hpp"
 #include "graphpat/pattern/pattern_graph.hpp"
 
@@ -108,23 +109,7 @@ class PatternContext {
   }
   /// `seq.dup()`: a copy of each pattern (Pattern::dup) with a copy of every constraint
   /// between them, added to the context; the copies in the order of `patterns`.
-  std::vector<Pattern> dup(const std::vector<Pattern>& patterns) {
-    absl::flat_hash_map<std::size_t, std::size_t> copy_of;  // context position -> copy
-    std::vector<Pattern> copies;
-    for (const Pattern& pattern : patterns) {
-      copy_of.try_emplace(position_of(pattern), copies.size());
-      copies.push_back(pattern.dup());
-    }
-    const std::size_t existing = constraints_.size();
-    for (std::size_t i = 0; i < existing; ++i) {
-      const UseConstraint c = constraints_[i];
-      auto producer = copy_of.find(c.producer), consumer = copy_of.find(c.consumer);
-      if (producer == copy_of.end() || consumer == copy_of.end()) continue;
-      constrain(copies[producer->second], copies[consumer->second], c.kind, c.index);
-    }
-    for (const Pattern& copy : copies) add(copy);
-    return copies;
-  }
+  GRAPHPAT_ENTRY std::vector<Pattern> dup(const std::vector<Pattern>& patterns);
   /// `SameShapeConstraint(a, b, ...)`: the patterns' nodes have tensor types of equal dims.
   PatternContext& same_shape(const std::vector<Pattern>& patterns) {
     std::vector<std::size_t> group;
@@ -145,10 +130,7 @@ class PatternContext {
   }
   [[nodiscard]] ExternUse extern_use() const { return extern_use_; }
   /// The position of `pattern` in patterns(), or -1.
-  [[nodiscard]] std::ptrdiff_t find(const Pattern& pattern) const {
-    auto found = position_.find(pattern.uid());
-    return found == position_.end() ? -1 : static_cast<std::ptrdiff_t>(found->second);
-  }
+  [[nodiscard]] GRAPHPAT_ENTRY std::ptrdiff_t find(const Pattern& pattern) const;
 
   /// Whether the context can be matched: refused are an empty context
   /// (`graph_pattern.empty`), an index below -1 (`graph_pattern.bad_index`) and a pattern used
@@ -184,19 +166,9 @@ class PatternContext {
   }
 
  private:
-  std::size_t position_of(const Pattern& pattern) {
-    auto [slot, added] = position_.try_emplace(pattern.uid(), patterns_.size());
-    if (added) patterns_.push_back(pattern);
-    return slot->second;
-  }
-  PatternContext& constrain(const Pattern& producer, const Pattern& consumer, UseKind kind,
-                            std::int64_t index) {
-    UseConstraint c{position_of(producer), position_of(consumer), kind, index};
-    if (constraint_set_.insert({c.producer, c.consumer, c.kind, c.index}).second) {
-      constraints_.push_back(c);
-    }
-    return *this;
-  }
+  GRAPHPAT_ENTRY std::size_t position_of(const Pattern& pattern);
+  GRAPHPAT_ENTRY PatternContext& constrain(const Pattern& producer, const Pattern& consumer,
+                                           UseKind kind, std::int64_t index);
   PatternContext& constrain_chain(const std::vector<Pattern>& chain, UseKind kind) {
     for (std::size_t i = 0; i < chain.size(); ++i) {
       if (i == 0) {
@@ -215,5 +187,46 @@ class PatternContext {
   std::vector<std::vector<std::size_t>> same_shape_;
   ExternUse extern_use_ = ExternUse::kMay;
 };
+
+#if GRAPHPAT_ENTRY_DEFINITIONS
+GRAPHPAT_ENTRY std::vector<Pattern> PatternContext::dup(const std::vector<Pattern>& patterns) {
+  absl::flat_hash_map<std::size_t, std::size_t> copy_of;  // context position -> copy
+  std::vector<Pattern> copies;
+  for (const Pattern& pattern : patterns) {
+    copy_of.try_emplace(position_of(pattern), copies.size());
+    copies.push_back(pattern.dup());
+  }
+  const std::size_t existing = constraints_.size();
+  for (std::size_t i = 0; i < existing; ++i) {
+    const UseConstraint c = constraints_[i];
+    auto producer = copy_of.find(c.producer), consumer = copy_of.find(c.consumer);
+    if (producer == copy_of.end() || consumer == copy_of.end()) continue;
+    constrain(copies[producer->second], copies[consumer->second], c.kind, c.index);
+  }
+  for (const Pattern& copy : copies) add(copy);
+  return copies;
+}
+
+GRAPHPAT_ENTRY std::ptrdiff_t PatternContext::find(const Pattern& pattern) const {
+  auto found = position_.find(pattern.uid());
+  return found == position_.end() ? -1 : static_cast<std::ptrdiff_t>(found->second);
+}
+
+GRAPHPAT_ENTRY std::size_t PatternContext::position_of(const Pattern& pattern) {
+  auto [slot, added] = position_.try_emplace(pattern.uid(), patterns_.size());
+  if (added) patterns_.push_back(pattern);
+  return slot->second;
+}
+
+GRAPHPAT_ENTRY PatternContext& PatternContext::constrain(const Pattern& producer,
+                                                         const Pattern& consumer, UseKind kind,
+                                                         std::int64_t index) {
+  UseConstraint c{position_of(producer), position_of(consumer), kind, index};
+  if (constraint_set_.insert({c.producer, c.consumer, c.kind, c.index}).second) {
+    constraints_.push_back(c);
+  }
+  return *this;
+}
+#endif  // GRAPHPAT_ENTRY_DEFINITIONS
 
 }  // namespace graphpat
