@@ -84,10 +84,11 @@ absl::StatusOr<PartitionResult<D>> partition(const PatternContext& context, cons
     detail::restate_lines(
         report, 0, 0, detail::first_origins(merged->old_to_new, merged->module.graph.size()), 0);
   }
-  return PartitionResult<D>{graph    ? input.remapped(std::move(*graph), new_roots)
-                            : merged ? std::move(merged->module)
-                                     : module,
-                            std::move(report)};
+  std::optional<Module<D>> partitioned;
+  if (graph) partitioned = input.remapped(std::move(*graph), new_roots);
+  return PartitionResult<D>{
+      detail::partition_output(std::move(partitioned), merged ? &merged->module : nullptr, module),
+      std::move(report)};
 }
 
 }  // namespace graphpat

@@ -314,6 +314,15 @@ inline std::nullopt_t unchanged_graph(std::span<const NodeId> roots, std::uint32
   return std::nullopt;
 }
 
+/// What a partition hands back: the graph or module it made, else the input it owns (the
+/// default mode's CSE output, `merged`: moved, not copied), else a copy of the caller's `input`.
+template <class Output>
+Output partition_output(std::optional<Output>&& partitioned, Output* merged, const Output& input) {
+  if (partitioned) return std::move(*partitioned);
+  if (merged != nullptr) return std::move(*merged);
+  return input;
+}
+
 /// Outlines `groups` (found on `graph`, output side first) into functions called in their
 /// place, under `roots`, whose ids in the result `new_roots` receives; `live` marks the nodes
 /// the roots reach. Reports what it outlines and refuses; `origins` as in partition_graph.
@@ -608,7 +617,8 @@ PartitionedExpression<D> partition(const Pattern& pattern, const Graph<D>& graph
     detail::restate_lines(result.report, 0, 0,
                           detail::first_origins(merged->old_to_new, merged->graph.size()), 0);
   }
-  result.graph = partitioned ? std::move(*partitioned) : merged ? std::move(merged->graph) : graph;
+  result.graph =
+      detail::partition_output(std::move(partitioned), merged ? &merged->graph : nullptr, graph);
   return result;
 }
 
@@ -624,10 +634,9 @@ PartitionResult<D> partition(const Pattern& pattern, const Module<D>& module,
     detail::restate_lines(
         report, 0, 0, detail::first_origins(merged->old_to_new, merged->module.graph.size()), 0);
   }
-  return {partitioned ? std::move(*partitioned)
-          : merged    ? std::move(merged->module)
-                      : module,
-          std::move(report)};
+  return {
+      detail::partition_output(std::move(partitioned), merged ? &merged->module : nullptr, module),
+      std::move(report)};
 }
 
 }  // namespace graphpat
