@@ -17,10 +17,8 @@
 //     not inline, compiled once.
 // PatternContext's members that work on Abseil's hash tables are declared the same way, their
 // bodies after the class under the same guard: the compiler instantiates the templates an
-// inline body uses in every file that sees it, called or not. The context's tables (StringPool,
-// TypeTable, ...) and NodeMemo keep theirs inline: declared out of line, the library's readers
-// and passes no longer inlined them (parse_text 114 -> 76 times TVM, print_text 72 -> 45,
-// load_json 16.7 -> 10.5, in the run that saved a user's file 0.7 s with them).
+// inline body uses in every file that sees it, called or not (the context's tables take
+// another way, GRAPHPAT_INSTANTIATED_ON_CALL below).
 // An entry header states the instantiations the library holds once, with GRAPHPAT_INSTANTIATION
 // under `#if GRAPHPAT_INSTANTIATIONS`: `extern template` for a user, `template` in the library.
 // A dialect of the user's own, or ONNX's, is instantiated in the user's files, as header-only:
@@ -30,7 +28,22 @@
 // keeps a Matcher or GraphMatcher across calls.
 // Every file of a program that links graphpat::compiled must see GRAPHPAT_COMPILED (the target
 // sets it), so that each entry function is defined once, in the library.
+//
+// GRAPHPAT_INSTANTIATED_ON_CALL, before a function defined in its class, makes it a template of
+// one defaulted parameter, called as before (`pool.intern(text)`). A file instantiates the
+// templates a non-template inline body calls (Abseil's hash tables above all) whenever it sees
+// the body, called or not; a template's body waits for a call. Marked so are the functions that
+// reach a hash table and that every file sees but few call: the members of the context's tables
+// (StringPool, TypeTable, AttrTable, SpanTable, OpRegistry) and of NodeMemo that reach their
+// tables, Context::op, NameCache, the dialects' register_ops, and CompiledPattern's and Match's
+// look-ups by Pattern. A user's file against graphpat::compiled, which calls none of them, no
+// longer instantiates them (its compile 18% shorter and 402 -> 344 MB, g++ 12 -O2), and they
+// stay inline where the library's readers and passes call them (declared out of line instead,
+// the library stopped inlining them: parse_text 114 -> 76 times TVM, print_text 72 -> 45,
+// load_json 16.7 -> 10.5).
 #pragma once
+
+#define GRAPHPAT_INSTANTIATED_ON_CALL template <class = void>
 
 #if defined(GRAPHPAT_BUILDING_COMPILED)
 #define GRAPHPAT_ENTRY

@@ -25,6 +25,7 @@
 
 #include "graphpat/detail/id_span.hpp"
 #include "graphpat/detail/intern_table.hpp"
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/ir/ids.hpp"
 #include "graphpat/ir/strings.hpp"
 
@@ -69,36 +70,40 @@ class AttrTable {
  public:
   explicit AttrTable(StringPool& strings) : strings_(strings) {}
 
-  AttrValueId null() { return intern({AttrKind::kNull}, {}); }
-  AttrValueId boolean(bool value) { return intern({AttrKind::kBool, 1, false, {}, value}, {}); }
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId null() { return intern({AttrKind::kNull}, {}); }
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId boolean(bool value) {
+    return intern({AttrKind::kBool, 1, false, {}, value}, {});
+  }
   /// An integer of `bits` width (int32 by default; IntImm int64 prints `1i64`).
-  AttrValueId integer(std::int64_t value, std::uint8_t bits = 32, bool is_unsigned = false) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId integer(std::int64_t value, std::uint8_t bits = 32,
+                                                    bool is_unsigned = false) {
     return intern({AttrKind::kInt, bits, is_unsigned, {}, static_cast<std::uint64_t>(value)}, {});
   }
   /// A float of `bits` width (32 for a Relay `float32` value such as `1f`, 64 for an attribute
   /// field declared `double`, as `epsilon`); the value is kept exactly (as a double, bit for
   /// bit). No default: the width is part of the value, and the readers give most attribute
   /// fields 64 bits.
-  AttrValueId floating(double value, std::uint8_t bits) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId floating(double value, std::uint8_t bits) {
     return intern({AttrKind::kFloat, bits, false, {}, std::bit_cast<std::uint64_t>(value)}, {});
   }
-  AttrValueId string(std::string_view value) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId string(std::string_view value) {
     return intern({AttrKind::kString, 0, false, strings_.intern(value), 0}, {});
   }
-  AttrValueId data_type(std::string_view dtype) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId data_type(std::string_view dtype) {
     return intern({AttrKind::kDataType, 0, false, strings_.intern(dtype), 0}, {});
   }
-  AttrValueId array(std::span<const AttrValueId> elements) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId array(std::span<const AttrValueId> elements) {
     detail::ChildSlots slots;
     slots.reserve(elements.size());
     for (AttrValueId element : elements) slots.push_back(element.value);
     return intern({AttrKind::kArray}, slots);
   }
-  AttrValueId array(std::initializer_list<AttrValueId> elements) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId array(std::initializer_list<AttrValueId> elements) {
     return array(std::span(elements.begin(), elements.size()));
   }
   /// A map, entries in the order given (Relay keeps insertion order for printing).
-  AttrValueId map(std::span<const std::pair<AttrValueId, AttrValueId>> entries) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId
+  map(std::span<const std::pair<AttrValueId, AttrValueId>> entries) {
     detail::ChildSlots slots;
     slots.reserve(entries.size() * 2);
     for (auto [key, value] : entries) {
@@ -108,7 +113,8 @@ class AttrTable {
     return intern({AttrKind::kMap}, slots);
   }
   /// An object (an attribute struct, DictAttrs, or any structured value) with fields in order.
-  AttrValueId object(std::string_view type_key, std::span<const AttrField> fields) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId object(std::string_view type_key,
+                                                   std::span<const AttrField> fields) {
     detail::ChildSlots slots;
     slots.reserve(fields.size() * 2);
     for (const AttrField& field : fields) {
@@ -117,8 +123,9 @@ class AttrTable {
     }
     return intern({AttrKind::kObject, 0, false, strings_.intern(type_key), 0}, slots);
   }
-  AttrValueId object(std::string_view type_key,
-                     std::initializer_list<std::pair<std::string_view, AttrValueId>> fields) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId
+  object(std::string_view type_key,
+         std::initializer_list<std::pair<std::string_view, AttrValueId>> fields) {
     std::vector<AttrField> named;
     named.reserve(fields.size());
     for (auto [key, value] : fields) named.push_back({strings_.intern(key), value});
@@ -156,7 +163,8 @@ class AttrTable {
     return AttrValueId(table_.children(id)[2 * i + 1]);
   }
   /// Object: the value of field `key`, if present.
-  [[nodiscard]] std::optional<AttrValueId> find_field(AttrValueId id, std::string_view key) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] std::optional<AttrValueId> find_field(
+      AttrValueId id, std::string_view key) const {
     StringId wanted = strings_.find(key);
     if (!wanted.valid()) return std::nullopt;
     for (std::size_t i = 0; i < entry_count(id); ++i) {
@@ -170,7 +178,8 @@ class AttrTable {
   [[nodiscard]] const StringPool& strings() const { return strings_; }
 
  private:
-  AttrValueId intern(const AttrRecord& record, std::span<const std::uint32_t> slots) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrValueId intern(const AttrRecord& record,
+                                                   std::span<const std::uint32_t> slots) {
     return table_.intern(record, slots);
   }
 

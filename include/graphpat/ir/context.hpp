@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/ir/attrs.hpp"
 #include "graphpat/ir/conventions.hpp"
 #include "graphpat/ir/op_registry.hpp"
@@ -55,7 +56,7 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   /// The op called `name`; an op the dialect does not know is registered as opaque.
-  OpId op(std::string_view name) { return ops.find_or_add(name); }
+  GRAPHPAT_INSTANTIATED_ON_CALL OpId op(std::string_view name) { return ops.find_or_add(name); }
   [[nodiscard]] std::string_view op_name(OpId id) const { return ops.name(id); }
   [[nodiscard]] std::string_view dialect_name() const { return dialect_name_; }
 

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/ids.hpp"
 #include "graphpat/ir/node.hpp"
@@ -63,21 +64,28 @@ class NodeMemo {
   explicit NodeMemo(const GraphStorage* storage) : set_(0, Hash{}, Equal{storage}) {}
 
   /// The hash the table files `key` under.
-  [[nodiscard]] static std::uint32_t hash_of(const NodeKey& key) {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] static std::uint32_t hash_of(const NodeKey& key) {
     return static_cast<std::uint32_t>(
         absl::HashOf(key.kind, key.payload[0], key.payload[1], key.payload[2], key.type,
                      absl::MakeSpan(key.operands.data(), key.operands.size())));
   }
-  [[nodiscard]] NodeId find(const NodeKey& key, std::uint32_t hash) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] NodeId find(const NodeKey& key,
+                                                          std::uint32_t hash) const {
     auto found = set_.find(Probe{&key, hash});
     return found == set_.end() ? NodeId() : found->id;
   }
-  [[nodiscard]] NodeId find(const NodeKey& key) const { return find(key, hash_of(key)); }
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] NodeId find(const NodeKey& key) const {
+    return find(key, hash_of(key));
+  }
   /// Files node `id`, whose key hashes to `hash`.
-  void insert(NodeId id, std::uint32_t hash) { set_.insert(Entry{id, hash}); }
-  void reserve(std::size_t count) { set_.reserve(count); }
-  [[nodiscard]] std::size_t size() const { return set_.size(); }
-  [[nodiscard]] std::size_t capacity() const { return set_.capacity(); }
+  GRAPHPAT_INSTANTIATED_ON_CALL void insert(NodeId id, std::uint32_t hash) {
+    set_.insert(Entry{id, hash});
+  }
+  GRAPHPAT_INSTANTIATED_ON_CALL void reserve(std::size_t count) { set_.reserve(count); }
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] std::size_t size() const { return set_.size(); }
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] std::size_t capacity() const {
+    return set_.capacity();
+  }
   /// Calls `visit(id, hash)` for every entry.
   template <class Visit>
   void for_each(Visit&& visit) const {

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/ir/ids.hpp"
 #include "graphpat/ir/strings.hpp"
 
@@ -72,14 +73,14 @@ class OpRegistry {
         base_schema_count_(prototype.schema_count()) {}
 
   /// Adds an attribute schema; returns its id.
-  AttrSchemaId add_schema(AttrSchema schema) {
+  GRAPHPAT_INSTANTIATED_ON_CALL AttrSchemaId add_schema(AttrSchema schema) {
     AttrSchemaId id(static_cast<std::uint32_t>(schema_count()));
     schema_index_.try_emplace(schema.type_key, id);
     schemas_.push_back(std::move(schema));
     return id;
   }
   /// Registers an op, or replaces what is known of it; returns its id.
-  OpId add(const OpInfo& info) {
+  GRAPHPAT_INSTANTIATED_ON_CALL OpId add(const OpInfo& info) {
     OpId existing = find_interned(info.name);
     if (existing.valid()) {
       ops_[existing.index()] = info;
@@ -92,12 +93,12 @@ class OpRegistry {
   }
 
   /// The op called `name`, or an invalid id.
-  [[nodiscard]] OpId find(std::string_view name) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] OpId find(std::string_view name) const {
     StringId interned = strings_.find(name);
     return interned.valid() ? find_interned(interned) : OpId();
   }
   /// The op called `name`, registering it as an unknown opaque op on first sight.
-  OpId find_or_add(std::string_view name) {
+  GRAPHPAT_INSTANTIATED_ON_CALL OpId find_or_add(std::string_view name) {
     OpId found = find(name);
     if (found.valid()) return found;
     OpInfo unknown;
@@ -115,7 +116,8 @@ class OpRegistry {
     return index < base_schema_count_ ? base_->schema(op) : &schemas_[index - base_schema_count_];
   }
   /// The schema with type key `type_key` ("relay.attrs.Conv2DAttrs"), or nullptr.
-  [[nodiscard]] const AttrSchema* find_schema(std::string_view type_key) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] const AttrSchema* find_schema(
+      std::string_view type_key) const {
     if (base_ != nullptr) {
       if (const AttrSchema* in_base = base_->find_schema(type_key)) return in_base;
     }
@@ -130,7 +132,7 @@ class OpRegistry {
   [[nodiscard]] bool contains(OpId id) const { return id.valid() && id.index() < size(); }
 
  private:
-  [[nodiscard]] OpId find_interned(StringId name) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] OpId find_interned(StringId name) const {
     if (base_ != nullptr) {
       OpId in_base = base_->find_interned(name);
       if (in_base.valid()) return in_base;

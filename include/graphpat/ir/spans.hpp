@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/ir/ids.hpp"
 
 namespace graphpat {
@@ -33,7 +34,7 @@ struct Span {
 /// Interns spans; equal spans get one SpanId.
 class SpanTable {
  public:
-  SpanId intern(const Span& span) {
+  GRAPHPAT_INSTANTIATED_ON_CALL SpanId intern(const Span& span) {
     auto [slot, inserted] =
         index_.try_emplace(span, SpanId(static_cast<std::uint32_t>(spans_.size())));
     if (inserted) spans_.push_back(span);

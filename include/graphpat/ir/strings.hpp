@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/detail/literal.hpp"
 #include "graphpat/detail/text_map.hpp"
 #include "graphpat/ir/ids.hpp"
@@ -38,7 +39,7 @@ class StringPool {
   StringPool& operator=(const StringPool&) = delete;
 
   /// The id of `text`, adding it on first use.
-  StringId intern(std::string_view text) {
+  GRAPHPAT_INSTANTIATED_ON_CALL StringId intern(std::string_view text) {
     StringId found = find(text);
     if (found.valid()) return found;
     StringId id(static_cast<std::uint32_t>(size()));
@@ -54,7 +55,7 @@ class StringPool {
   }
 
   /// The id of `text` if it was interned, else an invalid id.
-  [[nodiscard]] StringId find(std::string_view text) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] StringId find(std::string_view text) const {
     return find(text, index_.hash_function()(text));
   }
 
@@ -76,7 +77,8 @@ class StringPool {
   static int control_bit(unsigned char byte) { return byte < 0x20 ? byte : byte == 0x7F ? 32 : -1; }
 
   // find() with the text hashed once for this pool and its base (their indexes hash alike).
-  [[nodiscard]] StringId find(std::string_view text, std::size_t hash) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] StringId find(std::string_view text,
+                                                            std::size_t hash) const {
     if (base_ != nullptr) {
       StringId in_base = base_->find(text, hash);
       if (in_base.valid()) return in_base;
@@ -128,14 +130,15 @@ namespace detail {
 class NameCache {
  public:
   /// `pool.intern(name)`; `pool` is the same pool at every call.
-  StringId intern(StringPool& pool, std::string_view name) {
+  GRAPHPAT_INSTANTIATED_ON_CALL StringId intern(StringPool& pool, std::string_view name) {
     StringId& known = slot(name);
     if (!known.valid() || !graphpat::detail::same_text(pool.view(known), name))
       known = pool.intern(name);
     return known;
   }
   /// `pool.find(name)`; `pool` is the same pool at every call.
-  [[gnu::always_inline]] StringId find(const StringPool& pool, std::string_view name) {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[gnu::always_inline]] StringId find(const StringPool& pool,
+                                                                     std::string_view name) {
     StringId& known = slot(name);
     if (!known.valid() || !graphpat::detail::same_text(pool.view(known), name))
       known = pool.find(name);

@@ -19,6 +19,7 @@
 
 #include "graphpat/detail/id_span.hpp"
 #include "graphpat/detail/intern_table.hpp"
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/ir/ids.hpp"
 #include "graphpat/ir/strings.hpp"
 
@@ -77,59 +78,66 @@ class TypeTable {
   explicit TypeTable(StringPool& strings) : strings_(strings) {}
 
   /// A dimension of known extent.
-  DimId dim(std::int64_t extent, std::uint8_t bits = 32) {
+  GRAPHPAT_INSTANTIATED_ON_CALL DimId dim(std::int64_t extent, std::uint8_t bits = 32) {
     return intern_dim({Dim::Kind::kInt, bits, extent, {}, {}});
   }
   /// The unknown dimension `?`.
-  DimId any_dim() { return intern_dim({Dim::Kind::kAny, 32, 0, {}, {}}); }
+  GRAPHPAT_INSTANTIATED_ON_CALL DimId any_dim() {
+    return intern_dim({Dim::Kind::kAny, 32, 0, {}, {}});
+  }
   /// A symbolic dimension named `name`, of TVM type `type_key` (e.g. "tir.SizeVar").
-  DimId symbolic_dim(std::string_view name, std::string_view type_key = "tir.Var") {
+  GRAPHPAT_INSTANTIATED_ON_CALL DimId symbolic_dim(std::string_view name,
+                                                   std::string_view type_key = "tir.Var") {
     return intern_dim(
         {Dim::Kind::kSymbol, 32, 0, strings_.intern(name), strings_.intern(type_key)});
   }
   [[nodiscard]] const Dim& get_dim(DimId id) const { return dims_[id.index()]; }
 
-  TypeId tensor(std::string_view dtype, std::span<const DimId> dims) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId tensor(std::string_view dtype, std::span<const DimId> dims) {
     return tensor(strings_.intern(dtype), dims);
   }
-  TypeId tensor(std::string_view dtype, std::initializer_list<DimId> dims) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId tensor(std::string_view dtype,
+                                              std::initializer_list<DimId> dims) {
     return tensor(strings_.intern(dtype), std::span(dims.begin(), dims.size()));
   }
-  TypeId tensor(StringId dtype, std::span<const DimId> dims) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId tensor(StringId dtype, std::span<const DimId> dims) {
     return intern({TypeKind::kTensor, dtype, 0}, slots_of(dims));
   }
-  TypeId tuple(std::span<const TypeId> fields) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId tuple(std::span<const TypeId> fields) {
     return intern({TypeKind::kTuple, {}, 0}, slots_of(fields));
   }
-  TypeId tuple(std::initializer_list<TypeId> fields) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId tuple(std::initializer_list<TypeId> fields) {
     return tuple(std::span(fields.begin(), fields.size()));
   }
   /// `fn [type_params](params) -> result`.
-  TypeId func(std::span<const TypeId> params, TypeId result,
-              std::span<const TypeId> type_params = {}) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId func(std::span<const TypeId> params, TypeId result,
+                                            std::span<const TypeId> type_params = {}) {
     detail::ChildSlots slots = slots_of(type_params);
     for (TypeId param : params) slots.push_back(param.value);
     slots.push_back(result.value);
     return intern({TypeKind::kFunc, {}, static_cast<std::int32_t>(type_params.size())}, slots);
   }
   /// A type variable; `tvm_kind` is TVM's TypeKind (0 Type, 1 ShapeVar, 5 AdtHandle, ...).
-  TypeId type_var(std::string_view name, std::int32_t tvm_kind = 0) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId type_var(std::string_view name, std::int32_t tvm_kind = 0) {
     return intern({TypeKind::kTypeVar, strings_.intern(name), tvm_kind}, {});
   }
-  TypeId global_type_var(std::string_view name, std::int32_t tvm_kind = 5) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId global_type_var(std::string_view name,
+                                                       std::int32_t tvm_kind = 5) {
     return intern({TypeKind::kGlobalTypeVar, strings_.intern(name), tvm_kind}, {});
   }
-  TypeId type_call(TypeId callee, std::span<const TypeId> args) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId type_call(TypeId callee, std::span<const TypeId> args) {
     detail::ChildSlots slots{callee.value};
     for (TypeId arg : args) slots.push_back(arg.value);
     return intern({TypeKind::kTypeCall, {}, 0}, slots);
   }
-  TypeId ref(TypeId value) { return intern({TypeKind::kRef, {}, 0}, std::vector{value.value}); }
-  TypeId incomplete(std::int32_t tvm_kind = 0) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId ref(TypeId value) {
+    return intern({TypeKind::kRef, {}, 0}, std::vector{value.value});
+  }
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId incomplete(std::int32_t tvm_kind = 0) {
     return intern({TypeKind::kIncomplete, {}, tvm_kind}, {});
   }
   /// A type graphpat does not model, kept as its text so that it prints back unchanged.
-  TypeId opaque(std::string_view text) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId opaque(std::string_view text) {
     return intern({TypeKind::kOpaque, strings_.intern(text), 0}, {});
   }
 
@@ -162,14 +170,15 @@ class TypeTable {
     for (T id : ids) slots.push_back(id.value);
     return slots;
   }
-  TypeId intern(const TypeRecord& record, std::span<const std::uint32_t> slots) {
+  GRAPHPAT_INSTANTIATED_ON_CALL TypeId intern(const TypeRecord& record,
+                                              std::span<const std::uint32_t> slots) {
     return table_.intern(record, slots);
   }
   template <class T>
   detail::IdSpan<T> slots(TypeId id) const {
     return detail::IdSpan<T>(table_.children(id));
   }
-  DimId intern_dim(const Dim& dim) {
+  GRAPHPAT_INSTANTIATED_ON_CALL DimId intern_dim(const Dim& dim) {
     auto [slot, inserted] =
         dim_index_.try_emplace(dim, DimId(static_cast<std::uint32_t>(dims_.size())));
     if (inserted) dims_.push_back(dim);

@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/ir/builder.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/module.hpp"
@@ -129,7 +130,7 @@ struct Dialect {
 
   /// Registers every op of libonnx's schema registry, latest version each, with its attribute
   /// schema and the properties of op_properties.hpp.
-  static void register_ops(Context& context) {
+  GRAPHPAT_INSTANTIATED_ON_CALL static void register_ops(Context& context) {
     StringPool& strings = context.strings;
     for (const ::onnx::OpSchema& op : ::onnx::OpSchemaRegistry::get_all_schemas()) {
       std::string name = op_name(op.domain(), op.Name());

@@ -62,11 +62,13 @@ struct CompiledPattern {
   std::vector<PatternId> divide_retry0, divide_retry1, multiply_retry;  // per pattern id
   bool has_dominator = false;
 
-  CompiledPattern(const Pattern& pattern, const DialectConventions& conventions)
+  GRAPHPAT_INSTANTIATED_ON_CALL CompiledPattern(const Pattern& pattern,
+                                                const DialectConventions& conventions)
       : CompiledPattern(std::span(&pattern, 1), conventions) {}
   /// Several roots under one pattern graph (a graph pattern's nodes, graph_pattern.hpp): `root`
   /// is the first; find() names the others.
-  CompiledPattern(std::span<const Pattern> roots, const DialectConventions& conventions) {
+  GRAPHPAT_INSTANTIATED_ON_CALL CompiledPattern(std::span<const Pattern> roots,
+                                                const DialectConventions& conventions) {
     copy_reachable(roots, conventions.arithmetic);
     bool retries = false;  // whether a retry can be made: a divide or multiply call is there
     for (std::uint32_t i = 0; i < graph.size(); ++i) {
@@ -89,7 +91,7 @@ struct CompiledPattern {
     multiply_retry.resize(size);
   }
 
-  [[nodiscard]] PatternId find(const Pattern& pattern) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] PatternId find(const Pattern& pattern) const {
     auto found = by_uid.find(pattern.uid());
     return found == by_uid.end() ? PatternId() : found->second;
   }
@@ -122,7 +124,8 @@ struct CompiledPattern {
   // Copies the nodes reachable from the roots keeping their relative order within each store
   // (roots combined with one another share one), so that bindings, which are sorted by pattern
   // id, come out in the same order as in the store.
-  void copy_reachable(std::span<const Pattern> roots, const ArithmeticOps& arithmetic) {
+  GRAPHPAT_INSTANTIATED_ON_CALL void copy_reachable(std::span<const Pattern> roots,
+                                                    const ArithmeticOps& arithmetic) {
     // The roots of each store (a few stores: roots combined with one another share one).
     std::vector<std::pair<const PatternGraph*, std::vector<PatternId>>> stores;
     absl::flat_hash_map<const PatternGraph*, std::size_t> store_of;
@@ -171,7 +174,8 @@ struct CompiledPattern {
 
   // Relay's rules: (a * b) / c is also tried as b * (a / c) and a * (b / c), and a * (b / c)
   // (either argument) as (a * b) / c; `work` holds the user's nodes and grows by the retries'.
-  void add_associativity_retries(std::vector<PatternId> work, const ArithmeticOps& arithmetic) {
+  GRAPHPAT_INSTANTIATED_ON_CALL void add_associativity_retries(std::vector<PatternId> work,
+                                                               const ArithmeticOps& arithmetic) {
     // Synthetic call patterns are hash-consed, so the retry closure is finite.
     absl::flat_hash_map<std::vector<std::uint32_t>, PatternId> synthetic;
     auto call = [&](PatternId callee, PatternId a, PatternId b) {
@@ -237,7 +241,7 @@ class Match {
 
   /// What `pattern` bound (its first binding), or an invalid id when it bound nothing (a
   /// failed match, an alternative not taken, or a pattern node not in the matched pattern).
-  [[nodiscard]] NodeId bound(const Pattern& pattern) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] NodeId bound(const Pattern& pattern) const {
     return compiled_ ? bound(compiled_->find(pattern)) : NodeId();
   }
   [[nodiscard]] NodeId bound(PatternId id) const {
@@ -245,7 +249,8 @@ class Match {
     return all.empty() ? NodeId() : all.front();
   }
   /// Every node `pattern` bound, in binding order.
-  [[nodiscard]] std::span<const NodeId> bindings(const Pattern& pattern) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] std::span<const NodeId> bindings(
+      const Pattern& pattern) const {
     return compiled_ ? bindings(compiled_->find(pattern)) : std::span<const NodeId>();
   }
   [[nodiscard]] std::span<const NodeId> bindings(PatternId id) const {
@@ -258,7 +263,7 @@ class Match {
   [[nodiscard]] const PatternGraph& pattern_graph() const { return compiled_->graph; }
   [[nodiscard]] PatternId pattern_root() const { return compiled_->root; }
   /// The id of `pattern` in pattern_graph(), or invalid.
-  [[nodiscard]] PatternId pattern_id(const Pattern& pattern) const {
+  GRAPHPAT_INSTANTIATED_ON_CALL [[nodiscard]] PatternId pattern_id(const Pattern& pattern) const {
     return compiled_->find(pattern);
   }
   /// Every (pattern node, graph node) binding, sorted by pattern id.

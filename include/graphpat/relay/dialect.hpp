@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graphpat/detail/linkage.hpp"
 #include "graphpat/ir/builder.hpp"
 #include "graphpat/ir/context.hpp"
 #include "graphpat/ir/module.hpp"
@@ -58,7 +59,7 @@ struct Dialect {
   }
 
   /// Loads the generated op table into `context`'s registry.
-  static void register_ops(Context& context) {
+  GRAPHPAT_INSTANTIATED_ON_CALL static void register_ops(Context& context) {
     StringPool& strings = context.strings;
     std::vector<AttrSchemaId> schema_ids;
     schema_ids.reserve(std::size(detail::kAttrStructs));
