@@ -98,6 +98,17 @@ def @main(%x) {
     CHECK(result.report.rejected[0].root == middle);
     CHECK(result.report.rejected[0].node == middle);
   }
+  SECTION("a node an earlier group holds where the pattern does not match: nothing to report") {
+    relay::Module pair = parse_module_text(R"(#[version = "0.0.5"]
+def @main(%x) {
+  %0 = nn.relu(%x);
+  nn.relu(%0)
+}
+)");
+    auto result = partition(pattern, pair, {.relay_compat = true});
+    CHECK(result.report.accepted == 1);
+    CHECK(result.report.rejected.empty());
+  }
   SECTION("check returned false: nothing changes, the nodes stay claimed") {
     auto result = partition(pattern, input,
                             {.check = [](const relay::Graph&, NodeId) { return false; },

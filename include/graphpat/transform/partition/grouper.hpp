@@ -179,6 +179,11 @@ class PartitionGrouper {
         continue;
       }
       if (!matcher_->may_match(id)) continue;
+      if (group_of_[i] != kNoGroup) {
+        // Refused whatever the match binds: whether it matches is all the report needs.
+        if (matcher_->matches(id, scope_[i])) refuse_claimed_root(id, report);
+        continue;
+      }
       Match match = matcher_->match(id, scope_[i]);
       if (!match) continue;
       PatternId pattern_root = match.pattern_root();
@@ -204,6 +209,13 @@ class PartitionGrouper {
 
  private:
   static constexpr std::uint32_t kNoGroup = NodeId::kNone;
+
+  // A match at a root an earlier group holds. Relay's grouper visits no node already grouped
+  // (of any kind: an op or a constant an earlier group holds is not outlined again), so this
+  // costs no attempt number.
+  static void refuse_claimed_root(NodeId root, PartitionReport& report) {
+    report.rejected.push_back({root, RejectionReason::kOverlap, root, {}});
+  }
 
   // Whether `node` is an input of the group being made.
   [[nodiscard]] bool is_input(NodeId node) const { return input_mark_[node.index()] == attempts_; }
@@ -249,9 +261,7 @@ class PartitionGrouper {
     const bool graph_pattern = pattern_roots.size() > 1;
     NodeId root = match.root();
     if (!graph_pattern && group_of_[root.index()] != kNoGroup) {
-      // Relay's grouper visits no node already grouped (of any kind: an op or a constant an
-      // earlier group holds is not outlined again), so this costs no attempt number.
-      report.rejected.push_back({root, RejectionReason::kOverlap, root, {}});
+      refuse_claimed_root(root, report);
       return {};
     }
     group.number = attempts_++;  // marks of this attempt hold attempts_: none is set yet
