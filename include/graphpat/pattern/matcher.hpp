@@ -373,7 +373,10 @@ class Matcher {
 
   void clear_to(std::size_t watermark) {
     for (std::size_t i = watermark; i < trail_.size(); ++i) memo_[trail_[i].index()].clear();
-    trail_.resize(watermark);
+    // erase, not resize: the vector's resize is not inlined (6% of a small search's time).
+    if (watermark < trail_.size()) {
+      trail_.erase(trail_.begin() + static_cast<std::ptrdiff_t>(watermark), trail_.end());
+    }
   }
 
   template <class MakeMessage>
