@@ -17,8 +17,10 @@
 //     not inline, compiled once.
 // PatternContext's members that work on Abseil's hash tables are declared the same way, their
 // bodies after the class under the same guard: the compiler instantiates the templates an
-// inline body uses in every file that sees it, called or not (the context's tables take
-// another way, GRAPHPAT_INSTANTIATED_ON_CALL below).
+// inline body uses in every file that sees it, called or not. They run only while a context is
+// built, so they may live in the library, out of line; the context's tables, which the readers
+// and passes call per node and must inline, take the other way, GRAPHPAT_INSTANTIATED_ON_CALL
+// below.
 // An entry header states the instantiations the library holds once, with GRAPHPAT_INSTANTIATION
 // under `#if GRAPHPAT_INSTANTIATIONS`: `extern template` for a user, `template` in the library.
 // A dialect of the user's own, or ONNX's, is instantiated in the user's files, as header-only:
